@@ -1,0 +1,24 @@
+//! `game:engine/log`: script log lines go to the instance's log sink.
+
+use crate::bindings::log::{Host, Level};
+use crate::log::{LogLevel, LogSource};
+use crate::state::ScriptState;
+
+impl From<Level> for LogLevel {
+    fn from(level: Level) -> Self {
+        match level {
+            Level::Trace => LogLevel::Trace,
+            Level::Debug => LogLevel::Debug,
+            Level::Info => LogLevel::Info,
+            Level::Warn => LogLevel::Warn,
+            Level::Error => LogLevel::Error,
+        }
+    }
+}
+
+impl Host for ScriptState {
+    fn log(&mut self, level: Level, message: String) -> wasmtime::Result<()> {
+        self.identity.log(level.into(), LogSource::Api, message);
+        Ok(())
+    }
+}

@@ -1,0 +1,180 @@
+//! `game:engine/scene`: entities and their `transform-component` handles.
+//!
+//! A handle is a [`TransformHandle`] in the instance's `ResourceTable`; the
+//! resource destructor deletes the entry, so handles a script drops every
+//! frame never grow the table.
+
+use wasmtime::component::Resource;
+
+use crate::bindings::scene::{Host, HostTransformComponent};
+use crate::bindings::types::{Quat, Vec3};
+use crate::scene::{CUBE, EntityId, Scene, Transform};
+use crate::state::ScriptState;
+
+/// Host side of a `transform-component`: which entity it points at.
+#[derive(Debug, Clone, Copy)]
+pub struct TransformHandle {
+    entity: EntityId,
+}
+
+impl From<Vec3> for glam::Vec3 {
+    fn from(v: Vec3) -> Self {
+        glam::Vec3::new(v.x, v.y, v.z)
+    }
+}
+
+impl From<glam::Vec3> for Vec3 {
+    fn from(v: glam::Vec3) -> Self {
+        Vec3 {
+            x: v.x,
+            y: v.y,
+            z: v.z,
+        }
+    }
+}
+
+impl From<Quat> for glam::Quat {
+    fn from(q: Quat) -> Self {
+        glam::Quat::from_xyzw(q.x, q.y, q.z, q.w)
+    }
+}
+
+impl From<glam::Quat> for Quat {
+    fn from(q: glam::Quat) -> Self {
+        Quat {
+            x: q.x,
+            y: q.y,
+            z: q.z,
+            w: q.w,
+        }
+    }
+}
+
+impl ScriptState {
+    fn push_handle(&mut self, entity: EntityId) -> wasmtime::Result<Resource<TransformHandle>> {
+        let handle = self.table.push(TransformHandle { entity })?;
+        self.handles.live += 1;
+        self.handles.highest_index = self.handles.highest_index.max(handle.rep());
+        Ok(handle)
+    }
+
+    /// Runs `f` on the scene and the transform behind `handle`.
+    fn with_transform<R>(
+        &mut self,
+        handle: &Resource<TransformHandle>,
+        f: impl FnOnce(&mut Scene, EntityId) -> R,
+    ) -> wasmtime::Result<R> {
+        let entity = self.table.get(handle)?.entity;
+        let mut scene = self
+            .scene
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(f(&mut scene, entity))
+    }
+
+    fn read(&mut self, handle: &Resource<TransformHandle>) -> wasmtime::Result<Transform> {
+        self.with_transform(handle, |scene, id| {
+            scene.transform(id).copied().unwrap_or_default()
+        })
+    }
+
+    fn write(
+        &mut self,
+        handle: &Resource<TransformHandle>,
+        edit: impl FnOnce(&mut Transform),
+    ) -> wasmtime::Result<()> {
+        self.with_transform(handle, |scene, id| {
+            if let Some(transform) = scene.transform_mut(id) {
+                edit(transform);
+            }
+        })
+    }
+
+    fn lock_scene(&self) -> std::sync::MutexGuard<'_, Scene> {
+        self.scene
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl HostTransformComponent for ScriptState {
+    fn name(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<String> {
+        self.with_transform(&self_, |scene, id| {
+            scene.entity(id).map(|e| e.name.clone()).unwrap_or_default()
+        })
+    }
+
+    fn position(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<Vec3> {
+        Ok(self.read(&self_)?.position.into())
+    }
+
+    fn set_position(
+        &mut self,
+        self_: Resource<TransformHandle>,
+        position: Vec3,
+    ) -> wasmtime::Result<()> {
+        self.write(&self_, |t| t.position = position.into())
+    }
+
+    fn rotation(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<Quat> {
+        Ok(self.read(&self_)?.rotation.into())
+    }
+
+    fn set_rotation(
+        &mut self,
+        self_: Resource<TransformHandle>,
+        rotation: Quat,
+    ) -> wasmtime::Result<()> {
+        self.write(&self_, |t| t.rotation = rotation.into())
+    }
+
+    fn scale(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<Vec3> {
+        Ok(self.read(&self_)?.scale.into())
+    }
+
+    fn set_scale(&mut self, self_: Resource<TransformHandle>, scale: Vec3) -> wasmtime::Result<()> {
+        self.write(&self_, |t| t.scale = scale.into())
+    }
+
+    fn set_trs(
+        &mut self,
+        self_: Resource<TransformHandle>,
+        position: Vec3,
+        rotation: Quat,
+        scale: Vec3,
+    ) -> wasmtime::Result<()> {
+        self.write(&self_, |t| {
+            *t = Transform {
+                position: position.into(),
+                rotation: rotation.into(),
+                scale: scale.into(),
+            }
+        })
+    }
+
+    fn drop(&mut self, rep: Resource<TransformHandle>) -> wasmtime::Result<()> {
+        self.table.delete(rep)?;
+        self.handles.live -= 1;
+        Ok(())
+    }
+}
+
+impl Host for ScriptState {
+    fn cube_transform(&mut self) -> wasmtime::Result<Resource<TransformHandle>> {
+        let cube = self
+            .lock_scene()
+            .find(CUBE)
+            .ok_or_else(|| wasmtime::format_err!("the scene has no entity named `{CUBE}`"))?;
+        self.push_handle(cube)
+    }
+
+    fn spawn(&mut self, name: String) -> wasmtime::Result<Resource<TransformHandle>> {
+        let entity = self.lock_scene().spawn(&name);
+        self.push_handle(entity)
+    }
+
+    fn find(&mut self, name: String) -> wasmtime::Result<Option<Resource<TransformHandle>>> {
+        let entity = self.lock_scene().find(&name);
+        entity.map(|entity| self.push_handle(entity)).transpose()
+    }
+}

@@ -1,0 +1,174 @@
+//! Command-line interface: argument parsing and the `run` command.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use host::{
+    BuildOutput, EngineOptions, HeadlessRunner, Runtime, RuntimeConfig, ScriptComponent,
+    ScriptEngine, ScriptError, TracingLog, build_script_crate, default_cache_dir,
+};
+
+/// The built-in default script: the spinning-cube example of this checkout.
+const DEFAULT_SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/spinning-cube");
+
+/// Runs WebAssembly game scripts frame by frame.
+#[derive(Debug, Parser)]
+#[command(name = "host", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Load scripts and run the game loop.
+    Run(RunArgs),
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Script components (.wasm) or script crate directories (built with
+    /// `cargo build --release --target wasm32-wasip2`). Without any, runs
+    /// the built-in spinning-cube example.
+    scripts: Vec<PathBuf>,
+
+    /// Run without a window (the only mode for now, and the default).
+    #[arg(long)]
+    headless: bool,
+
+    /// Run this many frames as fast as possible, then exit. Without it the
+    /// loop runs in real time until Ctrl-C.
+    #[arg(long, value_name = "N")]
+    frames: Option<u64>,
+
+    /// Fixed timestep rate in frames per game second.
+    #[arg(long, value_name = "HZ", default_value_t = 60.0, value_parser = positive_hz)]
+    hz: f64,
+
+    /// Write the scene as JSON to FILE at exit.
+    #[arg(long, value_name = "FILE")]
+    dump_scene: Option<PathBuf>,
+
+    /// Instantiate each script this many times.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    instances: u32,
+
+    /// Directory for compiled components [default: $GAME_HOST_CACHE_DIR,
+    /// $XDG_CACHE_HOME/game-host or ~/.cache/game-host].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+
+    /// Compile every script afresh; read and write no cache.
+    #[arg(long)]
+    no_cache: bool,
+
+    /// Most script instances alive at once (memory is reserved for them).
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    max_instances: u32,
+}
+
+fn positive_hz(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(hz) if hz.is_finite() && hz > 0.0 => Ok(hz),
+        _ => Err(format!("`{text}` is not a positive number")),
+    }
+}
+
+pub fn main(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Run(args) => run(args),
+    }
+}
+
+fn run(args: RunArgs) -> Result<ExitCode> {
+    let engine = ScriptEngine::new(EngineOptions {
+        cache_dir: match (args.no_cache, args.cache_dir) {
+            (true, _) => None,
+            (false, Some(dir)) => Some(dir),
+            (false, None) => default_cache_dir(),
+        },
+        pooling: true,
+        max_instances: args.max_instances,
+    })?;
+    let scripts = if args.scripts.is_empty() {
+        tracing::info!("no script given; running the built-in spinning-cube example");
+        vec![PathBuf::from(DEFAULT_SCRIPT)]
+    } else {
+        args.scripts
+    };
+
+    let mut runtime = Runtime::new(RuntimeConfig {
+        hz: args.hz,
+        log: Arc::new(TracingLog),
+    });
+    let mut load_failures = 0;
+    for path in &scripts {
+        if let Err(error) = start(&engine, &mut runtime, path, args.instances) {
+            // Traps in `entrypoint` were already reported by the runtime.
+            if error.downcast_ref::<ScriptError>().is_none() {
+                eprintln!("error: {error:#}");
+            }
+            load_failures += 1;
+        }
+    }
+    if runtime.live_instances() == 0 && load_failures > 0 {
+        bail!("no script could be started");
+    }
+
+    let runner = HeadlessRunner {
+        frames: args.frames,
+        ..HeadlessRunner::default()
+    };
+    if args.frames.is_none() {
+        let stop = runner.stop.clone();
+        if let Err(error) = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed)) {
+            tracing::warn!("cannot catch Ctrl-C: {error}");
+        }
+        tracing::info!(hz = args.hz, "running in real time; press Ctrl-C to stop");
+    }
+    let started = Instant::now();
+    let frames = runner.run(&mut runtime);
+    tracing::info!(frames, elapsed = ?started.elapsed(), "stopped");
+
+    if let Some(file) = &args.dump_scene {
+        std::fs::write(file, runtime.dump().to_json())
+            .with_context(|| format!("failed to write scene dump `{}`", file.display()))?;
+    }
+    let failures = load_failures + runtime.errors().len();
+    if failures > 0 {
+        eprintln!("error: {failures} script failure(s); see the errors above");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Loads one script argument and starts `instances` instances of it.
+fn start(engine: &ScriptEngine, runtime: &mut Runtime, path: &Path, instances: u32) -> Result<()> {
+    let component = load(engine, path)?;
+    tracing::info!(
+        script = component.name(),
+        bytes = component.size(),
+        instances,
+        "starting"
+    );
+    for _ in 0..instances {
+        runtime.spawn(&component)?;
+    }
+    Ok(())
+}
+
+fn load(engine: &ScriptEngine, path: &Path) -> Result<ScriptComponent> {
+    if path.is_dir() {
+        let wasm = build_script_crate(path, BuildOutput::Inherit)?;
+        return engine.load_file(&wasm);
+    }
+    if !path.exists() {
+        bail!("script `{}` not found", path.display());
+    }
+    engine.load_file(path)
+}

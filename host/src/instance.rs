@@ -1,0 +1,131 @@
+//! One script instance: its `Store`, its exports and its identity.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use anyhow::Result;
+use uuid::Uuid;
+use wasmtime::Store;
+use wasmtime::component::ResourceTable;
+use wasmtime::error::Context as _;
+use wasmtime_wasi::WasiCtxBuilder;
+
+use crate::api::ScriptStdio;
+use crate::bindings::Script;
+use crate::engine::ScriptComponent;
+use crate::error::{ScriptError, ScriptExport};
+use crate::log::LogSink;
+use crate::runtime::FrameTime;
+use crate::scene::SharedScene;
+use crate::state::{ScriptIdentity, ScriptState, SubscriptionRequest};
+
+/// Host-side count of an instance's `transform-component` handles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HandleStats {
+    /// Handles the guest holds now.
+    pub live: usize,
+    /// Highest `ResourceTable` index ever handed out; stays small when
+    /// dropped handles are really deleted (their slots are reused).
+    pub highest_index: u32,
+}
+
+/// A snapshot of one instance, for tools and tests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstanceInfo {
+    /// Instance id (UUID v7).
+    pub id: Uuid,
+    /// Script name.
+    pub name: String,
+    /// Ids it is subscribed to, in subscription order.
+    pub subscriptions: Vec<u32>,
+    /// Its resource handles.
+    pub handles: HandleStats,
+    /// Whether its `ResourceTable` holds no entries at all.
+    pub table_empty: bool,
+}
+
+pub(crate) struct ScriptInstance {
+    store: Store<ScriptState>,
+    exports: Script,
+}
+
+impl ScriptInstance {
+    /// Instantiates `component` with a locked-down WASI context: no
+    /// preopened directories, no environment, no network; stdout and stderr
+    /// go to the log.
+    pub fn new(
+        component: &ScriptComponent,
+        scene: SharedScene,
+        log: Arc<dyn LogSink>,
+        frame: Arc<AtomicU64>,
+        time: FrameTime,
+    ) -> Result<Self> {
+        let identity = Arc::new(ScriptIdentity::new(component.shared_name(), log, frame));
+        let wasi = WasiCtxBuilder::new()
+            .stdout(ScriptStdio::stdout(identity.clone()))
+            .stderr(ScriptStdio::stderr(identity.clone()))
+            .build();
+        let state = ScriptState {
+            identity,
+            table: ResourceTable::new(),
+            wasi,
+            scene,
+            time,
+            requests: Vec::new(),
+            handles: HandleStats::default(),
+        };
+        let pre = component.pre();
+        let mut store = Store::new(pre.engine(), state);
+        let exports = pre
+            .instantiate(&mut store)
+            .with_context(|| format!("failed to instantiate script `{}`", component.name()))?;
+        Ok(ScriptInstance { store, exports })
+    }
+
+    pub fn id(&self) -> Uuid {
+        self.store.data().identity.id
+    }
+
+    /// Calls `entrypoint` or `on-message(id)` with the frame's timing.
+    pub fn call(
+        &mut self,
+        export: ScriptExport,
+        time: FrameTime,
+        id: u32,
+    ) -> Result<(), ScriptError> {
+        let state = self.store.data_mut();
+        state.time = time;
+        state.identity.begin_call();
+        let result = match export {
+            ScriptExport::Entrypoint => self.exports.call_entrypoint(&mut self.store),
+            ScriptExport::OnMessage => self.exports.call_on_message(&mut self.store, id),
+        };
+        result.map_err(|error| {
+            let identity = &self.store.data().identity;
+            ScriptError::from_call(
+                &identity.name,
+                identity.id,
+                export,
+                time.frame,
+                &error,
+                identity.take_stderr_tail(),
+            )
+        })
+    }
+
+    /// Subscription changes requested since the last call, oldest first.
+    pub fn drain_requests(&mut self) -> std::vec::Drain<'_, SubscriptionRequest> {
+        self.store.data_mut().requests.drain(..)
+    }
+
+    pub fn info(&self, subscriptions: Vec<u32>) -> InstanceInfo {
+        let state = self.store.data();
+        InstanceInfo {
+            id: state.identity.id,
+            name: state.identity.name.to_string(),
+            subscriptions,
+            handles: state.handles,
+            table_empty: state.table.is_empty(),
+        }
+    }
+}

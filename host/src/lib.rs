@@ -1,0 +1,56 @@
+//! # host — runs WebAssembly game scripts frame by frame
+//!
+//! Scripts are WebAssembly components of the `game:engine` `script` world
+//! (`wit/engine.wit`). The host compiles them once ([`ScriptEngine`],
+//! with an on-disk cache of compiled code), instantiates them as many times as
+//! needed ([`ScriptComponent`]), and drives every instance from one
+//! fixed-timestep frame loop ([`Runtime`]) that calls `on-message(id)` on each
+//! subscribed instance, in subscription order, every frame.
+//!
+//! All scripts share one [`Scene`] of named entities with transforms. A script
+//! that traps is taken out of the loop with a [`ScriptError`] naming the
+//! script, the export, the trap and the wasm backtrace; the others keep
+//! running.
+//!
+//! ```no_run
+//! # fn main() -> anyhow::Result<()> {
+//! use host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
+//!
+//! let engine = ScriptEngine::new(EngineOptions::default())?;
+//! let cube = engine.load_file("spinning_cube.wasm".as_ref())?;
+//! let mut runtime = Runtime::new(RuntimeConfig::default());
+//! runtime.spawn(&cube)?;
+//! runtime.run_frames(60);
+//! println!("{:?}", runtime.scene().lock().unwrap().entity(0.into()));
+//! # Ok(()) }
+//! ```
+//!
+//! ## Modules
+//! - `bindings`: the `bindgen!` output, nothing else.
+//! - `engine`: wasmtime configuration, linking, loading and the compile cache.
+//! - `instance`, `state`: one script instance and its store data.
+//! - `api`: the typed host implementation of each WIT interface.
+//! - `scene`: entities and transforms.
+//! - `runtime`: frame clock, subscriptions, dispatch and the headless runner.
+//! - `cargo_build`: building a script crate directory into a component.
+//! - `log`: where script log lines go.
+
+mod api;
+mod bindings;
+mod cargo_build;
+mod engine;
+mod error;
+mod instance;
+mod log;
+mod runtime;
+mod scene;
+mod state;
+
+pub use cargo_build::{BuildOutput, build_script_crate};
+pub use engine::{EngineOptions, ScriptComponent, ScriptEngine, default_cache_dir};
+pub use error::{ScriptError, ScriptExport};
+pub use instance::{HandleStats, InstanceInfo};
+pub use log::{LogLevel, LogRecord, LogSink, LogSource, MemoryLog, TracingLog};
+pub use runtime::{FrameTime, HeadlessRunner, Runtime, RuntimeConfig};
+pub use scene::{Entity, EntityId, Scene, SceneDump, SharedScene, Transform};
+pub use uuid::Uuid;

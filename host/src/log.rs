@@ -1,0 +1,122 @@
+//! Where script log lines go: the WIT `log` interface and the guest's
+//! stdout/stderr both end up as [`LogRecord`]s handed to a [`LogSink`].
+//!
+//! The default sink, [`TracingLog`], forwards to `tracing` (shown on stderr by
+//! the CLI). [`MemoryLog`] keeps records for tests and tools.
+
+use std::sync::Mutex;
+
+use uuid::Uuid;
+
+/// Severity of a log line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    /// Very detailed.
+    Trace,
+    /// Useful while developing.
+    Debug,
+    /// Normal operation.
+    Info,
+    /// Something looks wrong.
+    Warn,
+    /// Something failed.
+    Error,
+}
+
+/// Where a log line came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogSource {
+    /// The script called the `log` interface.
+    Api,
+    /// A line the script wrote to stdout.
+    Stdout,
+    /// A line the script wrote to stderr (panic messages land here).
+    Stderr,
+}
+
+/// One log line from a script.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogRecord {
+    /// The script's name (its file or crate name).
+    pub script: String,
+    /// The instance that wrote it.
+    pub instance: Uuid,
+    /// The frame during which it was written (0 during `entrypoint`).
+    pub frame: u64,
+    /// Severity.
+    pub level: LogLevel,
+    /// Origin.
+    pub source: LogSource,
+    /// The text, without a trailing newline.
+    pub message: String,
+}
+
+/// Receives every script log line.
+pub trait LogSink: Send + Sync {
+    /// Handles one record.
+    fn log(&self, record: LogRecord);
+}
+
+/// Forwards records to `tracing`, with the script name and instance id as
+/// fields.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TracingLog;
+
+impl LogSink for TracingLog {
+    fn log(&self, r: LogRecord) {
+        macro_rules! emit {
+            ($level:ident) => {
+                tracing::$level!(
+                    target: "script",
+                    script = %r.script,
+                    id = %r.instance,
+                    frame = r.frame,
+                    "{}",
+                    r.message
+                )
+            };
+        }
+        match r.level {
+            LogLevel::Trace => emit!(trace),
+            LogLevel::Debug => emit!(debug),
+            LogLevel::Info => emit!(info),
+            LogLevel::Warn => emit!(warn),
+            LogLevel::Error => emit!(error),
+        }
+    }
+}
+
+/// Keeps every record in memory, in order.
+#[derive(Debug, Default)]
+pub struct MemoryLog {
+    records: Mutex<Vec<LogRecord>>,
+}
+
+impl MemoryLog {
+    /// An empty log.
+    pub fn new() -> Self {
+        MemoryLog::default()
+    }
+
+    /// A copy of all records so far.
+    pub fn records(&self) -> Vec<LogRecord> {
+        self.lock().clone()
+    }
+
+    /// The messages so far, in order.
+    pub fn messages(&self) -> Vec<String> {
+        self.lock().iter().map(|r| r.message.clone()).collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<LogRecord>> {
+        self.records
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl LogSink for MemoryLog {
+    fn log(&self, record: LogRecord) {
+        self.lock().push(record);
+    }
+}

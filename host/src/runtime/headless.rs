@@ -1,0 +1,57 @@
+//! Drives a [`Runtime`] without a window: a fixed number of frames as fast
+//! as the CPU allows, or in real time until stopped.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::Runtime;
+
+/// How far behind real time the loop may fall before it stops catching up
+/// (and drops the backlog instead of running a burst of frames).
+const MAX_BACKLOG_FRAMES: u32 = 5;
+
+/// Runs frames with no window.
+#[derive(Debug, Clone, Default)]
+pub struct HeadlessRunner {
+    /// Run exactly this many frames as fast as possible; `None` runs in real
+    /// time until [`HeadlessRunner::stop`] is set.
+    pub frames: Option<u64>,
+    /// Set to end a real-time run after the current frame.
+    pub stop: Arc<AtomicBool>,
+}
+
+impl HeadlessRunner {
+    /// Runs and returns the number of frames run.
+    pub fn run(&self, runtime: &mut Runtime) -> u64 {
+        match self.frames {
+            Some(frames) => {
+                runtime.run_frames(frames);
+                frames
+            }
+            None => self.run_real_time(runtime),
+        }
+    }
+
+    fn run_real_time(&self, runtime: &mut Runtime) -> u64 {
+        let dt = Duration::from_secs_f64(runtime.dt());
+        let mut next = Instant::now();
+        let mut frames = 0;
+        while !self.stop.load(Ordering::Relaxed) {
+            if runtime.live_instances() == 0 && !runtime.errors().is_empty() {
+                tracing::warn!("every script has failed; stopping");
+                break;
+            }
+            runtime.step();
+            frames += 1;
+            next += dt;
+            let now = Instant::now();
+            if now < next {
+                std::thread::sleep(next - now);
+            } else if now - next > dt * MAX_BACKLOG_FRAMES {
+                next = now;
+            }
+        }
+        frames
+    }
+}

@@ -1,0 +1,99 @@
+//! The update subscription table: `(instance slot, message id)` pairs in
+//! the order they were made, which is the order of dispatch.
+
+use std::collections::HashSet;
+
+use crate::state::SubscriptionRequest;
+
+/// One subscription: call `on-message(id)` on the instance in `slot`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Subscription {
+    pub slot: u32,
+    pub id: u32,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Subscriptions {
+    order: Vec<Subscription>,
+    present: HashSet<Subscription>,
+}
+
+impl Subscriptions {
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    pub fn get(&self, index: usize) -> Subscription {
+        self.order[index]
+    }
+
+    /// Applies one request from the instance in `slot`. Subscribing twice
+    /// and unsubscribing what is not subscribed do nothing.
+    pub fn apply(&mut self, slot: u32, request: SubscriptionRequest) {
+        match request {
+            SubscriptionRequest::Subscribe(id) => {
+                let sub = Subscription { slot, id };
+                if self.present.insert(sub) {
+                    self.order.push(sub);
+                }
+            }
+            SubscriptionRequest::Unsubscribe(id) => {
+                let sub = Subscription { slot, id };
+                if self.present.remove(&sub) {
+                    self.order.retain(|s| *s != sub);
+                }
+            }
+        }
+    }
+
+    /// Drops every subscription of instances for which `keep` is false.
+    pub fn retain_slots(&mut self, mut keep: impl FnMut(u32) -> bool) {
+        let present = &mut self.present;
+        self.order.retain(|s| {
+            let kept = keep(s.slot);
+            if !kept {
+                present.remove(s);
+            }
+            kept
+        });
+    }
+
+    /// Ids the instance in `slot` is subscribed to, in order.
+    pub fn ids_of(&self, slot: u32) -> Vec<u32> {
+        self.order
+            .iter()
+            .filter(|s| s.slot == slot)
+            .map(|s| s.id)
+            .collect()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Subscription> + '_ {
+        self.order.iter().copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use SubscriptionRequest::{Subscribe, Unsubscribe};
+
+    #[test]
+    fn keeps_order_and_ignores_duplicates() {
+        let mut subs = Subscriptions::default();
+        subs.apply(1, Subscribe(7));
+        subs.apply(0, Subscribe(7));
+        subs.apply(1, Subscribe(7));
+        subs.apply(1, Subscribe(8));
+        let order: Vec<_> = subs.iter().map(|s| (s.slot, s.id)).collect();
+        assert_eq!(order, [(1, 7), (0, 7), (1, 8)]);
+
+        subs.apply(1, Unsubscribe(7));
+        subs.apply(1, Unsubscribe(99));
+        assert_eq!(subs.ids_of(1), [8]);
+        subs.retain_slots(|slot| slot != 1);
+        assert_eq!(subs.len(), 1);
+        // Re-subscribing after removal works again.
+        subs.apply(1, Subscribe(7));
+        assert_eq!(subs.ids_of(1), [7]);
+    }
+}

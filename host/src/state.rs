@@ -1,0 +1,124 @@
+//! The data each script instance's `Store` holds, and the identity it shares
+//! with its stdout/stderr streams.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use uuid::Uuid;
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::instance::HandleStats;
+use crate::log::{LogLevel, LogRecord, LogSink, LogSource};
+use crate::runtime::FrameTime;
+use crate::scene::SharedScene;
+
+/// How many bytes of the guest's latest stderr output are kept for error
+/// messages (a Rust panic message is printed there just before the trap).
+const STDERR_TAIL: usize = 1024;
+
+/// Who an instance is and where its log lines go. Shared by the store data
+/// and the instance's stdio streams.
+pub(crate) struct ScriptIdentity {
+    /// The script's name (file stem or crate name).
+    pub name: Arc<str>,
+    /// Instance id, a UUID v7.
+    pub id: Uuid,
+    log: Arc<dyn LogSink>,
+    /// The runtime's current frame number.
+    frame: Arc<AtomicU64>,
+    /// The end of what the guest wrote to stderr during the current call.
+    stderr_tail: Mutex<String>,
+    /// Whether `stderr_tail` has anything, so a call clears it only then.
+    stderr_written: AtomicBool,
+}
+
+impl ScriptIdentity {
+    pub fn new(name: Arc<str>, log: Arc<dyn LogSink>, frame: Arc<AtomicU64>) -> Self {
+        ScriptIdentity {
+            name,
+            id: Uuid::now_v7(),
+            log,
+            frame,
+            stderr_tail: Mutex::new(String::new()),
+            stderr_written: AtomicBool::new(false),
+        }
+    }
+
+    /// Sends one line to the log sink.
+    pub fn log(&self, level: LogLevel, source: LogSource, message: String) {
+        if source == LogSource::Stderr {
+            self.stderr_written.store(true, Ordering::Relaxed);
+            let mut tail = self.lock_tail();
+            if !tail.is_empty() {
+                tail.push('\n');
+            }
+            tail.push_str(&message);
+            if tail.len() > STDERR_TAIL {
+                let mut cut = tail.len() - STDERR_TAIL;
+                while !tail.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                tail.drain(..cut);
+            }
+        }
+        self.log.log(LogRecord {
+            script: self.name.to_string(),
+            instance: self.id,
+            frame: self.frame.load(Ordering::Relaxed),
+            level,
+            source,
+            message,
+        });
+    }
+
+    /// Forgets stderr output of earlier calls; called before each call.
+    pub fn begin_call(&self) {
+        if self.stderr_written.swap(false, Ordering::Relaxed) {
+            self.lock_tail().clear();
+        }
+    }
+
+    /// Takes what the guest wrote to stderr during the current call.
+    pub fn take_stderr_tail(&self) -> String {
+        self.stderr_written.store(false, Ordering::Relaxed);
+        std::mem::take(&mut *self.lock_tail())
+    }
+
+    fn lock_tail(&self) -> std::sync::MutexGuard<'_, String> {
+        self.stderr_tail
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// A change to an instance's update subscriptions, applied at the end of
+/// the frame (or right after `entrypoint`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SubscriptionRequest {
+    Subscribe(u32),
+    Unsubscribe(u32),
+}
+
+/// `Store` data of one script instance.
+pub(crate) struct ScriptState {
+    pub identity: Arc<ScriptIdentity>,
+    pub table: ResourceTable,
+    pub wasi: WasiCtx,
+    pub scene: SharedScene,
+    /// Timing of the frame being dispatched.
+    pub time: FrameTime,
+    /// Subscription changes requested since they were last applied.
+    pub requests: Vec<SubscriptionRequest>,
+    /// Host-side bookkeeping of live resource handles.
+    pub handles: HandleStats,
+}
+
+impl WasiView for ScriptState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}

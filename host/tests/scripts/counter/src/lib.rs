@@ -1,0 +1,31 @@
+//! Test script: each instance spawns its own entity `counter-K` (K = how many
+//! counters existed before it), counts its updates in its own memory, writes
+//! the count to its entity's x position and logs `tick N`.
+
+use script::{Script, TransformComponent, TransformExt, glam::Vec3};
+
+struct Counter {
+    count: u32,
+    entity: TransformComponent,
+}
+
+impl Script for Counter {
+    fn entrypoint() -> Self {
+        let mut k = 0;
+        while script::find(&format!("counter-{k}")).is_some() {
+            k += 1;
+        }
+        let entity = script::spawn(&format!("counter-{k}"));
+        script::subscribe_update(0);
+        Counter { count: 0, entity }
+    }
+
+    fn on_message(&mut self, _id: u32) {
+        self.count += 1;
+        self.entity
+            .set_translation(Vec3::new(self.count as f32, 0.0, 0.0));
+        script::info(&format!("tick {}", self.count));
+    }
+}
+
+script::export!(Counter);

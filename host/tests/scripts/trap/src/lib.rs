@@ -1,0 +1,22 @@
+//! Test script: logs `alive F` every frame and panics at frame 3.
+
+use script::Script;
+
+struct Trap;
+
+impl Script for Trap {
+    fn entrypoint() -> Self {
+        script::subscribe_update(0);
+        Trap
+    }
+
+    fn on_message(&mut self, _id: u32) {
+        let frame = script::frame();
+        script::info(&format!("alive {frame}"));
+        if frame == 3 {
+            panic!("boom at frame {frame}");
+        }
+    }
+}
+
+script::export!(Trap);

@@ -1,0 +1,53 @@
+//! The [`Script`] trait and the [`export!`](crate::export!) macro that turns
+//! an implementation of it into the component's exports.
+
+/// A game script: state created by `entrypoint`, driven by messages.
+///
+/// The host calls [`Script::entrypoint`] once when the instance starts, then
+/// [`Script::on_message`] once per frame for every id the script subscribed
+/// with [`subscribe_update`](crate::subscribe_update). Each instance of a
+/// component has its own memory, so its own value of `Self`.
+pub trait Script: 'static {
+    /// Starts the script and returns its state. Subscribe to updates here.
+    fn entrypoint() -> Self;
+
+    /// Handles one message; `id` is the id given to `subscribe_update`.
+    fn on_message(&mut self, id: u32);
+}
+
+/// Exports a [`Script`] implementation as the component's `entrypoint` and
+/// `on-message` functions. Use it once per script crate, at the top level:
+///
+/// ```ignore
+/// script::export!(MyScript);
+/// ```
+#[macro_export]
+macro_rules! export {
+    ($script:ty) => {
+        const _: () = {
+            ::std::thread_local! {
+                static STATE: ::core::cell::RefCell<::core::option::Option<$script>> =
+                    const { ::core::cell::RefCell::new(::core::option::Option::None) };
+            }
+
+            struct Exports;
+
+            impl $crate::bindings::Guest for Exports {
+                fn entrypoint() {
+                    let state = <$script as $crate::Script>::entrypoint();
+                    STATE.with(|cell| *cell.borrow_mut() = ::core::option::Option::Some(state));
+                }
+
+                fn on_message(id: u32) {
+                    STATE.with(|cell| {
+                        if let ::core::option::Option::Some(state) = cell.borrow_mut().as_mut() {
+                            <$script as $crate::Script>::on_message(state, id);
+                        }
+                    });
+                }
+            }
+
+    $crate::bindings::export_world!(Exports with_types_in $crate::bindings);
+        };
+    };
+}
