@@ -82,7 +82,11 @@ impl ScriptError {
         let mut lines = stderr.lines();
         let location = lines.find_map(|l| l.find("panicked at").map(|at| &l[at..]))?;
         let message = lines.next().unwrap_or("").trim();
-        Some(format!("{} {message}", location.trim()).trim_end().to_owned())
+        Some(
+            format!("{} {message}", location.trim())
+                .trim_end()
+                .to_owned(),
+        )
     }
 
     /// The error line followed by the guest's stderr and the backtrace,

@@ -22,6 +22,8 @@ use crate::state::{ScriptIdentity, ScriptState, SubscriptionRequest};
 /// Host-side count of an instance's `transform-component` handles.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HandleStats {
+    /// Handles handed to the guest so far.
+    pub created: u64,
     /// Handles the guest holds now.
     pub live: usize,
     /// Highest `ResourceTable` index ever handed out; stays small when
@@ -92,7 +94,7 @@ impl ScriptInstance {
         export: ScriptExport,
         time: FrameTime,
         id: u32,
-    ) -> Result<(), ScriptError> {
+    ) -> Result<(), Box<ScriptError>> {
         let state = self.store.data_mut();
         state.time = time;
         state.identity.begin_call();
@@ -102,14 +104,14 @@ impl ScriptInstance {
         };
         result.map_err(|error| {
             let identity = &self.store.data().identity;
-            ScriptError::from_call(
+            Box::new(ScriptError::from_call(
                 &identity.name,
                 identity.id,
                 export,
                 time.frame,
                 &error,
                 identity.take_stderr_tail(),
-            )
+            ))
         })
     }
 

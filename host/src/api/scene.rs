@@ -53,6 +53,7 @@ impl From<glam::Quat> for Quat {
 impl ScriptState {
     fn push_handle(&mut self, entity: EntityId) -> wasmtime::Result<Resource<TransformHandle>> {
         let handle = self.table.push(TransformHandle { entity })?;
+        self.handles.created += 1;
         self.handles.live += 1;
         self.handles.highest_index = self.handles.highest_index.max(handle.rep());
         Ok(handle)

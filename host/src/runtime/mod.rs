@@ -103,8 +103,8 @@ impl Runtime {
             now,
         )?;
         if let Err(error) = instance.call(ScriptExport::Entrypoint, now, 0) {
-            self.record(error.clone());
-            return Err(error.into());
+            self.record(*error.clone());
+            return Err((*error).into());
         }
         let id = instance.id();
         let slot = match self.free_slots.pop() {
@@ -133,7 +133,7 @@ impl Runtime {
             };
             if let Err(error) = instance.call(ScriptExport::OnMessage, time, id) {
                 self.remove_slot(slot);
-                self.record(error);
+                self.record(*error);
                 failed = true;
             }
         }

@@ -1,0 +1,215 @@
+//! The `host` binary: script arguments, `--dump-scene`, exit codes and
+//! error messages.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn host(args: &[&str], cache: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_host"))
+        .args(args)
+        .arg("--cache-dir")
+        .arg(cache)
+        .env("NO_COLOR", "1")
+        .current_dir(common::workspace())
+        .output()
+        .expect("run host")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn read_dump(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("dump written")).expect("json")
+}
+
+#[test]
+fn crate_directory_builds_runs_and_dumps_the_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let output = host(
+        &[
+            "run",
+            "examples/spinning-cube",
+            "--headless",
+            "--frames",
+            "60",
+            "--dump-scene",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let dump = read_dump(&out);
+    assert_eq!(dump["frame"], 60);
+    let entities = dump["entities"].as_array().unwrap();
+    assert_eq!(entities.len(), 1);
+    let cube = &entities[0];
+    assert_eq!(cube["name"], "cube");
+    assert_eq!(cube["position"].as_array().unwrap().len(), 3);
+    assert_eq!(cube["scale"].as_array().unwrap().len(), 3);
+    let rotation: Vec<f64> = cube["rotation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let half = std::f64::consts::FRAC_PI_4; // a quarter turn: half-angle pi/4
+    let expected = [0.0, half.sin(), 0.0, half.cos()];
+    for (a, e) in rotation.iter().zip(expected) {
+        assert!((a - e).abs() < 1e-4, "rotation {rotation:?}");
+    }
+    assert!(stderr(&output).contains("spinning cube started"));
+}
+
+#[test]
+fn no_script_argument_runs_the_built_in_spinning_cube() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let output = host(
+        &[
+            "run",
+            "--frames",
+            "30",
+            "--dump-scene",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let dump = read_dump(&out);
+    assert_eq!(dump["frame"], 30);
+    assert_eq!(dump["entities"][0]["name"], "cube");
+    let y = dump["entities"][0]["rotation"][1].as_f64().unwrap();
+    assert!(
+        (y - (std::f64::consts::FRAC_PI_8).sin()).abs() < 1e-4,
+        "{y}"
+    );
+}
+
+#[test]
+fn several_scripts_and_instances_share_the_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let counter = common::build("counter");
+    let output = host(
+        &[
+            "run",
+            "examples/spinning-cube",
+            counter.to_str().unwrap(),
+            "--instances",
+            "2",
+            "--frames",
+            "5",
+            "--dump-scene",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let dump = read_dump(&out);
+    let names: Vec<&str> = dump["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["cube", "counter-0", "counter-1"]);
+    assert_eq!(dump["entities"][1]["position"][0], 5.0);
+    assert_eq!(dump["entities"][2]["position"][0], 5.0);
+}
+
+#[test]
+fn trapping_script_fails_the_run_but_not_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let trap = common::build("trap");
+    let counter = common::build("counter");
+    let output = host(
+        &[
+            "run",
+            trap.to_str().unwrap(),
+            counter.to_str().unwrap(),
+            "--frames",
+            "8",
+            "--dump-scene",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains("script `test_trap`") && err.contains("failed in `on-message` at frame 3"),
+        "{err}"
+    );
+    assert!(err.contains("wasm backtrace"), "{err}");
+    assert!(err.contains("boom at frame 3"), "{err}");
+    assert!(!err.contains("host/src"), "the host itself panicked: {err}");
+    let dump = read_dump(&out);
+    assert_eq!(dump["frame"], 8);
+    assert_eq!(dump["entities"][1]["position"][0], 8.0);
+}
+
+/// Runs one bad script argument and returns the error line.
+fn bad_script(path: &str, cache: &Path) -> String {
+    let output = host(&["run", path, "--frames", "3"], cache);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(!err.contains("panicked"), "host panicked: {err}");
+    err.lines()
+        .find(|l| l.starts_with("error: ") && !l.contains("no script could be started"))
+        .unwrap_or_else(|| panic!("no error line in: {err}"))
+        .to_owned()
+}
+
+#[test]
+fn each_bad_input_gets_a_one_line_error_naming_file_and_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path();
+    let text = dir.path().join("text.wasm");
+    std::fs::write(&text, "not wasm").unwrap();
+    let core = dir.path().join("core.wasm");
+    std::fs::write(&core, b"\0asm\x01\0\0\0").unwrap();
+    let missing_export = common::build("missing-export");
+    let unknown_import = common::build("unknown-import");
+
+    let cases = [
+        ("missing.wasm".to_owned(), "not found"),
+        (text.display().to_string(), "not a WebAssembly file"),
+        (core.display().to_string(), "not a component"),
+        (
+            missing_export.display().to_string(),
+            "no export `on-message`",
+        ),
+        (unknown_import.display().to_string(), "`test:missing/thing`"),
+    ];
+    for (path, cause) in cases {
+        let line = bad_script(&path, cache);
+        assert!(line.contains(&path), "`{line}` does not name `{path}`");
+        assert!(line.contains(cause), "`{line}` does not say `{cause}`");
+    }
+
+    let trap = common::build("trap-entrypoint");
+    let output = host(&["run", trap.to_str().unwrap(), "--frames", "3"], cache);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains("script `test_trap_entrypoint`")
+            && err.contains("failed in `entrypoint`")
+            && err.contains("entrypoint refused to start"),
+        "{err}"
+    );
+}
+
+#[test]
+fn directory_without_a_crate_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = bad_script(dir.path().to_str().unwrap(), dir.path());
+    assert!(line.contains("has no Cargo.toml"), "{line}");
+}
