@@ -1,1 +1,138 @@
-fn main() {}
+//! Frame-loop benchmarks, measured side by side in one run:
+//!
+//! - `dispatch`: one frame with 1 and with 100 instances whose `on-message`
+//!   does nothing (the bare cost of a host-to-guest call through the runtime);
+//! - `spinning_cube`: one frame of the spinning-cube example vs the same
+//!   update written natively against the scene;
+//! - `instantiate`: spawn + despawn of an instance (InstancePre, entrypoint,
+//!   teardown) with the pooling allocator vs on-demand allocation;
+//! - `load`: loading a component from the compile cache vs compiling it.
+//!
+//! Run with `cargo bench -p host --bench frame`.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use glam::Quat;
+use host::{
+    BuildOutput, EngineOptions, MemoryLog, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine,
+    build_script_crate,
+};
+
+fn script(dir: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
+    build_script_crate(&path, BuildOutput::Capture).expect("build script")
+}
+
+fn engine(pooling: bool, cache_dir: Option<PathBuf>) -> ScriptEngine {
+    ScriptEngine::new(EngineOptions {
+        cache_dir,
+        pooling,
+        max_instances: 256,
+    })
+    .expect("engine")
+}
+
+fn runtime() -> Runtime {
+    // A memory log that nobody reads would grow; these scripts log nothing
+    // per frame, so it stays small.
+    Runtime::new(RuntimeConfig {
+        hz: 60.0,
+        log: Arc::new(MemoryLog::new()),
+    })
+}
+
+fn load(engine: &ScriptEngine, path: &Path) -> ScriptComponent {
+    engine.load_file(path).expect("load")
+}
+
+fn dispatch(c: &mut Criterion) {
+    let noop = script("host/tests/scripts/noop");
+    let engine = engine(true, None);
+    let component = load(&engine, &noop);
+    let mut group = c.benchmark_group("dispatch");
+    for instances in [1u64, 100] {
+        let mut runtime = runtime();
+        for _ in 0..instances {
+            runtime.spawn(&component).unwrap();
+        }
+        group.throughput(Throughput::Elements(instances));
+        group.bench_function(format!("noop_on_message_x{instances}"), |b| {
+            b.iter(|| runtime.step())
+        });
+    }
+    group.finish();
+}
+
+fn spinning_cube(c: &mut Criterion) {
+    let cube = script("examples/spinning-cube");
+    let engine = engine(true, None);
+    let component = load(&engine, &cube);
+    let mut group = c.benchmark_group("spinning_cube");
+
+    let mut runtime = runtime();
+    runtime.spawn(&component).unwrap();
+    group.bench_function("wasm_update", |b| b.iter(|| runtime.step()));
+
+    // The same per-frame work done natively: find the cube, rotate it.
+    let native = runtime.scene().clone();
+    let dt = 1.0f32 / 60.0;
+    group.bench_function("native_update", |b| {
+        b.iter(|| {
+            let mut scene = native.lock().unwrap();
+            let id = scene.find(black_box("cube")).unwrap();
+            let t = scene.transform_mut(id).unwrap();
+            let delta = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2 * black_box(dt));
+            t.rotation = (delta * t.rotation).normalize();
+        })
+    });
+    group.finish();
+}
+
+fn instantiate(c: &mut Criterion) {
+    let noop = script("host/tests/scripts/noop");
+    let mut group = c.benchmark_group("instantiate");
+    for (name, pooling) in [("pooling", true), ("on_demand", false)] {
+        let engine = engine(pooling, None);
+        let component = load(&engine, &noop);
+        let mut runtime = runtime();
+        group.bench_function(format!("spawn_despawn_{name}"), |b| {
+            b.iter(|| {
+                let id = runtime.spawn(&component).unwrap();
+                runtime.despawn(id);
+            })
+        });
+    }
+    group.finish();
+}
+
+fn load_component(c: &mut Criterion) {
+    let cube = script("examples/spinning-cube");
+    let bytes = std::fs::read(&cube).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let cached = engine(true, Some(cache.path().to_owned()));
+    cached.load_bytes("spinning-cube", &bytes).unwrap(); // fill the cache
+    let uncached = engine(true, None);
+
+    let mut group = c.benchmark_group("load");
+    group.bench_function("from_cache", |b| {
+        b.iter(|| cached.load_bytes("spinning-cube", &bytes).unwrap())
+    });
+    group.sample_size(10);
+    group.bench_function("compile", |b| {
+        b.iter(|| uncached.load_bytes("spinning-cube", &bytes).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    targets = dispatch, spinning_cube, instantiate, load_component
+}
+criterion_main!(benches);
