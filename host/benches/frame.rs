@@ -42,6 +42,7 @@ fn runtime() -> Runtime {
     Runtime::new(RuntimeConfig {
         hz: 60.0,
         log: Arc::new(MemoryLog::new()),
+        ..RuntimeConfig::default()
     })
 }
 

@@ -11,4 +11,4 @@ wasmtime::component::bindgen!({
     },
 });
 
-pub use game::engine::{log, runtime, scene, types};
+pub use game::engine::{events, input, log, motion, runtime, scene, tasks, terrain, types};

@@ -9,8 +9,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use host::{
-    BuildOutput, EngineOptions, HeadlessRunner, Runtime, RuntimeConfig, ScriptComponent,
-    ScriptEngine, ScriptError, TracingLog, build_script_crate, default_cache_dir,
+    BuildOutput, EngineOptions, HeadlessRunner, JobDelivery, Runtime, RuntimeConfig,
+    ScriptComponent, ScriptEngine, ScriptError, TracingLog, build_script_crate, default_cache_dir,
+    parse_input_script,
 };
 
 /// The built-in default script: the spinning-cube example of this checkout.
@@ -70,6 +71,20 @@ struct RunArgs {
     /// Most script instances alive at once (memory is reserved for them).
     #[arg(long, value_name = "N", default_value_t = 256)]
     max_instances: u32,
+
+    /// Feed timed input events from FILE: one per line, `FRAME press KEY`,
+    /// `FRAME release KEY` or `FRAME send CHANNEL PAYLOAD...` (`#` comments).
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+
+    /// At exit, list each script's pending waits (timers, events, motions,
+    /// jobs) and the task that owns each: a tracker for leaked tasks.
+    #[arg(long)]
+    list_waits: bool,
+
+    /// Worker threads for background jobs such as terrain (0: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    job_threads: usize,
 }
 
 fn positive_hz(text: &str) -> Result<f64, String> {
@@ -105,7 +120,22 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     let mut runtime = Runtime::new(RuntimeConfig {
         hz: args.hz,
         log: Arc::new(TracingLog),
+        job_threads: args.job_threads,
+        // A run of N frames is a simulation: make it reproducible.
+        jobs: match args.frames {
+            Some(_) => JobDelivery::Lockstep,
+            None => JobDelivery::WhenReady,
+        },
     });
+    if let Some(file) = &args.input {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("failed to read input file `{}`", file.display()))?;
+        let events = parse_input_script(&text)
+            .map_err(|e| anyhow::anyhow!("bad input file `{}`: {e}", file.display()))?;
+        for (frame, event) in events {
+            runtime.schedule_event(frame, event);
+        }
+    }
     let mut load_failures = 0;
     for path in &scripts {
         if let Err(error) = start(&engine, &mut runtime, path, args.instances) {
@@ -135,6 +165,9 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     let frames = runner.run(&mut runtime);
     tracing::info!(frames, elapsed = ?started.elapsed(), "stopped");
 
+    if args.list_waits {
+        print_waits(&runtime);
+    }
     if let Some(file) = &args.dump_scene {
         std::fs::write(file, runtime.dump().to_json())
             .with_context(|| format!("failed to write scene dump `{}`", file.display()))?;
@@ -145,6 +178,25 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints every instance's pending waits to stderr.
+fn print_waits(runtime: &Runtime) {
+    for instance in runtime.instances() {
+        let waits = runtime.pending_waits(instance.id);
+        eprintln!(
+            "script `{}` ({}): {} pending wait(s)",
+            instance.name,
+            instance.id,
+            waits.len()
+        );
+        for wait in waits {
+            eprintln!(
+                "  task {}: {} (token {:#x})",
+                wait.task, wait.what, wait.token
+            );
+        }
+    }
 }
 
 /// Loads one script argument and starts `instances` instances of it.

@@ -12,12 +12,24 @@ use wasmtime_wasi::WasiCtxBuilder;
 
 use crate::api::ScriptStdio;
 use crate::bindings::Script;
+use crate::bindings::tasks::Wake;
 use crate::engine::ScriptComponent;
 use crate::error::{ScriptError, ScriptExport};
 use crate::log::LogSink;
 use crate::runtime::FrameTime;
 use crate::scene::SharedScene;
-use crate::state::{ScriptIdentity, ScriptState, SubscriptionRequest};
+use crate::state::{Request, ScriptIdentity, ScriptState};
+use crate::terrain::TileCache;
+
+/// What every instance of a runtime shares.
+#[derive(Clone)]
+pub(crate) struct InstanceContext {
+    pub scene: SharedScene,
+    pub log: Arc<dyn LogSink>,
+    /// The runtime's current frame number.
+    pub frame: Arc<AtomicU64>,
+    pub tiles: Arc<TileCache>,
+}
 
 /// Host-side count of an instance's `transform-component` handles.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -44,6 +56,10 @@ pub struct InstanceInfo {
     pub handles: HandleStats,
     /// Whether its `ResourceTable` holds no entries at all.
     pub table_empty: bool,
+    /// Waits it has pending on the host (timers, events, motions, jobs).
+    pub pending_waits: usize,
+    /// Calls the host has made into it (entrypoint, updates, wakes).
+    pub calls: u64,
 }
 
 pub(crate) struct ScriptInstance {
@@ -57,12 +73,14 @@ impl ScriptInstance {
     /// go to the log.
     pub fn new(
         component: &ScriptComponent,
-        scene: SharedScene,
-        log: Arc<dyn LogSink>,
-        frame: Arc<AtomicU64>,
+        context: &InstanceContext,
         time: FrameTime,
     ) -> Result<Self> {
-        let identity = Arc::new(ScriptIdentity::new(component.shared_name(), log, frame));
+        let identity = Arc::new(ScriptIdentity::new(
+            component.shared_name(),
+            context.log.clone(),
+            context.frame.clone(),
+        ));
         let wasi = WasiCtxBuilder::new()
             .stdout(ScriptStdio::stdout(identity.clone()))
             .stderr(ScriptStdio::stderr(identity.clone()))
@@ -71,10 +89,13 @@ impl ScriptInstance {
             identity,
             table: ResourceTable::new(),
             wasi,
-            scene,
+            scene: context.scene.clone(),
             time,
             requests: Vec::new(),
+            wakes: Vec::new(),
+            tiles: context.tiles.clone(),
             handles: HandleStats::default(),
+            calls: 0,
         };
         let pre = component.pre();
         let mut store = Store::new(pre.engine(), state);
@@ -97,6 +118,7 @@ impl ScriptInstance {
     ) -> Result<(), Box<ScriptError>> {
         let state = self.store.data_mut();
         state.time = time;
+        state.calls += 1;
         state.identity.begin_call();
         let result = match export {
             ScriptExport::Entrypoint => self.exports.call_entrypoint(&mut self.store),
@@ -115,12 +137,20 @@ impl ScriptInstance {
         })
     }
 
-    /// Subscription changes requested since the last call, oldest first.
-    pub fn drain_requests(&mut self) -> std::vec::Drain<'_, SubscriptionRequest> {
+    /// Requests made since the last drain, oldest first.
+    pub fn drain_requests(&mut self) -> std::vec::Drain<'_, Request> {
         self.store.data_mut().requests.drain(..)
     }
 
-    pub fn info(&self, subscriptions: Vec<u32>) -> InstanceInfo {
+    /// Queues a completed wait for `take-wakes`; returns whether it is the
+    /// first one queued since the script last took them.
+    pub fn push_wake(&mut self, wake: Wake) -> bool {
+        let wakes = &mut self.store.data_mut().wakes;
+        wakes.push(wake);
+        wakes.len() == 1
+    }
+
+    pub fn info(&self, subscriptions: Vec<u32>, pending_waits: usize) -> InstanceInfo {
         let state = self.store.data();
         InstanceInfo {
             id: state.identity.id,
@@ -128,6 +158,8 @@ impl ScriptInstance {
             subscriptions,
             handles: state.handles,
             table_empty: state.table.is_empty(),
+            pending_waits,
+            calls: state.calls,
         }
     }
 }

@@ -32,6 +32,7 @@
 //! - `api`: the typed host implementation of each WIT interface.
 //! - `scene`: entities and transforms.
 //! - `runtime`: frame clock, subscriptions, dispatch and the headless runner.
+//! - `terrain`: deterministic heightmap tiles and their cache.
 //! - `cargo_build`: building a script crate directory into a component.
 //! - `log`: where script log lines go.
 
@@ -45,12 +46,19 @@ mod log;
 mod runtime;
 mod scene;
 mod state;
+mod terrain;
 
+pub use bindings::events::{Event, EventFilter, ScriptMessage};
+pub use bindings::input::Key;
 pub use cargo_build::{BuildOutput, build_script_crate};
 pub use engine::{EngineOptions, ScriptComponent, ScriptEngine, default_cache_dir};
 pub use error::{ScriptError, ScriptExport};
 pub use instance::{HandleStats, InstanceInfo};
 pub use log::{LogLevel, LogRecord, LogSink, LogSource, MemoryLog, TracingLog};
-pub use runtime::{FrameTime, HeadlessRunner, Runtime, RuntimeConfig};
+pub use runtime::{
+    FrameTime, HeadlessRunner, JobDelivery, JobStats, KEYS, PendingWait, Runtime, RuntimeConfig,
+    WAKE_MESSAGE, WaitStats, key_by_name, key_name, parse_input_script,
+};
 pub use scene::{Entity, EntityId, Scene, SceneDump, SharedScene, Transform};
+pub use terrain::{RESOLUTION as TILE_RESOLUTION, Tile, TileCache, TileCoord, tile_size};
 pub use uuid::Uuid;

@@ -8,10 +8,13 @@ use uuid::Uuid;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use crate::bindings::events::{EventFilter, ScriptMessage};
+use crate::bindings::tasks::Wake;
 use crate::instance::HandleStats;
 use crate::log::{LogLevel, LogRecord, LogSink, LogSource};
 use crate::runtime::FrameTime;
-use crate::scene::SharedScene;
+use crate::scene::{EntityId, SharedScene};
+use crate::terrain::{TileCache, TileCoord};
 
 /// How many bytes of the guest's latest stderr output are kept for error
 /// messages (a Rust panic message is printed there just before the trap).
@@ -92,12 +95,38 @@ impl ScriptIdentity {
     }
 }
 
-/// A change to an instance's update subscriptions, applied at the end of
-/// the frame (or right after `entrypoint`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SubscriptionRequest {
+/// Something a script asked of the runtime during a call. Requests are
+/// applied in order after the call's frame is dispatched, so they take effect
+/// on the next frame and never touch tables being iterated.
+#[derive(Debug, Clone)]
+pub(crate) enum Request {
     Subscribe(u32),
     Unsubscribe(u32),
+    WaitFrames {
+        token: u64,
+        frames: u32,
+    },
+    WaitSeconds {
+        token: u64,
+        seconds: f64,
+    },
+    Cancel(u64),
+    WaitEvent {
+        token: u64,
+        filter: EventFilter,
+        persistent: bool,
+    },
+    Send(ScriptMessage),
+    MoveTo {
+        token: u64,
+        entity: EntityId,
+        target: glam::Vec3,
+        speed: f32,
+    },
+    RequestTile {
+        token: u64,
+        coord: TileCoord,
+    },
 }
 
 /// `Store` data of one script instance.
@@ -108,10 +137,16 @@ pub(crate) struct ScriptState {
     pub scene: SharedScene,
     /// Timing of the frame being dispatched.
     pub time: FrameTime,
-    /// Subscription changes requested since they were last applied.
-    pub requests: Vec<SubscriptionRequest>,
+    /// Requests made since they were last applied.
+    pub requests: Vec<Request>,
+    /// Completed waits the script has not collected with `take-wakes`.
+    pub wakes: Vec<Wake>,
+    /// Generated terrain tiles, for `tile-info` and `tile-heights`.
+    pub tiles: Arc<TileCache>,
     /// Host-side bookkeeping of live resource handles.
     pub handles: HandleStats,
+    /// Calls made into the instance (entrypoint, updates, wakes).
+    pub calls: u64,
 }
 
 impl WasiView for ScriptState {

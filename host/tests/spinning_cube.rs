@@ -36,7 +36,11 @@ fn rotation_follows_the_clock_at_other_rates() {
     let engine = common::engine();
     let cube = common::load(&engine, "spinning-cube");
     let log = std::sync::Arc::new(host::MemoryLog::new());
-    let mut runtime = host::Runtime::new(host::RuntimeConfig { hz: 30.0, log });
+    let mut runtime = host::Runtime::new(host::RuntimeConfig {
+        hz: 30.0,
+        log,
+        ..host::RuntimeConfig::default()
+    });
     runtime.spawn(&cube).unwrap();
 
     runtime.run_frames(45); // 1.5 s of game time

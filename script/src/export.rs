@@ -1,18 +1,25 @@
 //! The [`Script`] trait and the [`export!`](crate::export!) macro that turns
 //! an implementation of it into the component's exports.
 
-/// A game script: state created by `entrypoint`, driven by messages.
+/// A game script: state created by `entrypoint`, driven by messages and
+/// async tasks.
 ///
 /// The host calls [`Script::entrypoint`] once when the instance starts, then
 /// [`Script::on_message`] once per frame for every id the script subscribed
-/// with [`subscribe_update`](crate::subscribe_update). Each instance of a
-/// component has its own memory, so its own value of `Self`.
+/// with [`subscribe_update`](crate::subscribe_update). Tasks started with
+/// [`spawn`](crate::spawn) run between those calls, woken by the host only
+/// when what they wait for is due. Each instance of a component has its own
+/// memory, so its own value of `Self`.
 pub trait Script: 'static {
-    /// Starts the script and returns its state. Subscribe to updates here.
+    /// Starts the script and returns its state. Subscribe to updates or
+    /// spawn tasks here.
     fn entrypoint() -> Self;
 
-    /// Handles one message; `id` is the id given to `subscribe_update`.
-    fn on_message(&mut self, id: u32);
+    /// Handles one update message; `id` is the id given to
+    /// `subscribe_update`. Scripts that only use tasks need not implement it.
+    fn on_message(&mut self, id: u32) {
+        let _ = id;
+    }
 }
 
 /// Exports a [`Script`] implementation as the component's `entrypoint` and
@@ -36,14 +43,21 @@ macro_rules! export {
                 fn entrypoint() {
                     let state = <$script as $crate::Script>::entrypoint();
                     STATE.with(|cell| *cell.borrow_mut() = ::core::option::Option::Some(state));
+                    $crate::__private::run_until_stalled();
                 }
 
                 fn on_message(id: u32) {
-                    STATE.with(|cell| {
-                        if let ::core::option::Option::Some(state) = cell.borrow_mut().as_mut() {
-                            <$script as $crate::Script>::on_message(state, id);
-                        }
-                    });
+                    if id == $crate::WAKE_MESSAGE {
+                        $crate::__private::deliver_wakes();
+                    } else {
+                        STATE.with(|cell| {
+                            if let ::core::option::Option::Some(state) = cell.borrow_mut().as_mut()
+                            {
+                                <$script as $crate::Script>::on_message(state, id);
+                            }
+                        });
+                    }
+                    $crate::__private::run_until_stalled();
                 }
             }
 

@@ -1,10 +1,14 @@
 //! Typed host implementations of the `game:engine` interfaces, one file per
 //! WIT interface, composed into one linker by [`add_to_linker`].
 
+mod events;
 mod log;
+mod motion;
 mod runtime;
 pub(crate) mod scene;
 mod stdio;
+mod tasks;
+mod terrain;
 
 use wasmtime::component::{HasSelf, Linker};
 

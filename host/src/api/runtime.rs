@@ -5,16 +5,26 @@
 //! never touch the table being iterated.
 
 use crate::bindings::runtime::Host;
-use crate::state::{ScriptState, SubscriptionRequest};
+use crate::log::{LogLevel, LogSource};
+use crate::runtime::WAKE_MESSAGE;
+use crate::state::{Request, ScriptState};
 
 impl Host for ScriptState {
     fn subscribe_update(&mut self, id: u32) -> wasmtime::Result<()> {
-        self.requests.push(SubscriptionRequest::Subscribe(id));
+        if id == WAKE_MESSAGE {
+            self.identity.log(
+                LogLevel::Warn,
+                LogSource::Api,
+                format!("ignored subscribe-update({id}): that id is reserved for wake messages"),
+            );
+            return Ok(());
+        }
+        self.requests.push(Request::Subscribe(id));
         Ok(())
     }
 
     fn unsubscribe_update(&mut self, id: u32) -> wasmtime::Result<()> {
-        self.requests.push(SubscriptionRequest::Unsubscribe(id));
+        self.requests.push(Request::Unsubscribe(id));
         Ok(())
     }
 

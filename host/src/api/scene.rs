@@ -17,6 +17,13 @@ pub struct TransformHandle {
     entity: EntityId,
 }
 
+impl TransformHandle {
+    /// The entity this handle points at.
+    pub fn entity(&self) -> EntityId {
+        self.entity
+    }
+}
+
 impl From<Vec3> for glam::Vec3 {
     fn from(v: Vec3) -> Self {
         glam::Vec3::new(v.x, v.y, v.z)

@@ -3,8 +3,6 @@
 
 use std::collections::HashSet;
 
-use crate::state::SubscriptionRequest;
-
 /// One subscription: call `on-message(id)` on the instance in `slot`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Subscription {
@@ -27,22 +25,19 @@ impl Subscriptions {
         self.order[index]
     }
 
-    /// Applies one request from the instance in `slot`. Subscribing twice
-    /// and unsubscribing what is not subscribed do nothing.
-    pub fn apply(&mut self, slot: u32, request: SubscriptionRequest) {
-        match request {
-            SubscriptionRequest::Subscribe(id) => {
-                let sub = Subscription { slot, id };
-                if self.present.insert(sub) {
-                    self.order.push(sub);
-                }
-            }
-            SubscriptionRequest::Unsubscribe(id) => {
-                let sub = Subscription { slot, id };
-                if self.present.remove(&sub) {
-                    self.order.retain(|s| *s != sub);
-                }
-            }
+    /// Subscribes the instance in `slot` to `id`; a duplicate does nothing.
+    pub fn subscribe(&mut self, slot: u32, id: u32) {
+        let sub = Subscription { slot, id };
+        if self.present.insert(sub) {
+            self.order.push(sub);
+        }
+    }
+
+    /// Unsubscribes the instance in `slot` from `id`, if subscribed.
+    pub fn unsubscribe(&mut self, slot: u32, id: u32) {
+        let sub = Subscription { slot, id };
+        if self.present.remove(&sub) {
+            self.order.retain(|s| *s != sub);
         }
     }
 
@@ -75,25 +70,24 @@ impl Subscriptions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use SubscriptionRequest::{Subscribe, Unsubscribe};
 
     #[test]
     fn keeps_order_and_ignores_duplicates() {
         let mut subs = Subscriptions::default();
-        subs.apply(1, Subscribe(7));
-        subs.apply(0, Subscribe(7));
-        subs.apply(1, Subscribe(7));
-        subs.apply(1, Subscribe(8));
+        subs.subscribe(1, 7);
+        subs.subscribe(0, 7);
+        subs.subscribe(1, 7);
+        subs.subscribe(1, 8);
         let order: Vec<_> = subs.iter().map(|s| (s.slot, s.id)).collect();
         assert_eq!(order, [(1, 7), (0, 7), (1, 8)]);
 
-        subs.apply(1, Unsubscribe(7));
-        subs.apply(1, Unsubscribe(99));
+        subs.unsubscribe(1, 7);
+        subs.unsubscribe(1, 99);
         assert_eq!(subs.ids_of(1), [8]);
         subs.retain_slots(|slot| slot != 1);
         assert_eq!(subs.len(), 1);
         // Re-subscribing after removal works again.
-        subs.apply(1, Subscribe(7));
+        subs.subscribe(1, 7);
         assert_eq!(subs.ids_of(1), [7]);
     }
 }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use host::{
-    BuildOutput, EngineOptions, MemoryLog, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine,
-    build_script_crate,
+    BuildOutput, EngineOptions, JobDelivery, MemoryLog, Runtime, RuntimeConfig, ScriptComponent,
+    ScriptEngine, build_script_crate,
 };
 
 /// The workspace root.
@@ -54,12 +54,15 @@ pub fn load(engine: &ScriptEngine, name: &str) -> ScriptComponent {
         .unwrap_or_else(|e| panic!("loading `{name}` failed: {e:#}"))
 }
 
-/// A 60 Hz runtime over the default scene that logs into the returned log.
+/// A 60 Hz runtime over the default scene that logs into the returned log,
+/// with jobs in lockstep so runs are reproducible.
 pub fn runtime() -> (Runtime, Arc<MemoryLog>) {
     let log = Arc::new(MemoryLog::new());
     let runtime = Runtime::new(RuntimeConfig {
         hz: 60.0,
         log: log.clone(),
+        jobs: JobDelivery::Lockstep,
+        ..RuntimeConfig::default()
     });
     (runtime, log)
 }

@@ -15,7 +15,7 @@ impl Script for Counter {
         while script::find(&format!("counter-{k}")).is_some() {
             k += 1;
         }
-        let entity = script::spawn(&format!("counter-{k}"));
+        let entity = script::spawn_entity(&format!("counter-{k}"));
         script::subscribe_update(0);
         Counter { count: 0, entity }
     }

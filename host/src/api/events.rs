@@ -1,0 +1,33 @@
+//! `game:engine/events` and `game:engine/input`: event waits, listeners and
+//! script-to-script messages.
+
+use crate::bindings::events::{EventFilter, Host, ScriptMessage};
+use crate::state::{Request, ScriptState};
+
+impl Host for ScriptState {
+    fn wait_event(&mut self, token: u64, filter: EventFilter) -> wasmtime::Result<()> {
+        self.requests.push(Request::WaitEvent {
+            token,
+            filter,
+            persistent: false,
+        });
+        Ok(())
+    }
+
+    fn listen(&mut self, token: u64, filter: EventFilter) -> wasmtime::Result<()> {
+        self.requests.push(Request::WaitEvent {
+            token,
+            filter,
+            persistent: true,
+        });
+        Ok(())
+    }
+
+    fn send(&mut self, channel: String, payload: String) -> wasmtime::Result<()> {
+        self.requests
+            .push(Request::Send(ScriptMessage { channel, payload }));
+        Ok(())
+    }
+}
+
+impl crate::bindings::input::Host for ScriptState {}

@@ -1,0 +1,25 @@
+//! `game:engine/tasks`: timers, cancellation and collecting wakes.
+
+use crate::bindings::tasks::{Host, Wake};
+use crate::state::{Request, ScriptState};
+
+impl Host for ScriptState {
+    fn wait_frames(&mut self, token: u64, frames: u32) -> wasmtime::Result<()> {
+        self.requests.push(Request::WaitFrames { token, frames });
+        Ok(())
+    }
+
+    fn wait_seconds(&mut self, token: u64, seconds: f64) -> wasmtime::Result<()> {
+        self.requests.push(Request::WaitSeconds { token, seconds });
+        Ok(())
+    }
+
+    fn cancel(&mut self, token: u64) -> wasmtime::Result<()> {
+        self.requests.push(Request::Cancel(token));
+        Ok(())
+    }
+
+    fn take_wakes(&mut self) -> wasmtime::Result<Vec<Wake>> {
+        Ok(std::mem::take(&mut self.wakes))
+    }
+}

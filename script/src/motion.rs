@@ -1,0 +1,21 @@
+//! Host-driven movement.
+
+use std::future::Future;
+
+use crate::TransformComponent;
+use crate::bindings::game::engine::motion;
+use crate::wait::HostWait;
+
+/// Moves `entity` toward `target` at `speed` units per second (the host
+/// steps it at the start of each frame) and completes on arrival. Dropping
+/// the future stops the entity where it is.
+pub fn move_to(
+    entity: &TransformComponent,
+    target: glam::Vec3,
+    speed: f32,
+) -> impl Future<Output = ()> + '_ {
+    let wait = HostWait::new(move |token| motion::move_to(token, entity, target.into(), speed));
+    async move {
+        wait.await;
+    }
+}
