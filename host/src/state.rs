@@ -123,7 +123,7 @@ pub(crate) enum Request {
         target: glam::Vec3,
         speed: f32,
     },
-    RequestTile {
+    Tile {
         token: u64,
         coord: TileCoord,
     },

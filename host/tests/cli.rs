@@ -213,3 +213,72 @@ fn directory_without_a_crate_is_a_clear_error() {
     let line = bad_script(dir.path().to_str().unwrap(), dir.path());
     assert!(line.contains("has no Cargo.toml"), "{line}");
 }
+
+#[test]
+fn input_file_drives_the_message_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("enter.txt");
+    std::fs::write(
+        &input,
+        "# press Enter once the window is open\n40 press enter\n",
+    )
+    .unwrap();
+    let output = host(
+        &[
+            "run",
+            "examples/message-window",
+            "--frames",
+            "60",
+            "--input",
+            input.to_str().unwrap(),
+            "--list-waits",
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let err = stderr(&output);
+    for (message, frame) in [
+        ("window opening", 0),
+        ("enter pressed", 40),
+        ("window closed", 50),
+    ] {
+        let line = err
+            .lines()
+            .find(|l| l.contains(message))
+            .unwrap_or_else(|| panic!("no `{message}` in {err}"));
+        assert!(line.contains(&format!("frame={frame}")), "{line}");
+    }
+    assert!(err.contains("script `message_window`"), "{err}");
+    assert!(err.contains("0 pending wait(s)"), "{err}");
+}
+
+#[test]
+fn list_waits_shows_what_each_task_waits_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = host(
+        &["run", "examples/wander", "--frames", "100", "--list-waits"],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(err.contains("2 pending wait(s)"), "{err}");
+    assert!(err.contains("task 1: event key-pressed(space)"), "{err}");
+    assert!(err.contains("task 2: timer due at frame"), "{err}");
+}
+
+#[test]
+fn bad_input_file_names_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bad.txt");
+    std::fs::write(&input, "10 press enter\n20 press hyperspace\n").unwrap();
+    let output = host(
+        &["run", "--frames", "3", "--input", input.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains("bad input file") && err.contains("line 2: unknown key"),
+        "{err}"
+    );
+}

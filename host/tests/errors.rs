@@ -124,3 +124,14 @@ fn files_that_are_not_components_are_refused() {
     assert!(message.contains("failed to read script"), "{message}");
     assert!(message.contains("missing.wasm"), "{message}");
 }
+
+#[test]
+fn a_script_built_against_wit_0_1_0_still_runs() {
+    let engine = common::engine();
+    let old = common::load(&engine, "compat-0-1-0");
+    let (mut runtime, _log) = common::runtime();
+    runtime.spawn(&old).unwrap();
+    runtime.run_frames(5);
+    assert_eq!(common::transform(&runtime, "old").position.x, 5.0);
+    assert!(runtime.errors().is_empty());
+}

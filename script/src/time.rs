@@ -32,10 +32,8 @@ pub fn wait_seconds(seconds: f64) -> impl Future<Output = f64> {
 }
 
 /// Completes once `condition` holds; checked now, then once per frame.
-pub fn wait_until(mut condition: impl FnMut() -> bool) -> impl Future<Output = ()> {
-    async move {
-        while !condition() {
-            next_frame().await;
-        }
+pub async fn wait_until(mut condition: impl FnMut() -> bool) {
+    while !condition() {
+        next_frame().await;
     }
 }

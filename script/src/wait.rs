@@ -35,7 +35,10 @@ fn new_token() -> u64 {
     (u64::from(task) << 32) | u64::from(seq)
 }
 
-fn register(token: u64, waker: &Waker) {
+/// Registers a wait under a fresh token and asks the host for it with
+/// `start(token)`; returns the token.
+fn begin(start: impl FnOnce(u64), waker: &Waker) -> u64 {
+    let token = new_token();
     WAITS.with(|waits| {
         waits.borrow_mut().insert(
             token,
@@ -45,6 +48,8 @@ fn register(token: u64, waker: &Waker) {
             },
         );
     });
+    start(token);
+    token
 }
 
 /// Takes one result for `token`, or stores `waker` to be woken with it.
@@ -115,10 +120,7 @@ impl<S: FnOnce(u64) + Unpin> Future for HostWait<S> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<WakeData> {
         if let Some(start) = self.start.take() {
-            let token = new_token();
-            register(token, cx.waker());
-            self.token = token;
-            start(token);
+            self.token = begin(start, cx.waker());
             return Poll::Pending;
         }
         match poll_token(self.token, cx.waker(), false) {
@@ -156,10 +158,7 @@ impl<S: FnOnce(u64)> HostListener<S> {
     /// The next result, registering the listener on first use.
     pub fn poll_next_data(&mut self, cx: &mut Context<'_>) -> Poll<WakeData> {
         if let Some(start) = self.start.take() {
-            let token = new_token();
-            register(token, cx.waker());
-            self.token = token;
-            start(token);
+            self.token = begin(start, cx.waker());
             return Poll::Pending;
         }
         match poll_token(self.token, cx.waker(), true) {

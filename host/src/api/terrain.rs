@@ -10,7 +10,7 @@ impl Host for ScriptState {
     }
 
     fn request_tile(&mut self, token: u64, key: TileKey) -> wasmtime::Result<()> {
-        self.requests.push(Request::RequestTile {
+        self.requests.push(Request::Tile {
             token,
             coord: key.into(),
         });

@@ -188,7 +188,7 @@ impl Runtime {
     /// Steps 2-5 of the frame: completes motions, timers, jobs and events,
     /// and queues each wake on its instance.
     fn complete_waits(&mut self, time: FrameTime) {
-        {
+        if self.waits.has_motions() {
             let mut scene = self
                 .context
                 .scene
@@ -277,7 +277,7 @@ impl Runtime {
                     target,
                     speed,
                 } => waits.add_motion((slot, token), entity, target, speed),
-                Request::RequestTile { token, coord } => tiles.request((slot, token), coord, waits),
+                Request::Tile { token, coord } => tiles.request((slot, token), coord, waits),
             }
         }
     }

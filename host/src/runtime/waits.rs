@@ -104,6 +104,11 @@ impl Waits {
         self.stats
     }
 
+    /// Whether any motion is under way.
+    pub fn has_motions(&self) -> bool {
+        !self.motions.is_empty()
+    }
+
     /// Number of pending waits of all scripts.
     pub fn len(&self) -> usize {
         self.map.len()

@@ -1,0 +1,111 @@
+//! Async benchmarks, side by side in one run:
+//!
+//! - `sleeping`: one frame with no sleeping tasks vs with 100,000 tasks
+//!   sleeping on host timers (the ratio should be close to 1);
+//! - `next_frame`: 1,000 tasks each awaiting `next_frame()` every frame
+//!   (per-task round trip: timer, wake, poll);
+//! - `terrain`: 16 tiles requested and delivered, on the job pool (one
+//!   worker per core) vs one worker thread.
+//!
+//! Run with `cargo bench -p host --bench tasks`.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use host::{
+    BuildOutput, EngineOptions, Event, JobDelivery, MemoryLog, Runtime, RuntimeConfig,
+    ScriptComponent, ScriptEngine, ScriptMessage, build_script_crate,
+};
+
+fn component(engine: &ScriptEngine) -> ScriptComponent {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/tasks");
+    let wasm = build_script_crate(&dir, BuildOutput::Capture).expect("build");
+    engine.load_file(&wasm).expect("load")
+}
+
+fn runtime(component: &ScriptComponent, job_threads: usize) -> Runtime {
+    let mut runtime = Runtime::new(RuntimeConfig {
+        log: Arc::new(MemoryLog::new()),
+        job_threads,
+        jobs: JobDelivery::Lockstep,
+        ..RuntimeConfig::default()
+    });
+    runtime.spawn(component).expect("spawn");
+    runtime
+}
+
+fn cmd(runtime: &mut Runtime, payload: String) {
+    runtime.push_event(Event::Message(ScriptMessage {
+        channel: "cmd".into(),
+        payload,
+    }));
+}
+
+fn sleeping(c: &mut Criterion, component: &ScriptComponent) {
+    let mut group = c.benchmark_group("sleeping");
+    let mut idle = runtime(component, 1);
+    idle.run_frames(2);
+    group.bench_function("frame_0_sleeping", |b| b.iter(|| idle.step()));
+
+    let mut busy = runtime(component, 1);
+    cmd(&mut busy, "sleep 100000".into());
+    busy.run_frames(2);
+    assert_eq!(busy.pending_wait_count(), 100_001);
+    group.bench_function("frame_100k_sleeping", |b| b.iter(|| busy.step()));
+    group.finish();
+}
+
+fn next_frame(c: &mut Criterion, component: &ScriptComponent) {
+    let mut group = c.benchmark_group("next_frame");
+    let mut runtime = runtime(component, 1);
+    cmd(&mut runtime, "next-frame 1000".into());
+    runtime.run_frames(2);
+    group.throughput(Throughput::Elements(1000));
+    group.bench_function("round_trip_x1000", |b| b.iter(|| runtime.step()));
+    group.finish();
+}
+
+fn terrain(c: &mut Criterion, component: &ScriptComponent) {
+    const TILES: u64 = 16;
+    let mut group = c.benchmark_group("terrain");
+    group.throughput(Throughput::Elements(TILES));
+    group.sample_size(20);
+    for (name, threads) in [("pool", 0), ("one_thread", 1)] {
+        let mut runtime = runtime(component, threads);
+        let label = format!("{TILES}_tiles_{name}_{}threads", runtime.job_threads());
+        let mut x = 0;
+        group.bench_function(label, |b| {
+            b.iter(|| {
+                // Fresh tiles each time: the cache would answer repeats.
+                x += TILES as i32;
+                cmd(&mut runtime, format!("tiles {TILES} {x}"));
+                runtime.step(); // the script requests the tiles
+                runtime.step(); // lockstep: all generated and delivered
+            })
+        });
+    }
+    group.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    let engine = ScriptEngine::new(EngineOptions {
+        cache_dir: None,
+        ..EngineOptions::default()
+    })
+    .expect("engine");
+    let component = component(&engine);
+    sleeping(c, &component);
+    next_frame(c, &component);
+    terrain(c, &component);
+}
+
+criterion_group! {
+    name = tasks;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    targets = benches
+}
+criterion_main!(tasks);
