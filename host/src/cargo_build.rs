@@ -56,6 +56,9 @@ pub fn build_script_crate(dir: &Path, output: BuildOutput) -> Result<PathBuf> {
         .arg("--message-format=json-render-diagnostics")
         .arg("--manifest-path")
         .arg(&manifest)
+        // Run where `cargo build` would be run by hand, so the crate's own
+        // `.cargo/config.toml` applies.
+        .current_dir(manifest.parent().expect("a manifest has a directory"))
         .stdout(Stdio::piped())
         .stderr(match output {
             BuildOutput::Inherit => Stdio::inherit(),

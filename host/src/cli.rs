@@ -9,9 +9,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use host::{
-    BuildOutput, EngineOptions, HeadlessRunner, JobDelivery, Runtime, RuntimeConfig,
-    ScriptComponent, ScriptEngine, ScriptError, TracingLog, build_script_crate, default_cache_dir,
-    parse_input_script,
+    BuildOutput, EngineOptions, HeadlessRunner, HotReloader, JobDelivery, Runtime, RuntimeConfig,
+    ScriptComponent, ScriptEngine, ScriptError, TracingLog, Uuid, build_script_crate,
+    default_cache_dir, parse_input_script,
 };
 
 /// The built-in default script: the spinning-cube example of this checkout.
@@ -85,6 +85,12 @@ struct RunArgs {
     /// Worker threads for background jobs such as terrain (0: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     job_threads: usize,
+
+    /// Hot-swap scripts when they change: a crate directory is rebuilt when
+    /// its sources change, a .wasm file is reloaded when it is rewritten.
+    /// State is handed over to scripts that support it.
+    #[arg(long)]
+    watch: bool,
 }
 
 fn positive_hz(text: &str) -> Result<f64, String> {
@@ -101,7 +107,7 @@ pub fn main(cli: Cli) -> Result<ExitCode> {
 }
 
 fn run(args: RunArgs) -> Result<ExitCode> {
-    let engine = ScriptEngine::new(EngineOptions {
+    let engine = Arc::new(ScriptEngine::new(EngineOptions {
         cache_dir: match (args.no_cache, args.cache_dir) {
             (true, _) => None,
             (false, Some(dir)) => Some(dir),
@@ -109,7 +115,12 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         },
         pooling: true,
         max_instances: args.max_instances,
-    })?;
+    })?);
+    let mut reloader = if args.watch {
+        Some(HotReloader::new(engine.clone())?)
+    } else {
+        None
+    };
     let scripts = if args.scripts.is_empty() {
         tracing::info!("no script given; running the built-in spinning-cube example");
         vec![PathBuf::from(DEFAULT_SCRIPT)]
@@ -138,12 +149,19 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     }
     let mut load_failures = 0;
     for path in &scripts {
-        if let Err(error) = start(&engine, &mut runtime, path, args.instances) {
-            // Traps in `entrypoint` were already reported by the runtime.
-            if error.downcast_ref::<ScriptError>().is_none() {
-                eprintln!("error: {error:#}");
+        match start(&engine, &mut runtime, path, args.instances) {
+            Ok(ids) => {
+                if let Some(reloader) = reloader.as_mut() {
+                    reloader.watch(path, ids)?;
+                }
             }
-            load_failures += 1;
+            Err(error) => {
+                // Traps in `entrypoint` were already reported by the runtime.
+                if error.downcast_ref::<ScriptError>().is_none() {
+                    eprintln!("error: {error:#}");
+                }
+                load_failures += 1;
+            }
         }
     }
     if runtime.live_instances() == 0 && load_failures > 0 {
@@ -162,7 +180,12 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         tracing::info!(hz = args.hz, "running in real time; press Ctrl-C to stop");
     }
     let started = Instant::now();
-    let frames = runner.run(&mut runtime);
+    let frames = match reloader.as_mut() {
+        Some(reloader) => runner.run_with(&mut runtime, &mut |runtime| {
+            reloader.apply(runtime);
+        }),
+        None => runner.run(&mut runtime),
+    };
     tracing::info!(frames, elapsed = ?started.elapsed(), "stopped");
 
     if args.list_waits {
@@ -200,7 +223,12 @@ fn print_waits(runtime: &Runtime) {
 }
 
 /// Loads one script argument and starts `instances` instances of it.
-fn start(engine: &ScriptEngine, runtime: &mut Runtime, path: &Path, instances: u32) -> Result<()> {
+fn start(
+    engine: &ScriptEngine,
+    runtime: &mut Runtime,
+    path: &Path,
+    instances: u32,
+) -> Result<Vec<Uuid>> {
     let component = load(engine, path)?;
     tracing::info!(
         script = component.name(),
@@ -208,10 +236,7 @@ fn start(engine: &ScriptEngine, runtime: &mut Runtime, path: &Path, instances: u
         instances,
         "starting"
     );
-    for _ in 0..instances {
-        runtime.spawn(&component)?;
-    }
-    Ok(())
+    (0..instances).map(|_| runtime.spawn(&component)).collect()
 }
 
 fn load(engine: &ScriptEngine, path: &Path) -> Result<ScriptComponent> {

@@ -12,6 +12,10 @@ pub enum ScriptExport {
     Entrypoint,
     /// `on-message`, called every frame per subscription.
     OnMessage,
+    /// `save-state`, called on the old instance during a hot-swap.
+    SaveState,
+    /// `restore-state`, called on the new instance during a hot-swap.
+    RestoreState,
 }
 
 impl fmt::Display for ScriptExport {
@@ -19,6 +23,8 @@ impl fmt::Display for ScriptExport {
         f.write_str(match self {
             ScriptExport::Entrypoint => "entrypoint",
             ScriptExport::OnMessage => "on-message",
+            ScriptExport::SaveState => "save-state",
+            ScriptExport::RestoreState => "restore-state",
         })
     }
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicU64;
 use anyhow::Result;
 use uuid::Uuid;
 use wasmtime::Store;
-use wasmtime::component::ResourceTable;
+use wasmtime::component::{ResourceTable, TypedFunc};
 use wasmtime::error::Context as _;
 use wasmtime_wasi::WasiCtxBuilder;
 
@@ -60,24 +60,41 @@ pub struct InstanceInfo {
     pub pending_waits: usize,
     /// Calls the host has made into it (entrypoint, updates, wakes).
     pub calls: u64,
+    /// Times it has been hot-swapped to new code.
+    pub swaps: u32,
+}
+
+/// The optional state hand-over exports, typed.
+struct StateFuncs {
+    save: TypedFunc<(), (Option<Vec<u8>>,)>,
+    restore: TypedFunc<(Vec<u8>,), ()>,
 }
 
 pub(crate) struct ScriptInstance {
     store: Store<ScriptState>,
     exports: Script,
+    state: Option<StateFuncs>,
+    /// Size of the component this instance runs, in bytes.
+    size: usize,
+    /// Times this instance has been hot-swapped.
+    swaps: u32,
 }
 
 impl ScriptInstance {
     /// Instantiates `component` with a locked-down WASI context: no
     /// preopened directories, no environment, no network; stdout and stderr
     /// go to the log.
+    ///
+    /// `id` is given when a hot-swap keeps the old instance's id.
     pub fn new(
         component: &ScriptComponent,
         context: &InstanceContext,
         time: FrameTime,
+        id: Option<Uuid>,
     ) -> Result<Self> {
         let identity = Arc::new(ScriptIdentity::new(
             component.shared_name(),
+            id,
             context.log.clone(),
             context.frame.clone(),
         ));
@@ -99,10 +116,51 @@ impl ScriptInstance {
         };
         let pre = component.pre();
         let mut store = Store::new(pre.engine(), state);
-        let exports = pre
+        let context = || format!("failed to instantiate script `{}`", component.name());
+        let instance = pre
+            .instance_pre()
             .instantiate(&mut store)
-            .with_context(|| format!("failed to instantiate script `{}`", component.name()))?;
-        Ok(ScriptInstance { store, exports })
+            .with_context(context)?;
+        let exports = Script::new(&mut store, &instance).with_context(context)?;
+        let exported = component.state_exports();
+        let state = match (&exported.save, &exported.restore) {
+            (Some(save), Some(restore)) => Some(StateFuncs {
+                save: instance
+                    .get_typed_func(&mut store, save)
+                    .context("`save-state` has the wrong type")?,
+                restore: instance
+                    .get_typed_func(&mut store, restore)
+                    .context("`restore-state` has the wrong type")?,
+            }),
+            _ => None,
+        };
+        Ok(ScriptInstance {
+            store,
+            exports,
+            state,
+            size: component.size(),
+            swaps: 0,
+        })
+    }
+
+    /// Whether this instance can take state over with `restore-state`.
+    pub fn can_restore(&self) -> bool {
+        self.state.is_some()
+    }
+
+    /// Size of the component this instance runs, in bytes.
+    pub fn component_size(&self) -> usize {
+        self.size
+    }
+
+    /// Marks this instance as the successor of one swapped `previous_swaps`
+    /// times before.
+    pub fn succeed(&mut self, previous_swaps: u32) {
+        self.swaps = previous_swaps + 1;
+    }
+
+    pub fn swaps(&self) -> u32 {
+        self.swaps
     }
 
     pub fn id(&self) -> Uuid {
@@ -116,15 +174,50 @@ impl ScriptInstance {
         time: FrameTime,
         id: u32,
     ) -> Result<(), Box<ScriptError>> {
+        self.guarded(export, time, |exports, store| match export {
+            ScriptExport::OnMessage => exports.call_on_message(store, id),
+            _ => exports.call_entrypoint(store),
+        })
+    }
+
+    /// Calls `save-state`; `None` when the script has no state to hand over
+    /// (or no such export).
+    pub fn save_state(&mut self, time: FrameTime) -> Result<Option<Vec<u8>>, Box<ScriptError>> {
+        let Some(save) = self.state.as_ref().map(|s| s.save) else {
+            return Ok(None);
+        };
+        self.guarded(ScriptExport::SaveState, time, |_, store| {
+            Ok(save.call(store, ())?.0)
+        })
+    }
+
+    /// Calls `restore-state(state)`.
+    pub fn restore_state(
+        &mut self,
+        time: FrameTime,
+        state: Vec<u8>,
+    ) -> Result<(), Box<ScriptError>> {
+        let Some(restore) = self.state.as_ref().map(|s| s.restore) else {
+            return self.call(ScriptExport::Entrypoint, time, 0);
+        };
+        self.guarded(ScriptExport::RestoreState, time, |_, store| {
+            restore.call(store, (state,))
+        })
+    }
+
+    /// Runs one call into the guest with the frame's timing, turning a trap
+    /// into a [`ScriptError`].
+    fn guarded<R>(
+        &mut self,
+        export: ScriptExport,
+        time: FrameTime,
+        f: impl FnOnce(&Script, &mut Store<ScriptState>) -> wasmtime::Result<R>,
+    ) -> Result<R, Box<ScriptError>> {
         let state = self.store.data_mut();
         state.time = time;
         state.calls += 1;
         state.identity.begin_call();
-        let result = match export {
-            ScriptExport::Entrypoint => self.exports.call_entrypoint(&mut self.store),
-            ScriptExport::OnMessage => self.exports.call_on_message(&mut self.store, id),
-        };
-        result.map_err(|error| {
+        f(&self.exports, &mut self.store).map_err(|error| {
             let identity = &self.store.data().identity;
             Box::new(ScriptError::from_call(
                 &identity.name,
@@ -160,6 +253,7 @@ impl ScriptInstance {
             table_empty: state.table.is_empty(),
             pending_waits,
             calls: state.calls,
+            swaps: self.swaps,
         }
     }
 }

@@ -33,6 +33,8 @@
 //! - `scene`: entities and transforms.
 //! - `runtime`: frame clock, subscriptions, dispatch and the headless runner.
 //! - `terrain`: deterministic heightmap tiles and their cache.
+//! - `hot_swap`: watching sources, background rebuilds, swaps at frame
+//!   boundaries (`Runtime::replace` does the swap itself).
 //! - `cargo_build`: building a script crate directory into a component.
 //! - `log`: where script log lines go.
 
@@ -41,6 +43,7 @@ mod bindings;
 mod cargo_build;
 mod engine;
 mod error;
+mod hot_swap;
 mod instance;
 mod log;
 mod runtime;
@@ -53,11 +56,12 @@ pub use bindings::input::Key;
 pub use cargo_build::{BuildOutput, build_script_crate};
 pub use engine::{EngineOptions, ScriptComponent, ScriptEngine, default_cache_dir};
 pub use error::{ScriptError, ScriptExport};
+pub use hot_swap::{HotReloader, SwapOutcome};
 pub use instance::{HandleStats, InstanceInfo};
 pub use log::{LogLevel, LogRecord, LogSink, LogSource, MemoryLog, TracingLog};
 pub use runtime::{
     FrameTime, HeadlessRunner, JobDelivery, JobStats, KEYS, PendingWait, Runtime, RuntimeConfig,
-    WAKE_MESSAGE, WaitStats, key_by_name, key_name, parse_input_script,
+    SwapReport, WAKE_MESSAGE, WaitStats, key_by_name, key_name, parse_input_script,
 };
 pub use scene::{Entity, EntityId, Scene, SceneDump, SharedScene, Transform};
 pub use terrain::{RESOLUTION as TILE_RESOLUTION, Tile, TileCache, TileCoord, tile_size};

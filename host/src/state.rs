@@ -37,10 +37,16 @@ pub(crate) struct ScriptIdentity {
 }
 
 impl ScriptIdentity {
-    pub fn new(name: Arc<str>, log: Arc<dyn LogSink>, frame: Arc<AtomicU64>) -> Self {
+    /// An identity with `id`, or a fresh UUID v7.
+    pub fn new(
+        name: Arc<str>,
+        id: Option<Uuid>,
+        log: Arc<dyn LogSink>,
+        frame: Arc<AtomicU64>,
+    ) -> Self {
         ScriptIdentity {
             name,
-            id: Uuid::now_v7(),
+            id: id.unwrap_or_else(Uuid::now_v7),
             log,
             frame,
             stderr_tail: Mutex::new(String::new()),

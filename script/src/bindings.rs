@@ -5,7 +5,7 @@
 
 wit_bindgen::generate!({
     path: "../wit",
-    world: "script",
+    world: "stateful-script",
     pub_export_macro: true,
     export_macro_name: "export_world",
     default_bindings_module: "script::bindings",

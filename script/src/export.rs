@@ -20,6 +20,27 @@ pub trait Script: 'static {
     fn on_message(&mut self, id: u32) {
         let _ = id;
     }
+
+    /// Hands the script's state over to its next version when the host
+    /// hot-swaps the component: return the bytes for
+    /// [`Script::restore_state`]. The default, `None`, starts the new
+    /// version with [`Script::entrypoint`].
+    fn save_state(&self) -> Option<Vec<u8>> {
+        None
+    }
+
+    /// Rebuilds the script from what the previous version's
+    /// [`Script::save_state`] returned, instead of `entrypoint`. Subscribe
+    /// and spawn tasks again here: a swap withdraws the old version's
+    /// subscriptions and waits. Returning `None` (the default, or bytes the
+    /// new version cannot read) falls back to `entrypoint`.
+    fn restore_state(state: &[u8]) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let _ = state;
+        None
+    }
 }
 
 /// Exports a [`Script`] implementation as the component's `entrypoint` and
@@ -42,6 +63,21 @@ macro_rules! export {
             impl $crate::bindings::Guest for Exports {
                 fn entrypoint() {
                     let state = <$script as $crate::Script>::entrypoint();
+                    STATE.with(|cell| *cell.borrow_mut() = ::core::option::Option::Some(state));
+                    $crate::__private::run_until_stalled();
+                }
+
+                fn save_state() -> ::core::option::Option<::std::vec::Vec<u8>> {
+                    STATE.with(|cell| {
+                        cell.borrow()
+                            .as_ref()
+                            .and_then(<$script as $crate::Script>::save_state)
+                    })
+                }
+
+                fn restore_state(saved: ::std::vec::Vec<u8>) {
+                    let state = <$script as $crate::Script>::restore_state(&saved)
+                        .unwrap_or_else(<$script as $crate::Script>::entrypoint);
                     STATE.with(|cell| *cell.borrow_mut() = ::core::option::Option::Some(state));
                     $crate::__private::run_until_stalled();
                 }

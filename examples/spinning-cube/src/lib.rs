@@ -2,14 +2,20 @@
 //! [`ANGULAR_SPEED`] radians per second of game time (a quarter turn a second).
 //!
 //! `entrypoint` subscribes to the update message; every update rotates the
-//! cube by `ANGULAR_SPEED * delta_time` about world Y.
+//! cube by `ANGULAR_SPEED * delta_time` about world Y and adds the angle to
+//! the total turned, logging each full turn. The total survives hot-swaps:
+//! `save_state` hands it to the next version's `restore_state`. Edit
+//! `ANGULAR_SPEED` while the host runs with `--watch` to see it.
 //!
 //! Build and run (from the workspace root):
 //! ```text
 //! cargo run --release -p host -- run examples/spinning-cube
+//! cargo run --release -p host -- run examples/spinning-cube --watch
 //! cargo build --release --target wasm32-wasip2 -p spinning-cube
 //! (cd examples/spinning-cube && cargo component build --release)
 //! ```
+
+use std::f32::consts::TAU;
 
 use script::glam::Quat;
 use script::{Script, TransformExt};
@@ -22,15 +28,24 @@ const UPDATE: u32 = 0;
 
 struct SpinningCube {
     angular_speed: f32,
+    /// Radians turned since the first version started.
+    turned: f32,
+}
+
+impl SpinningCube {
+    fn start(turned: f32) -> Self {
+        script::subscribe_update(UPDATE);
+        SpinningCube {
+            angular_speed: ANGULAR_SPEED,
+            turned,
+        }
+    }
 }
 
 impl Script for SpinningCube {
     fn entrypoint() -> Self {
-        script::subscribe_update(UPDATE);
         script::info("spinning cube started");
-        SpinningCube {
-            angular_speed: ANGULAR_SPEED,
-        }
+        SpinningCube::start(0.0)
     }
 
     fn on_message(&mut self, id: u32) {
@@ -39,6 +54,24 @@ impl Script for SpinningCube {
         }
         let angle = self.angular_speed * script::delta_time();
         script::cube_transform().rotate(Quat::from_rotation_y(angle));
+        let turns_before = (self.turned / TAU).floor();
+        self.turned += angle;
+        let turns = (self.turned / TAU).floor();
+        if turns > turns_before {
+            script::info(&format!("turn {turns} complete"));
+        }
+    }
+
+    fn save_state(&self) -> Option<Vec<u8>> {
+        Some(self.turned.to_le_bytes().to_vec())
+    }
+
+    fn restore_state(state: &[u8]) -> Option<Self> {
+        let turned = f32::from_le_bytes(state.try_into().ok()?);
+        script::info(&format!(
+            "spinning cube swapped in: {turned:.4} rad turned so far"
+        ));
+        Some(SpinningCube::start(turned))
     }
 }
 

@@ -2,8 +2,17 @@
 
 use std::sync::Arc;
 
+use wasmtime::component::ComponentExportIndex;
+
 use crate::bindings::ScriptPre;
 use crate::state::ScriptState;
+
+/// The optional `stateful-script` exports a component has.
+#[derive(Clone, Default)]
+pub(crate) struct StateExports {
+    pub save: Option<ComponentExportIndex>,
+    pub restore: Option<ComponentExportIndex>,
+}
 
 /// A compiled, linked script component. Cloning is cheap; each
 /// instantiation gets its own store, memory and id.
@@ -12,15 +21,32 @@ pub struct ScriptComponent {
     name: Arc<str>,
     pre: ScriptPre<ScriptState>,
     size: usize,
+    state: StateExports,
 }
 
 impl ScriptComponent {
     pub(crate) fn new(name: &str, pre: ScriptPre<ScriptState>, size: usize) -> Self {
+        let component = pre.instance_pre().component();
+        let state = StateExports {
+            save: component.get_export_index(None, "save-state"),
+            restore: component.get_export_index(None, "restore-state"),
+        };
         ScriptComponent {
             name: name.into(),
             pre,
             size,
+            state,
         }
+    }
+
+    /// Whether the component exports `save-state` and `restore-state`, so it
+    /// can hand its state over on a hot-swap.
+    pub fn is_stateful(&self) -> bool {
+        self.state.save.is_some() && self.state.restore.is_some()
+    }
+
+    pub(crate) fn state_exports(&self) -> &StateExports {
+        &self.state
     }
 
     /// The script's name (file stem or crate name).

@@ -24,16 +24,25 @@ pub struct HeadlessRunner {
 impl HeadlessRunner {
     /// Runs and returns the number of frames run.
     pub fn run(&self, runtime: &mut Runtime) -> u64 {
+        self.run_with(runtime, &mut |_| {})
+    }
+
+    /// Runs, calling `between` at every frame boundary (before each frame):
+    /// the place for work such as hot-swaps that must not happen mid-frame.
+    pub fn run_with(&self, runtime: &mut Runtime, between: &mut dyn FnMut(&mut Runtime)) -> u64 {
         match self.frames {
             Some(frames) => {
-                runtime.run_frames(frames);
+                for _ in 0..frames {
+                    between(runtime);
+                    runtime.step();
+                }
                 frames
             }
-            None => self.run_real_time(runtime),
+            None => self.run_real_time(runtime, between),
         }
     }
 
-    fn run_real_time(&self, runtime: &mut Runtime) -> u64 {
+    fn run_real_time(&self, runtime: &mut Runtime, between: &mut dyn FnMut(&mut Runtime)) -> u64 {
         let dt = Duration::from_secs_f64(runtime.dt());
         let mut next = Instant::now();
         let mut frames = 0;
@@ -42,6 +51,7 @@ impl HeadlessRunner {
                 tracing::warn!("every script has failed; stopping");
                 break;
             }
+            between(runtime);
             runtime.step();
             frames += 1;
             next += dt;

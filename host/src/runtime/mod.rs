@@ -26,6 +26,7 @@ pub(crate) mod events;
 mod headless;
 mod jobs;
 mod subscriptions;
+mod swap;
 mod tiles;
 mod waits;
 
@@ -53,6 +54,7 @@ use waits::{Wait, Waits};
 pub use clock::FrameTime;
 pub use events::{KEYS, key_by_name, key_name, parse_input_script};
 pub use headless::HeadlessRunner;
+pub use swap::SwapReport;
 pub use tiles::{JobDelivery, JobStats};
 pub use waits::{PendingWait, WaitStats};
 
@@ -141,7 +143,7 @@ impl Runtime {
     /// [`ScriptError`] is both recorded and returned.
     pub fn spawn(&mut self, component: &ScriptComponent) -> Result<Uuid> {
         let now = self.clock.now();
-        let mut instance = ScriptInstance::new(component, &self.context, now)?;
+        let mut instance = ScriptInstance::new(component, &self.context, now, None)?;
         if let Err(error) = instance.call(ScriptExport::Entrypoint, now, 0) {
             self.record(*error.clone());
             return Err((*error).into());
@@ -296,9 +298,7 @@ impl Runtime {
             return false;
         };
         self.remove_slot(slot);
-        let slots = &self.slots;
-        self.subscriptions
-            .retain_slots(|slot| slots[slot as usize].is_some());
+        self.subscriptions.remove_slot(slot);
         true
     }
 
@@ -416,11 +416,17 @@ impl Runtime {
             .map(|slot| slot as u32)
     }
 
-    /// Drops the instance in `slot` and withdraws all its waits.
+    /// Drops the instance in `slot` and withdraws all its waits (its
+    /// subscriptions are for the caller to drop).
     fn remove_slot(&mut self, slot: u32) {
         if self.slots[slot as usize].take().is_some() {
             self.free_slots.push(slot);
         }
+        self.withdraw_waits(slot);
+    }
+
+    /// Withdraws every wait of the instance in `slot`.
+    fn withdraw_waits(&mut self, slot: u32) {
         for (key, wait) in self.waits.remove_slot(slot) {
             if let Wait::Tile { coord } = wait {
                 self.tiles.withdraw(key, coord);

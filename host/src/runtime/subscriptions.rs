@@ -41,6 +41,11 @@ impl Subscriptions {
         }
     }
 
+    /// Drops every subscription of the instance in `slot`.
+    pub fn remove_slot(&mut self, slot: u32) {
+        self.retain_slots(|s| s != slot);
+    }
+
     /// Drops every subscription of instances for which `keep` is false.
     pub fn retain_slots(&mut self, mut keep: impl FnMut(u32) -> bool) {
         let present = &mut self.present;

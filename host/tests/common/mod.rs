@@ -75,3 +75,40 @@ pub fn transform(runtime: &Runtime, name: &str) -> host::Transform {
         .unwrap_or_else(|| panic!("no entity `{name}`"));
     *scene.transform(id).unwrap()
 }
+
+/// A copy of a script crate outside the workspace, as an author's own crate
+/// would be, named `package`, with `edit` applied to its `src/lib.rs`. All
+/// such crates share one target directory so rebuilds are incremental.
+pub fn standalone_crate(from: &str, package: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tmp.join("standalone").join(package);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join(".cargo")).unwrap();
+    let source = std::fs::read_to_string(script_dir(from).join("src/lib.rs")).unwrap();
+    std::fs::write(dir.join("src/lib.rs"), edit(&source)).unwrap();
+    let sdk = workspace().join("script");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{package}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n\
+             [lib]\ncrate-type = [\"cdylib\"]\n\n\
+             [dependencies]\nscript = {{ path = {sdk:?} }}\n\n[workspace]\n"
+        ),
+    )
+    .unwrap();
+    std::fs::copy(workspace().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let target = tmp.join("standalone-target");
+    std::fs::write(
+        dir.join(".cargo/config.toml"),
+        format!("[build]\ntarget-dir = {:?}\n", target.display().to_string()),
+    )
+    .unwrap();
+    dir
+}
+
+/// Rewrites a standalone crate's `src/lib.rs` with `edit`.
+pub fn edit_crate(dir: &Path, edit: impl Fn(&str) -> String) {
+    let path = dir.join("src/lib.rs");
+    let source = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, edit(&source)).unwrap();
+}

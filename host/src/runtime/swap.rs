@@ -1,0 +1,91 @@
+//! Replacing the code of a running instance at a frame boundary.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use uuid::Uuid;
+
+use super::Runtime;
+use crate::engine::ScriptComponent;
+use crate::error::{ScriptError, ScriptExport};
+use crate::instance::ScriptInstance;
+
+/// What a successful [`Runtime::replace`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwapReport {
+    /// The script's name.
+    pub script: String,
+    /// The instance, whose id the new code keeps.
+    pub instance: Uuid,
+    /// Size of the old component, in bytes.
+    pub old_size: usize,
+    /// Size of the new component, in bytes.
+    pub new_size: usize,
+    /// Whether state was handed over (`save-state` then `restore-state`);
+    /// otherwise the new code started with `entrypoint`.
+    pub restored: bool,
+    /// Time the frame thread spent on the swap (instantiation and the
+    /// hand-over calls; compiling happens before, elsewhere).
+    pub pause: Duration,
+}
+
+impl Runtime {
+    /// Swaps the instance `id` over to `component`, keeping its id and the
+    /// world state. Call it between frames.
+    ///
+    /// The new code is instantiated; if the old instance exports
+    /// `save-state` and the new one `restore-state`, the state is handed over,
+    /// else the new code starts with `entrypoint`. Only when that succeeded
+    /// are the old instance's subscriptions and waits withdrawn and the old
+    /// instance dropped; the new one's requests then take effect from the
+    /// next frame. On any failure (instantiation, a trap in the hand-over or
+    /// in `entrypoint`) the old instance keeps running unchanged and the
+    /// error is returned.
+    pub fn replace(&mut self, id: Uuid, component: &ScriptComponent) -> Result<SwapReport> {
+        let started = Instant::now();
+        let slot = self
+            .slot_of(id)
+            .with_context(|| format!("no running script instance {id}"))?;
+        let now = self.clock.now();
+        let failed = || {
+            format!(
+                "hot-swap of script `{}` failed; the old version keeps running",
+                component.name()
+            )
+        };
+        let trapped = |error: Box<ScriptError>| anyhow::Error::new(*error).context(failed());
+        let mut new =
+            ScriptInstance::new(component, &self.context, now, Some(id)).with_context(failed)?;
+        let old = self.slots[slot as usize]
+            .as_mut()
+            .expect("slot_of found it");
+        let saved = if new.can_restore() {
+            old.save_state(now).map_err(trapped)?
+        } else {
+            None
+        };
+        let restored = saved.is_some();
+        match saved {
+            Some(state) => new.restore_state(now, state),
+            None => new.call(ScriptExport::Entrypoint, now, 0),
+        }
+        .map_err(trapped)?;
+
+        // Commit: the old instance and everything it waited on go.
+        new.succeed(old.swaps());
+        let old_size = old.component_size();
+        let new_size = new.component_size();
+        self.withdraw_waits(slot);
+        self.subscriptions.remove_slot(slot);
+        self.slots[slot as usize] = Some(new); // drops the old instance
+        self.apply_requests_of(slot);
+        Ok(SwapReport {
+            script: component.name().to_owned(),
+            instance: id,
+            old_size,
+            new_size,
+            restored,
+            pause: started.elapsed(),
+        })
+    }
+}
