@@ -263,9 +263,12 @@ fn build_loop(
                 if last_tried.get(&index) == Some(&bytes) {
                     return Ok(None);
                 }
-                let loaded = engine.load_bytes(&name, &bytes).with_context(|| {
-                    format!("failed to load script `{}`", source.path().display())
-                });
+                let loaded = engine
+                    .load_bytes(&name, &bytes)
+                    .and_then(|component| component.warm_up().map(|()| component))
+                    .with_context(|| {
+                        format!("failed to load script `{}`", source.path().display())
+                    });
                 last_tried.insert(index, bytes);
                 loaded.map(Some)
             });

@@ -31,6 +31,18 @@ pub(crate) struct InstanceContext {
     pub tiles: Arc<TileCache>,
 }
 
+impl InstanceContext {
+    /// A context attached to no runtime, for throwaway instances.
+    pub fn detached() -> Self {
+        InstanceContext {
+            scene: crate::scene::Scene::new().shared(),
+            log: Arc::new(crate::log::MemoryLog::new()),
+            frame: Arc::default(),
+            tiles: Arc::default(),
+        }
+    }
+}
+
 /// Host-side count of an instance's `transform-component` handles.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HandleStats {

@@ -282,3 +282,53 @@ fn bad_input_file_names_the_line() {
         "{err}"
     );
 }
+
+#[test]
+fn watch_swaps_a_rewritten_component_in_a_real_time_run() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("script.wasm");
+    std::fs::copy(common::build("spinning-cube"), &file).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_host"))
+        .args(["run", file.to_str().unwrap(), "--watch", "--no-cache"])
+        .env("NO_COLOR", "1")
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run host");
+    let (lines_tx, lines) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = lines_tx.send(line);
+        }
+    });
+    let wait_for = |needle: &str| -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while let Ok(line) = lines.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            if line.contains(needle) {
+                return line;
+            }
+        }
+        panic!("`{needle}` never logged");
+    };
+    wait_for("watching for changes");
+
+    // Replace the file as a build would: write elsewhere, then rename.
+    let tmp = dir.path().join("script.tmp");
+    std::fs::copy(common::build("counter"), &tmp).unwrap();
+    std::fs::rename(&tmp, &file).unwrap();
+    let counter_size = std::fs::metadata(&file).unwrap().len();
+    let swapped = wait_for("hot-swapped");
+    assert!(swapped.contains("script=script"), "{swapped}");
+    assert!(swapped.contains(&format!("new_bytes={counter_size}")), "{swapped}");
+    assert!(swapped.contains("pause="), "{swapped}");
+    // The counter started (no state to take over) and runs frame by frame.
+    wait_for("tick 2");
+
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use wasmtime::component::ComponentExportIndex;
 
 use crate::bindings::ScriptPre;
+use crate::instance::{InstanceContext, ScriptInstance};
 use crate::state::ScriptState;
 
 /// The optional `stateful-script` exports a component has.
@@ -43,6 +44,19 @@ impl ScriptComponent {
     /// can hand its state over on a hot-swap.
     pub fn is_stateful(&self) -> bool {
         self.state.save.is_some() && self.state.restore.is_some()
+    }
+
+    /// Instantiates the component once in a throwaway store (running no
+    /// export), so one-time setup such as building its memory image happens
+    /// now, on this thread, and not in the next instantiation, which may be
+    /// a hot-swap on the frame thread.
+    pub fn warm_up(&self) -> anyhow::Result<()> {
+        let time = crate::runtime::FrameTime {
+            frame: 0,
+            delta: 0.0,
+            time: 0.0,
+        };
+        ScriptInstance::new(self, &InstanceContext::detached(), time, None).map(drop)
     }
 
     pub(crate) fn state_exports(&self) -> &StateExports {
