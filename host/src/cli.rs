@@ -9,9 +9,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use host::{
-    BuildOutput, EngineOptions, HeadlessRunner, HotReloader, JobDelivery, Runtime, RuntimeConfig,
-    ScriptComponent, ScriptEngine, ScriptError, TracingLog, Uuid, build_script_crate,
-    default_cache_dir, parse_input_script,
+    BuildOutput, EngineOptions, HeadlessRunner, HotReloader, JobDelivery, Offscreen, Runtime,
+    RuntimeConfig, ScriptComponent, ScriptEngine, ScriptError, TracingLog, Uuid, WindowRunner,
+    build_script_crate, default_cache_dir, parse_input_script,
 };
 
 /// The built-in default script: the spinning-cube example of this checkout.
@@ -38,14 +38,25 @@ struct RunArgs {
     /// the built-in spinning-cube example.
     scripts: Vec<PathBuf>,
 
-    /// Run without a window (the only mode for now, and the default).
+    /// Run without a window (and without touching the GPU unless
+    /// --screenshot is given).
     #[arg(long)]
     headless: bool,
 
-    /// Run this many frames as fast as possible, then exit. Without it the
-    /// loop runs in real time until Ctrl-C.
+    /// Run this many frames, then exit. Headless, they run as fast as the CPU
+    /// allows; in a window, in real time. Without it the game runs in real
+    /// time until the window is closed (or Ctrl-C, headless).
     #[arg(long, value_name = "N")]
     frames: Option<u64>,
+
+    /// After the last frame, render the scene offscreen and write it to FILE
+    /// as a PNG (needs no window or display).
+    #[arg(long, value_name = "FILE")]
+    screenshot: Option<PathBuf>,
+
+    /// Window and screenshot size in pixels.
+    #[arg(long, value_name = "WxH", default_value = "800x600", value_parser = parse_size)]
+    size: (u32, u32),
 
     /// Fixed timestep rate in frames per game second.
     #[arg(long, value_name = "HZ", default_value_t = 60.0, value_parser = positive_hz)]
@@ -93,6 +104,16 @@ struct RunArgs {
     watch: bool,
 }
 
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let parsed = text
+        .split_once('x')
+        .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)));
+    match parsed {
+        Some((w, h)) if (1..=8192).contains(&w) && (1..=8192).contains(&h) => Ok((w, h)),
+        _ => Err(format!("`{text}` is not a size like 800x600")),
+    }
+}
+
 fn positive_hz(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(hz) if hz.is_finite() && hz > 0.0 => Ok(hz),
@@ -132,10 +153,11 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         hz: args.hz,
         log: Arc::new(TracingLog),
         job_threads: args.job_threads,
-        // A run of N frames is a simulation: make it reproducible.
-        jobs: match args.frames {
-            Some(_) => JobDelivery::Lockstep,
-            None => JobDelivery::WhenReady,
+        // A headless run of N frames is a simulation: make it reproducible.
+        jobs: if args.headless && args.frames.is_some() {
+            JobDelivery::Lockstep
+        } else {
+            JobDelivery::WhenReady
         },
     });
     if let Some(file) = &args.input {
@@ -168,26 +190,38 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         bail!("no script could be started");
     }
 
-    let runner = HeadlessRunner {
-        frames: args.frames,
-        ..HeadlessRunner::default()
-    };
-    if args.frames.is_none() {
-        let stop = runner.stop.clone();
-        if let Err(error) = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed)) {
-            tracing::warn!("cannot catch Ctrl-C: {error}");
-        }
-        tracing::info!(hz = args.hz, "running in real time; press Ctrl-C to stop");
-    }
-    let started = Instant::now();
-    let frames = match reloader.as_mut() {
-        Some(reloader) => runner.run_with(&mut runtime, &mut |runtime| {
+    let mut between = |runtime: &mut Runtime| {
+        if let Some(reloader) = reloader.as_mut() {
             reloader.apply(runtime);
-        }),
-        None => runner.run(&mut runtime),
+        }
+    };
+    let started = Instant::now();
+    let frames = if args.headless {
+        let runner = HeadlessRunner {
+            frames: args.frames,
+            ..HeadlessRunner::default()
+        };
+        if args.frames.is_none() {
+            let stop = runner.stop.clone();
+            if let Err(error) = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed)) {
+                tracing::warn!("cannot catch Ctrl-C: {error}");
+            }
+            tracing::info!(hz = args.hz, "running in real time; press Ctrl-C to stop");
+        }
+        runner.run_with(&mut runtime, &mut between)
+    } else {
+        let window = WindowRunner {
+            frames: args.frames,
+            title: format!("game-host: {}", script_names(&scripts)),
+            size: args.size,
+        };
+        window.run(&mut runtime, &mut between)?
     };
     tracing::info!(frames, elapsed = ?started.elapsed(), "stopped");
 
+    if let Some(file) = &args.screenshot {
+        screenshot(&runtime, file, args.size)?;
+    }
     if args.list_waits {
         print_waits(&runtime);
     }
@@ -201,6 +235,37 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The scripts' file or directory names, for the window title.
+fn script_names(scripts: &[PathBuf]) -> String {
+    scripts
+        .iter()
+        .filter_map(|p| p.file_name())
+        .map(|n| n.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Renders the scene offscreen and writes it as a PNG.
+fn screenshot(runtime: &Runtime, file: &Path, (width, height): (u32, u32)) -> Result<()> {
+    let mut offscreen = Offscreen::new(width, height)?;
+    let image = {
+        let scene = runtime
+            .scene()
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        offscreen.capture(&scene)?
+    };
+    image.save_png(file)?;
+    tracing::info!(
+        file = %file.display(),
+        width,
+        height,
+        adapter = %offscreen.gpu().describe(),
+        "wrote screenshot"
+    );
+    Ok(())
 }
 
 /// Prints every instance's pending waits to stderr.

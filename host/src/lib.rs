@@ -37,6 +37,7 @@
 //!   boundaries (`Runtime::replace` does the swap itself).
 //! - `cargo_build`: building a script crate directory into a component.
 //! - `log`: where script log lines go.
+//! - `render`: the wgpu renderer, offscreen or in a winit window.
 
 mod api;
 mod bindings;
@@ -46,6 +47,7 @@ mod error;
 mod hot_swap;
 mod instance;
 mod log;
+mod render;
 mod runtime;
 mod scene;
 mod state;
@@ -59,6 +61,7 @@ pub use error::{ScriptError, ScriptExport};
 pub use hot_swap::{HotReloader, SwapOutcome};
 pub use instance::{HandleStats, InstanceInfo};
 pub use log::{LogLevel, LogRecord, LogSink, LogSource, MemoryLog, TracingLog};
+pub use render::{BACKGROUND, Camera, Gpu, Image, Offscreen, WindowRunner, entity_color};
 pub use runtime::{
     FrameTime, HeadlessRunner, JobDelivery, JobStats, KEYS, PendingWait, Runtime, RuntimeConfig,
     SwapReport, WAKE_MESSAGE, WaitStats, key_by_name, key_name, parse_input_script,

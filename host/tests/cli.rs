@@ -8,9 +8,11 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// Runs `host` headless (these tests are about scripts, not windows).
 fn host(args: &[&str], cache: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_host"))
         .args(args)
+        .arg("--headless")
         .arg("--cache-dir")
         .arg(cache)
         .env("NO_COLOR", "1")
@@ -35,7 +37,6 @@ fn crate_directory_builds_runs_and_dumps_the_scene() {
         &[
             "run",
             "examples/spinning-cube",
-            "--headless",
             "--frames",
             "60",
             "--dump-scene",
@@ -293,7 +294,13 @@ fn watch_swaps_a_rewritten_component_in_a_real_time_run() {
     let file = dir.path().join("script.wasm");
     std::fs::copy(common::build("spinning-cube"), &file).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(["run", file.to_str().unwrap(), "--watch", "--no-cache"])
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--watch",
+            "--no-cache",
+            "--headless",
+        ])
         .env("NO_COLOR", "1")
         .stderr(Stdio::piped())
         .spawn()
@@ -324,7 +331,10 @@ fn watch_swaps_a_rewritten_component_in_a_real_time_run() {
     let counter_size = std::fs::metadata(&file).unwrap().len();
     let swapped = wait_for("hot-swapped");
     assert!(swapped.contains("script=script"), "{swapped}");
-    assert!(swapped.contains(&format!("new_bytes={counter_size}")), "{swapped}");
+    assert!(
+        swapped.contains(&format!("new_bytes={counter_size}")),
+        "{swapped}"
+    );
     assert!(swapped.contains("pause="), "{swapped}");
     // The counter started (no state to take over) and runs frame by frame.
     wait_for("tick 2");

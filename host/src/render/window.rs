@@ -1,0 +1,310 @@
+//! A winit window that shows the scene and steps the runtime: the windowed
+//! counterpart of [`HeadlessRunner`](crate::HeadlessRunner).
+//!
+//! Rendering follows the display (vsync); the simulation keeps its fixed
+//! timestep: each redraw runs as many frames as real time has accumulated
+//! (capped, so a stall drops time instead of bursting), then draws. Key
+//! presses and releases go to scripts as input events.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow};
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::event::{ElementState, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::window::{Window, WindowId};
+
+use super::camera::Camera;
+use super::cube::{CubeRenderer, depth_view};
+use super::gpu::Gpu;
+use crate::bindings::events::Event;
+use crate::bindings::input::Key;
+use crate::runtime::Runtime;
+
+/// Most simulation frames run per redraw before the backlog is dropped.
+const MAX_STEPS_PER_REDRAW: u32 = 5;
+
+/// Runs a [`Runtime`] in a window until it is closed (or for a number of
+/// frames).
+#[derive(Debug, Clone)]
+pub struct WindowRunner {
+    /// Close the window after this many simulation frames.
+    pub frames: Option<u64>,
+    /// Window title.
+    pub title: String,
+    /// Initial inner size in physical pixels.
+    pub size: (u32, u32),
+}
+
+impl WindowRunner {
+    /// Opens the window and runs until it closes; returns the frames run.
+    /// `between` is called at every frame boundary, as in
+    /// [`HeadlessRunner::run_with`](crate::HeadlessRunner::run_with).
+    pub fn run(&self, runtime: &mut Runtime, between: &mut dyn FnMut(&mut Runtime)) -> Result<u64> {
+        let event_loop = EventLoop::new().map_err(|e| no_window(&e))?;
+        event_loop.set_control_flow(ControlFlow::Poll);
+        let mut app = App {
+            runner: self,
+            runtime,
+            between,
+            view: None,
+            error: None,
+            frames: 0,
+            backlog: Duration::ZERO,
+            last: None,
+        };
+        event_loop
+            .run_app(&mut app)
+            .map_err(|e| anyhow!("the window's event loop failed: {e}"))?;
+        match app.error {
+            Some(error) => Err(error),
+            None => Ok(app.frames),
+        }
+    }
+}
+
+/// What exists once the window is open.
+struct View {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    gpu: Gpu,
+    config: wgpu::SurfaceConfiguration,
+    cubes: CubeRenderer,
+    depth: wgpu::TextureView,
+}
+
+struct App<'a> {
+    runner: &'a WindowRunner,
+    runtime: &'a mut Runtime,
+    between: &'a mut dyn FnMut(&mut Runtime),
+    view: Option<View>,
+    error: Option<anyhow::Error>,
+    frames: u64,
+    /// Real time not yet simulated.
+    backlog: Duration,
+    last: Option<Instant>,
+}
+
+impl App<'_> {
+    fn open(&self, event_loop: &ActiveEventLoop) -> Result<View> {
+        let (width, height) = self.runner.size;
+        let window = Arc::new(
+            event_loop
+                .create_window(
+                    Window::default_attributes()
+                        .with_title(self.runner.title.clone())
+                        .with_inner_size(PhysicalSize::new(width, height)),
+                )
+                .map_err(|e| no_window(&e))?,
+        );
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let surface = instance
+            .create_surface(window.clone())
+            .context("cannot draw into the window")?;
+        let gpu = Gpu::new(instance, Some(&surface))?;
+        let size = window.inner_size();
+        let mut config = surface
+            .get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1))
+            .context("the GPU cannot present to this window")?;
+        config.present_mode = wgpu::PresentMode::AutoVsync;
+        surface.configure(&gpu.device, &config);
+        tracing::info!(adapter = %gpu.describe(), "window open");
+        Ok(View {
+            cubes: CubeRenderer::new(&gpu.device, config.format),
+            depth: depth_view(&gpu.device, config.width, config.height),
+            window,
+            surface,
+            gpu,
+            config,
+        })
+    }
+
+    /// Runs the simulation frames real time has made due.
+    fn simulate(&mut self, event_loop: &ActiveEventLoop) {
+        let now = Instant::now();
+        self.backlog += now - self.last.unwrap_or(now);
+        self.last = Some(now);
+        let dt = Duration::from_secs_f64(self.runtime.dt());
+        let mut steps = 0;
+        while self.backlog >= dt {
+            if steps == MAX_STEPS_PER_REDRAW {
+                self.backlog = Duration::ZERO;
+                break;
+            }
+            (self.between)(self.runtime);
+            self.runtime.step();
+            self.backlog -= dt;
+            self.frames += 1;
+            steps += 1;
+            if self.runner.frames.is_some_and(|limit| self.frames >= limit) {
+                event_loop.exit();
+                return;
+            }
+        }
+    }
+
+    fn draw(&mut self) -> Result<()> {
+        let Some(view) = self.view.as_mut() else {
+            return Ok(());
+        };
+        let frame = match view.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(frame) => frame,
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                view.surface.configure(&view.gpu.device, &view.config);
+                return Ok(());
+            }
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                return Ok(());
+            }
+            other => return Err(anyhow!("cannot draw into the window: {other:?}")),
+        };
+        {
+            let scene = self
+                .runtime
+                .scene()
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let aspect = view.config.width as f32 / view.config.height as f32;
+            let camera = Camera::fit(&scene, aspect);
+            view.cubes
+                .prepare(&view.gpu.device, &view.gpu.queue, &scene, &camera);
+        }
+        let target = frame.texture.create_view(&Default::default());
+        let mut encoder = view.gpu.device.create_command_encoder(&Default::default());
+        view.cubes.draw(&mut encoder, &target, &view.depth);
+        view.gpu.queue.submit([encoder.finish()]);
+        view.window.pre_present_notify();
+        view.gpu.queue.present(frame);
+        Ok(())
+    }
+
+    fn resize(&mut self, size: PhysicalSize<u32>) {
+        let Some(view) = self.view.as_mut() else {
+            return;
+        };
+        if size.width == 0 || size.height == 0 {
+            return;
+        }
+        view.config.width = size.width;
+        view.config.height = size.height;
+        view.surface.configure(&view.gpu.device, &view.config);
+        view.depth = depth_view(&view.gpu.device, size.width, size.height);
+    }
+
+    fn fail(&mut self, event_loop: &ActiveEventLoop, error: anyhow::Error) {
+        self.error = Some(error);
+        event_loop.exit();
+    }
+}
+
+impl ApplicationHandler for App<'_> {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.view.is_some() {
+            return;
+        }
+        match self.open(event_loop) {
+            Ok(view) => self.view = Some(view),
+            Err(error) => self.fail(event_loop, error),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => self.resize(size),
+            WindowEvent::KeyboardInput { event, .. } if !event.repeat => {
+                if let PhysicalKey::Code(code) = event.physical_key
+                    && let Some(key) = key_for(code)
+                {
+                    self.runtime.push_event(match event.state {
+                        ElementState::Pressed => Event::KeyPressed(key),
+                        ElementState::Released => Event::KeyReleased(key),
+                    });
+                }
+            }
+            WindowEvent::RedrawRequested => {
+                self.simulate(event_loop);
+                if let Err(error) = self.draw() {
+                    self.fail(event_loop, error);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, _: &ActiveEventLoop) {
+        if let Some(view) = &self.view {
+            view.window.request_redraw();
+        }
+    }
+}
+
+/// The one-line error for a window that cannot be opened. winit's OS errors
+/// start with the source location that raised them; users need the reason.
+fn no_window(error: &dyn std::fmt::Display) -> anyhow::Error {
+    let text = error.to_string();
+    let reason = match text.strip_prefix("os error at ") {
+        Some(rest) => rest.split_once(": ").map_or(rest, |(_, reason)| reason),
+        None => &text,
+    };
+    let reason = reason.trim_end_matches('.');
+    anyhow!("cannot open a window: {reason}; run with --headless")
+}
+
+/// The script key for a physical key, if scripts know it.
+fn key_for(code: KeyCode) -> Option<Key> {
+    use KeyCode as K;
+    Some(match code {
+        K::Enter | K::NumpadEnter => Key::Enter,
+        K::Escape => Key::Escape,
+        K::Space => Key::Space,
+        K::Tab => Key::Tab,
+        K::Backspace => Key::Backspace,
+        K::ArrowUp => Key::Up,
+        K::ArrowDown => Key::Down,
+        K::ArrowLeft => Key::Left,
+        K::ArrowRight => Key::Right,
+        K::KeyA => Key::A,
+        K::KeyB => Key::B,
+        K::KeyC => Key::C,
+        K::KeyD => Key::D,
+        K::KeyE => Key::E,
+        K::KeyF => Key::F,
+        K::KeyG => Key::G,
+        K::KeyH => Key::H,
+        K::KeyI => Key::I,
+        K::KeyJ => Key::J,
+        K::KeyK => Key::K,
+        K::KeyL => Key::L,
+        K::KeyM => Key::M,
+        K::KeyN => Key::N,
+        K::KeyO => Key::O,
+        K::KeyP => Key::P,
+        K::KeyQ => Key::Q,
+        K::KeyR => Key::R,
+        K::KeyS => Key::S,
+        K::KeyT => Key::T,
+        K::KeyU => Key::U,
+        K::KeyV => Key::V,
+        K::KeyW => Key::W,
+        K::KeyX => Key::X,
+        K::KeyY => Key::Y,
+        K::KeyZ => Key::Z,
+        K::Digit0 | K::Numpad0 => Key::Digit0,
+        K::Digit1 | K::Numpad1 => Key::Digit1,
+        K::Digit2 | K::Numpad2 => Key::Digit2,
+        K::Digit3 | K::Numpad3 => Key::Digit3,
+        K::Digit4 | K::Numpad4 => Key::Digit4,
+        K::Digit5 | K::Numpad5 => Key::Digit5,
+        K::Digit6 | K::Numpad6 => Key::Digit6,
+        K::Digit7 | K::Numpad7 => Key::Digit7,
+        K::Digit8 | K::Numpad8 => Key::Digit8,
+        K::Digit9 | K::Numpad9 => Key::Digit9,
+        _ => return None,
+    })
+}
