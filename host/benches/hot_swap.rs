@@ -79,7 +79,15 @@ fn write(path: &Path, bytes: &[u8]) {
     std::fs::rename(&tmp, path).unwrap();
 }
 
-fn latency(engine: &Arc<ScriptEngine>, versions: &[Vec<u8>; 2]) {
+/// A runtime running `versions[0]` from a watched file in a fresh directory.
+struct Watched {
+    _dir: tempfile::TempDir,
+    file: PathBuf,
+    runtime: Runtime,
+    reloader: HotReloader,
+}
+
+fn watched(engine: &Arc<ScriptEngine>, versions: &[Vec<u8>; 2]) -> Watched {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("script.wasm");
     std::fs::write(&file, &versions[0]).unwrap();
@@ -87,6 +95,21 @@ fn latency(engine: &Arc<ScriptEngine>, versions: &[Vec<u8>; 2]) {
     let id = runtime.spawn(&engine.load_file(&file).unwrap()).unwrap();
     let mut reloader = HotReloader::new(engine.clone()).unwrap();
     reloader.watch(&file, vec![id]).unwrap();
+    Watched {
+        _dir: dir,
+        file,
+        runtime,
+        reloader,
+    }
+}
+
+fn latency(engine: &Arc<ScriptEngine>, versions: &[Vec<u8>; 2]) {
+    let Watched {
+        _dir,
+        file,
+        mut runtime,
+        mut reloader,
+    } = watched(engine, versions);
     let dt = Duration::from_secs_f64(runtime.dt());
     let mut samples = Vec::new();
     for i in 1..=10 {
@@ -111,13 +134,12 @@ fn latency(engine: &Arc<ScriptEngine>, versions: &[Vec<u8>; 2]) {
 
 fn missed_frames(engine: &Arc<ScriptEngine>, versions: &[Vec<u8>; 2]) {
     const SECONDS: u64 = 6;
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("script.wasm");
-    std::fs::write(&file, &versions[0]).unwrap();
-    let mut runtime = runtime();
-    let id = runtime.spawn(&engine.load_file(&file).unwrap()).unwrap();
-    let mut reloader = HotReloader::new(engine.clone()).unwrap();
-    reloader.watch(&file, vec![id]).unwrap();
+    let Watched {
+        _dir,
+        file,
+        mut runtime,
+        mut reloader,
+    } = watched(engine, versions);
 
     // Rewrite the file once a second from another thread, as an editor would.
     let done = Arc::new(AtomicBool::new(false));

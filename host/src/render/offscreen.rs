@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 
 use super::camera::Camera;
-use super::cube::{CubeRenderer, depth_view};
+use super::cube::{CubeRenderer, depth_view, texture};
 use super::gpu::Gpu;
 use super::image::Image;
 use crate::scene::Scene;
@@ -31,20 +31,13 @@ impl Offscreen {
     pub fn new(width: u32, height: u32) -> Result<Offscreen> {
         let gpu = Gpu::offscreen()?;
         let device = &gpu.device;
-        let target = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("offscreen"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
+        let target = texture(
+            device,
+            "offscreen",
+            (width, height),
+            FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        );
         let padded_row = (width * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
             * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
         let readback = device.create_buffer(&wgpu::BufferDescriptor {
