@@ -15,7 +15,7 @@ use crate::bindings::Script;
 use crate::bindings::tasks::Wake;
 use crate::engine::ScriptComponent;
 use crate::error::{ScriptError, ScriptExport};
-use crate::log::LogSink;
+use crate::log::{LogLevel, LogSink, LogSource};
 use crate::runtime::FrameTime;
 use crate::scene::SharedScene;
 use crate::state::{Request, ScriptIdentity, ScriptState};
@@ -42,6 +42,9 @@ impl InstanceContext {
         }
     }
 }
+
+/// Most completed waits queued for a script before further ones are dropped.
+pub(crate) const MAX_QUEUED_WAKES: usize = 1 << 20;
 
 /// Host-side count of an instance's `transform-component` handles.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -122,6 +125,7 @@ impl ScriptInstance {
             time,
             requests: Vec::new(),
             wakes: Vec::new(),
+            wakes_dropped: false,
             tiles: context.tiles.clone(),
             handles: HandleStats::default(),
             calls: 0,
@@ -248,11 +252,27 @@ impl ScriptInstance {
     }
 
     /// Queues a completed wait for `take-wakes`; returns whether it is the
-    /// first one queued since the script last took them.
+    /// first one queued since the script last took them. A script that never
+    /// takes its wakes loses those beyond [`MAX_QUEUED_WAKES`], with a
+    /// warning, instead of growing the host's memory.
     pub fn push_wake(&mut self, wake: Wake) -> bool {
-        let wakes = &mut self.store.data_mut().wakes;
-        wakes.push(wake);
-        wakes.len() == 1
+        let state = self.store.data_mut();
+        if state.wakes.len() >= MAX_QUEUED_WAKES {
+            if !state.wakes_dropped {
+                state.wakes_dropped = true;
+                state.identity.log(
+                    LogLevel::Warn,
+                    LogSource::Api,
+                    format!(
+                        "{MAX_QUEUED_WAKES} completed waits not taken with take-wakes; \
+                         dropping further ones"
+                    ),
+                );
+            }
+            return false;
+        }
+        state.wakes.push(wake);
+        state.wakes.len() == 1
     }
 
     pub fn info(&self, subscriptions: Vec<u32>, pending_waits: usize) -> InstanceInfo {

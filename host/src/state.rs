@@ -147,6 +147,8 @@ pub(crate) struct ScriptState {
     pub requests: Vec<Request>,
     /// Completed waits the script has not collected with `take-wakes`.
     pub wakes: Vec<Wake>,
+    /// Whether wakes were dropped because the script never took them.
+    pub wakes_dropped: bool,
     /// Generated terrain tiles, for `tile-info` and `tile-heights`.
     pub tiles: Arc<TileCache>,
     /// Host-side bookkeeping of live resource handles.
