@@ -156,19 +156,20 @@ fn swap_withdraws_old_waits_and_the_new_code_starts_its_own() {
 }
 
 /// Runs frames, calling `apply` between them every 10 ms, until the next
-/// outcome; later outcomes wait in `queue`.
+/// outcome; later outcomes wait in `queue`. The limit is generous: a rebuild
+/// may wait for cargo's lock while another test builds.
 fn next_outcome(
     reloader: &mut HotReloader,
     runtime: &mut Runtime,
     queue: &mut VecDeque<SwapOutcome>,
 ) -> SwapOutcome {
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(180);
     while queue.is_empty() && Instant::now() < deadline {
         runtime.step();
         queue.extend(reloader.apply(runtime));
         std::thread::sleep(Duration::from_millis(10));
     }
-    queue.pop_front().expect("no swap outcome within 60 s")
+    queue.pop_front().expect("no swap outcome within 180 s")
 }
 
 /// Replaces `path` the way a build does: write a temporary file, rename.
