@@ -6,14 +6,14 @@ use std::sync::atomic::AtomicU64;
 use anyhow::Result;
 use uuid::Uuid;
 use wasmtime::Store;
-use wasmtime::component::{ResourceTable, TypedFunc};
+use wasmtime::component::{Instance, ResourceTable, TypedFunc};
 use wasmtime::error::Context as _;
 use wasmtime_wasi::WasiCtxBuilder;
 
 use crate::api::ScriptStdio;
 use crate::bindings::Script;
 use crate::bindings::tasks::Wake;
-use crate::engine::ScriptComponent;
+use crate::engine::{ScriptComponent, StateExports};
 use crate::error::{ScriptError, ScriptExport};
 use crate::log::{LogLevel, LogSink, LogSource};
 use crate::runtime::FrameTime;
@@ -79,16 +79,13 @@ pub struct InstanceInfo {
     pub swaps: u32,
 }
 
-/// The optional state hand-over exports, typed.
-struct StateFuncs {
-    save: TypedFunc<(), (Option<Vec<u8>>,)>,
-    restore: TypedFunc<(Vec<u8>,), ()>,
-}
-
 pub(crate) struct ScriptInstance {
     store: Store<ScriptState>,
     exports: Script,
-    state: Option<StateFuncs>,
+    instance: Instance,
+    /// The optional state hand-over exports, looked up when a swap needs
+    /// them (instantiation stays as cheap as for plain scripts).
+    state: StateExports,
     /// Size of the component this instance runs, in bytes.
     size: usize,
     /// Times this instance has been hot-swapped.
@@ -137,23 +134,15 @@ impl ScriptInstance {
             .instance_pre()
             .instantiate(&mut store)
             .with_context(context)?;
-        let exports = Script::new(&mut store, &instance).with_context(context)?;
-        let exported = component.state_exports();
-        let state = match (&exported.save, &exported.restore) {
-            (Some(save), Some(restore)) => Some(StateFuncs {
-                save: instance
-                    .get_typed_func(&mut store, save)
-                    .context("`save-state` has the wrong type")?,
-                restore: instance
-                    .get_typed_func(&mut store, restore)
-                    .context("`restore-state` has the wrong type")?,
-            }),
-            _ => None,
-        };
+        let exports = component
+            .indices()
+            .load(&mut store, &instance)
+            .with_context(context)?;
         Ok(ScriptInstance {
             store,
             exports,
-            state,
+            instance,
+            state: component.state_exports().clone(),
             size: component.size(),
             swaps: 0,
         })
@@ -161,7 +150,7 @@ impl ScriptInstance {
 
     /// Whether this instance can take state over with `restore-state`.
     pub fn can_restore(&self) -> bool {
-        self.state.is_some()
+        self.state.save.is_some() && self.state.restore.is_some()
     }
 
     /// Size of the component this instance runs, in bytes.
@@ -199,24 +188,34 @@ impl ScriptInstance {
     /// Calls `save-state`; `None` when the script has no state to hand over
     /// (or no such export).
     pub fn save_state(&mut self, time: FrameTime) -> Result<Option<Vec<u8>>, Box<ScriptError>> {
-        let Some(save) = self.state.as_ref().map(|s| s.save) else {
+        let Some(index) = self.state.save else {
             return Ok(None);
         };
+        let instance = self.instance;
         self.guarded(ScriptExport::SaveState, time, |_, store| {
+            let save: TypedFunc<(), (Option<Vec<u8>>,)> = instance
+                .get_typed_func(&mut *store, &index)
+                .context("`save-state` has the wrong type")?;
             Ok(save.call(store, ())?.0)
         })
     }
 
-    /// Calls `restore-state(state)`.
+    /// Calls `restore-state(state)`, or `entrypoint` if there is no such
+    /// export.
     pub fn restore_state(
         &mut self,
         time: FrameTime,
         state: Vec<u8>,
     ) -> Result<(), Box<ScriptError>> {
-        let Some(restore) = self.state.as_ref().map(|s| s.restore) else {
+        let Some(index) = self.state.restore else {
             return self.call(ScriptExport::Entrypoint, time, 0);
         };
+        let instance = self.instance;
         self.guarded(ScriptExport::RestoreState, time, |_, store| {
+            let restore: TypedFunc<(Vec<u8>,), ()> =
+                instance
+                    .get_typed_func(&mut *store, &index)
+                    .context("`restore-state` has the wrong type")?;
             restore.call(store, (state,))
         })
     }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use wasmtime::component::ComponentExportIndex;
 
-use crate::bindings::ScriptPre;
+use crate::bindings::{ScriptIndices, ScriptPre};
 use crate::instance::{InstanceContext, ScriptInstance};
 use crate::state::ScriptState;
 
@@ -21,23 +21,31 @@ pub(crate) struct StateExports {
 pub struct ScriptComponent {
     name: Arc<str>,
     pre: ScriptPre<ScriptState>,
+    /// The `script` world's exports, looked up once at load time.
+    indices: Arc<ScriptIndices>,
     size: usize,
     state: StateExports,
 }
 
 impl ScriptComponent {
-    pub(crate) fn new(name: &str, pre: ScriptPre<ScriptState>, size: usize) -> Self {
+    pub(crate) fn new(
+        name: &str,
+        pre: ScriptPre<ScriptState>,
+        size: usize,
+    ) -> wasmtime::Result<Self> {
+        let indices = Arc::new(ScriptIndices::new(pre.instance_pre())?);
         let component = pre.instance_pre().component();
         let state = StateExports {
             save: component.get_export_index(None, "save-state"),
             restore: component.get_export_index(None, "restore-state"),
         };
-        ScriptComponent {
+        Ok(ScriptComponent {
             name: name.into(),
             pre,
+            indices,
             size,
             state,
-        }
+        })
     }
 
     /// Whether the component exports `save-state` and `restore-state`, so it
@@ -79,6 +87,10 @@ impl ScriptComponent {
 
     pub(crate) fn pre(&self) -> &ScriptPre<ScriptState> {
         &self.pre
+    }
+
+    pub(crate) fn indices(&self) -> &ScriptIndices {
+        &self.indices
     }
 }
 

@@ -23,6 +23,7 @@ use component::{WasmKind, wasm_kind};
 
 pub use cache::default_cache_dir;
 pub use component::ScriptComponent;
+pub(crate) use component::StateExports;
 
 /// How to set up a [`ScriptEngine`].
 #[derive(Debug, Clone)]
@@ -58,6 +59,9 @@ pub struct ScriptEngine {
 /// component has a main module plus a few small shims.
 const CORE_INSTANCES_PER_SCRIPT: u32 = 8;
 
+/// Bytes of each pooled memory and table kept resident between instances.
+const KEEP_RESIDENT: usize = 64 << 10;
+
 impl ScriptEngine {
     /// Creates an engine with `options`.
     pub fn new(options: EngineOptions) -> Result<Self> {
@@ -72,7 +76,12 @@ impl ScriptEngine {
                 .total_memories(n * 2)
                 .max_memories_per_component(2)
                 .max_core_instances_per_component(CORE_INSTANCES_PER_SCRIPT * 4)
-                .max_tables_per_component(CORE_INSTANCES_PER_SCRIPT * 4);
+                .max_tables_per_component(CORE_INSTANCES_PER_SCRIPT * 4)
+                // Reset the start of each memory and table with memset when an
+                // instance goes, instead of returning the pages to the kernel
+                // and faulting them in again on the next instantiation.
+                .linear_memory_keep_resident(KEEP_RESIDENT)
+                .table_keep_resident(KEEP_RESIDENT);
             config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         }
         let engine = Engine::new(&config)
@@ -138,7 +147,9 @@ impl ScriptEngine {
             elapsed = ?started.elapsed(),
             "loaded script component"
         );
-        Ok(ScriptComponent::new(name, pre, bytes.len()))
+        ScriptComponent::new(name, pre, bytes.len())
+            .map_err(anyhow::Error::from)
+            .context("it does not export the `game:engine` `script` world")
     }
 
     fn compile(&self, bytes: &[u8]) -> Result<(Component, bool)> {
