@@ -194,7 +194,7 @@ impl ScriptInstance {
         let instance = self.instance;
         self.guarded(ScriptExport::SaveState, time, |_, store| {
             let save: TypedFunc<(), (Option<Vec<u8>>,)> = instance
-                .get_typed_func(&mut *store, &index)
+                .get_typed_func(&mut *store, index)
                 .context("`save-state` has the wrong type")?;
             Ok(save.call(store, ())?.0)
         })
@@ -212,10 +212,9 @@ impl ScriptInstance {
         };
         let instance = self.instance;
         self.guarded(ScriptExport::RestoreState, time, |_, store| {
-            let restore: TypedFunc<(Vec<u8>,), ()> =
-                instance
-                    .get_typed_func(&mut *store, &index)
-                    .context("`restore-state` has the wrong type")?;
+            let restore: TypedFunc<(Vec<u8>,), ()> = instance
+                .get_typed_func(&mut *store, index)
+                .context("`restore-state` has the wrong type")?;
             restore.call(store, (state,))
         })
     }
