@@ -130,10 +130,7 @@ impl ScriptInstance {
         let pre = component.pre();
         let mut store = Store::new(pre.engine(), state);
         let context = || format!("failed to instantiate script `{}`", component.name());
-        let instance = pre
-            .instance_pre()
-            .instantiate(&mut store)
-            .with_context(context)?;
+        let instance = pre.instantiate(&mut store).with_context(context)?;
         let exports = component
             .indices()
             .load(&mut store, &instance)

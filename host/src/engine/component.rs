@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use wasmtime::component::ComponentExportIndex;
+use wasmtime::component::{ComponentExportIndex, InstancePre};
 
-use crate::bindings::{ScriptIndices, ScriptPre};
+use crate::bindings::ScriptIndices;
 use crate::instance::{InstanceContext, ScriptInstance};
 use crate::state::ScriptState;
 
@@ -20,7 +20,7 @@ pub(crate) struct StateExports {
 #[derive(Clone)]
 pub struct ScriptComponent {
     name: Arc<str>,
-    pre: ScriptPre<ScriptState>,
+    pre: InstancePre<ScriptState>,
     /// The `script` world's exports, looked up once at load time.
     indices: Arc<ScriptIndices>,
     size: usize,
@@ -28,13 +28,15 @@ pub struct ScriptComponent {
 }
 
 impl ScriptComponent {
+    /// Checks that the component exports the `script` world and finds its
+    /// optional state exports.
     pub(crate) fn new(
         name: &str,
-        pre: ScriptPre<ScriptState>,
+        pre: InstancePre<ScriptState>,
         size: usize,
     ) -> wasmtime::Result<Self> {
-        let indices = Arc::new(ScriptIndices::new(pre.instance_pre())?);
-        let component = pre.instance_pre().component();
+        let indices = Arc::new(ScriptIndices::new(&pre)?);
+        let component = pre.component();
         let state = StateExports {
             save: component.get_export_index(None, "save-state"),
             restore: component.get_export_index(None, "restore-state"),
@@ -85,7 +87,7 @@ impl ScriptComponent {
         self.name.clone()
     }
 
-    pub(crate) fn pre(&self) -> &ScriptPre<ScriptState> {
+    pub(crate) fn pre(&self) -> &InstancePre<ScriptState> {
         &self.pre
     }
 

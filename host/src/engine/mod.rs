@@ -16,7 +16,6 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use crate::api;
-use crate::bindings::ScriptPre;
 use crate::state::ScriptState;
 use cache::ComponentCache;
 use component::{WasmKind, wasm_kind};
@@ -137,7 +136,7 @@ impl ScriptEngine {
             .instantiate_pre(&component)
             .map_err(anyhow::Error::from)
             .context("it does not fit the host's `game:engine` API")?;
-        let pre = ScriptPre::new(pre)
+        let script = ScriptComponent::new(name, pre, bytes.len())
             .map_err(anyhow::Error::from)
             .context("it does not export the `game:engine` `script` world")?;
         tracing::debug!(
@@ -147,9 +146,7 @@ impl ScriptEngine {
             elapsed = ?started.elapsed(),
             "loaded script component"
         );
-        ScriptComponent::new(name, pre, bytes.len())
-            .map_err(anyhow::Error::from)
-            .context("it does not export the `game:engine` `script` world")
+        Ok(script)
     }
 
     fn compile(&self, bytes: &[u8]) -> Result<(Component, bool)> {
