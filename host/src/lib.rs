@@ -12,6 +12,14 @@
 //! script, the export, the trap and the wasm backtrace; the others keep
 //! running.
 //!
+//! Scripts' async tasks wait on the host: timers, input events and messages,
+//! entity motions and terrain tiles generated on worker threads; a script
+//! whose tasks all wait gets no call until one is due. A running instance can
+//! be swapped to new code between frames, keeping its id and, when it opts
+//! in, its state ([`Runtime::replace`], [`HotReloader`]). The scene is drawn
+//! with wgpu, offscreen ([`Offscreen`]) or in a winit window
+//! ([`WindowRunner`]).
+//!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {
 //! use host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
@@ -31,7 +39,8 @@
 //! - `instance`, `state`: one script instance and its store data.
 //! - `api`: the typed host implementation of each WIT interface.
 //! - `scene`: entities and transforms.
-//! - `runtime`: frame clock, subscriptions, dispatch and the headless runner.
+//! - `runtime`: frame clock, subscriptions, waits (timers, events, motion,
+//!   jobs), dispatch, swaps and the headless runner.
 //! - `terrain`: deterministic heightmap tiles and their cache.
 //! - `hot_swap`: watching sources, background rebuilds, swaps at frame
 //!   boundaries (`Runtime::replace` does the swap itself).
