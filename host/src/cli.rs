@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use host::{
     BuildOutput, EngineOptions, HeadlessRunner, HotReloader, JobDelivery, Offscreen, Runtime,
     RuntimeConfig, ScriptComponent, ScriptEngine, ScriptError, TracingLog, Uuid, WindowRunner,
-    build_script_crate, default_cache_dir, parse_input_script,
+    build_script_crate, default_cache_dir, lock_scene, parse_input_script,
 };
 
 /// The built-in default script: the spinning-cube example of this checkout.
@@ -250,13 +250,7 @@ fn script_names(scripts: &[PathBuf]) -> String {
 /// Renders the scene offscreen and writes it as a PNG.
 fn screenshot(runtime: &Runtime, file: &Path, (width, height): (u32, u32)) -> Result<()> {
     let mut offscreen = Offscreen::new(width, height)?;
-    let image = {
-        let scene = runtime
-            .scene()
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        offscreen.capture(&scene)?
-    };
+    let image = { offscreen.capture(&lock_scene(runtime.scene()))? };
     image.save_png(file)?;
     tracing::info!(
         file = %file.display(),

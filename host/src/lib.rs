@@ -75,6 +75,6 @@ pub use runtime::{
     FrameTime, HeadlessRunner, JobDelivery, JobStats, KEYS, PendingWait, Runtime, RuntimeConfig,
     SwapReport, WAKE_MESSAGE, WaitStats, key_by_name, key_name, parse_input_script,
 };
-pub use scene::{Entity, EntityId, Scene, SceneDump, SharedScene, Transform};
+pub use scene::{Entity, EntityId, Scene, SceneDump, SharedScene, Transform, lock_scene};
 pub use terrain::{RESOLUTION as TILE_RESOLUTION, Tile, TileCache, TileCoord, tile_size};
 pub use uuid::Uuid;

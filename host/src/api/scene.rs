@@ -8,7 +8,7 @@ use wasmtime::component::Resource;
 
 use crate::bindings::scene::{Host, HostTransformComponent};
 use crate::bindings::types::{Quat, Vec3};
-use crate::scene::{CUBE, EntityId, Scene, Transform};
+use crate::scene::{CUBE, EntityId, Scene, Transform, lock_scene};
 use crate::state::ScriptState;
 
 /// Host side of a `transform-component`: which entity it points at.
@@ -73,11 +73,7 @@ impl ScriptState {
         f: impl FnOnce(&mut Scene, EntityId) -> R,
     ) -> wasmtime::Result<R> {
         let entity = self.table.get(handle)?.entity;
-        let mut scene = self
-            .scene
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Ok(f(&mut scene, entity))
+        Ok(f(&mut self.lock_scene(), entity))
     }
 
     fn read(&mut self, handle: &Resource<TransformHandle>) -> wasmtime::Result<Transform> {
@@ -99,9 +95,7 @@ impl ScriptState {
     }
 
     fn lock_scene(&self) -> std::sync::MutexGuard<'_, Scene> {
-        self.scene
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock_scene(&self.scene)
     }
 }
 

@@ -23,6 +23,7 @@ use super::gpu::Gpu;
 use crate::bindings::events::Event;
 use crate::bindings::input::Key;
 use crate::runtime::Runtime;
+use crate::scene::lock_scene;
 
 /// Most simulation frames run per redraw before the backlog is dropped.
 const MAX_STEPS_PER_REDRAW: u32 = 5;
@@ -164,11 +165,7 @@ impl App<'_> {
             other => return Err(anyhow!("cannot draw into the window: {other:?}")),
         };
         {
-            let scene = self
-                .runtime
-                .scene()
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let scene = lock_scene(self.runtime.scene());
             let aspect = view.config.width as f32 / view.config.height as f32;
             let camera = Camera::fit(&scene, aspect);
             view.cubes

@@ -42,7 +42,7 @@ use crate::engine::ScriptComponent;
 use crate::error::{ScriptError, ScriptExport};
 use crate::instance::{InstanceContext, InstanceInfo, ScriptInstance};
 use crate::log::{LogSink, TracingLog};
-use crate::scene::{Scene, SceneDump, SharedScene};
+use crate::scene::{Scene, SceneDump, SharedScene, lock_scene};
 use crate::state::Request;
 use crate::terrain::TileCache;
 use clock::FrameClock;
@@ -191,11 +191,7 @@ impl Runtime {
     /// and queues each wake on its instance.
     fn complete_waits(&mut self, time: FrameTime) {
         if self.waits.has_motions() {
-            let mut scene = self
-                .context
-                .scene
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut scene = lock_scene(&self.context.scene);
             self.waits
                 .step_motions(&mut scene, time.delta, &mut self.completed);
         }
@@ -363,12 +359,7 @@ impl Runtime {
 
     /// The scene as `--dump-scene` writes it.
     pub fn dump(&self) -> SceneDump {
-        let scene = self
-            .context
-            .scene
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        SceneDump::new(&scene, self.frame())
+        SceneDump::new(&lock_scene(&self.context.scene), self.frame())
     }
 
     /// Every script failure so far, oldest first.

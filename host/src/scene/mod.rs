@@ -7,7 +7,7 @@
 mod dump;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use glam::{Quat, Vec3};
 
@@ -15,6 +15,12 @@ pub use dump::SceneDump;
 
 /// The scene as shared between the runtime and every script instance.
 pub type SharedScene = Arc<Mutex<Scene>>;
+
+/// Locks a shared scene. A panic elsewhere while it was locked does not
+/// stop the game: the scene is taken as that panic left it.
+pub fn lock_scene(scene: &SharedScene) -> MutexGuard<'_, Scene> {
+    scene.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// Name of the entity the default scene starts with.
 pub const CUBE: &str = "cube";
