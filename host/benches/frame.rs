@@ -17,8 +17,9 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::Quat;
+use host::log::MemoryLog;
 use host::{
-    BuildOutput, EngineOptions, MemoryLog, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine,
+    BuildOutput, EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine,
     build_script_crate,
 };
 
@@ -32,6 +33,7 @@ fn engine(pooling: bool, cache_dir: Option<PathBuf>) -> ScriptEngine {
         cache_dir,
         pooling,
         max_instances: 256,
+        extensions: Vec::new(),
     })
     .expect("engine")
 }

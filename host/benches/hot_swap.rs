@@ -12,9 +12,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use host::log::MemoryLog;
 use host::{
-    BuildOutput, EngineOptions, HotReloader, MemoryLog, Runtime, RuntimeConfig, ScriptEngine,
-    SwapOutcome, build_script_crate,
+    BuildOutput, EngineOptions, HotReloader, Runtime, RuntimeConfig, ScriptEngine, SwapOutcome,
+    build_script_crate,
 };
 
 fn build(dir: &str) -> PathBuf {

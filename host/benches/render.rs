@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::{Quat, Vec3};
-use host::{Offscreen, Scene, Transform};
+use host::render::Offscreen;
+use host::{Scene, Transform};
 
 /// `n` cubes on a square grid, each turned a little differently.
 fn grid(n: usize) -> Scene {

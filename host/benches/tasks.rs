@@ -14,9 +14,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use host::input::ScriptMessage;
+use host::jobs::JobDelivery;
+use host::log::MemoryLog;
+use host::terrain::{self, Terrain};
 use host::{
-    BuildOutput, EngineOptions, Event, JobDelivery, MemoryLog, Runtime, RuntimeConfig,
-    ScriptComponent, ScriptEngine, ScriptMessage, build_script_crate,
+    BuildOutput, EngineOptions, Event, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine,
+    build_script_crate,
 };
 
 fn component(engine: &ScriptEngine) -> ScriptComponent {
@@ -32,6 +36,7 @@ fn runtime(component: &ScriptComponent, job_threads: usize) -> Runtime {
         jobs: JobDelivery::Lockstep,
         ..RuntimeConfig::default()
     });
+    runtime.register_job(Terrain).expect("register terrain");
     runtime.spawn(component).expect("spawn");
     runtime
 }
@@ -92,6 +97,7 @@ fn terrain(c: &mut Criterion, component: &ScriptComponent) {
 fn benches(c: &mut Criterion) {
     let engine = ScriptEngine::new(EngineOptions {
         cache_dir: None,
+        extensions: vec![terrain::link],
         ..EngineOptions::default()
     })
     .expect("engine");

@@ -8,14 +8,26 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
+use host::engine::default_cache_dir;
+use host::input::parse_input_script;
+use host::jobs::JobDelivery;
+use host::log::TracingLog;
+use host::render::Offscreen;
+use host::sync::LockExt;
+use host::terrain::{self, Terrain};
 use host::{
-    BuildOutput, EngineOptions, HeadlessRunner, HotReloader, JobDelivery, Offscreen, Runtime,
-    RuntimeConfig, ScriptComponent, ScriptEngine, ScriptError, TracingLog, Uuid, WindowRunner,
-    build_script_crate, default_cache_dir, lock_scene, parse_input_script,
+    BuildOutput, EngineOptions, HeadlessRunner, HotReloader, Runtime, RuntimeConfig,
+    ScriptComponent, ScriptEngine, ScriptError, ScriptSource, WindowRunner,
 };
+use uuid::Uuid;
 
-/// The built-in default script: the spinning-cube example of this checkout.
-const DEFAULT_SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/spinning-cube");
+/// The built-in default script: the spinning-cube example, built from the
+/// workspace's source for wasm32-wasip2 by `build.rs` and embedded here, so
+/// an installed `host` runs it from anywhere.
+const DEFAULT_SCRIPT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/spinning_cube.wasm"));
+
+/// The default script's name in logs and errors.
+const DEFAULT_SCRIPT_NAME: &str = "spinning_cube";
 
 /// Runs WebAssembly game scripts frame by frame.
 #[derive(Debug, Parser)]
@@ -35,7 +47,7 @@ enum Command {
 struct RunArgs {
     /// Script components (.wasm) or script crate directories (built with
     /// `cargo build --release --target wasm32-wasip2`). Without any, runs
-    /// the built-in spinning-cube example.
+    /// the built-in spinning-cube example (embedded in the binary).
     scripts: Vec<PathBuf>,
 
     /// Run without a window (and without touching the GPU unless
@@ -136,18 +148,14 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         },
         pooling: true,
         max_instances: args.max_instances,
+        extensions: vec![terrain::link],
     })?);
     let mut reloader = if args.watch {
         Some(HotReloader::new(engine.clone())?)
     } else {
         None
     };
-    let scripts = if args.scripts.is_empty() {
-        tracing::info!("no script given; running the built-in spinning-cube example");
-        vec![PathBuf::from(DEFAULT_SCRIPT)]
-    } else {
-        args.scripts
-    };
+    let scripts = args.scripts;
 
     let mut runtime = Runtime::new(RuntimeConfig {
         hz: args.hz,
@@ -160,6 +168,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             JobDelivery::WhenReady
         },
     });
+    runtime.register_job(Terrain)?;
     if let Some(file) = &args.input {
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("failed to read input file `{}`", file.display()))?;
@@ -170,8 +179,19 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         }
     }
     let mut load_failures = 0;
+    if scripts.is_empty() {
+        tracing::info!("no script given; running the built-in spinning-cube example");
+        if reloader.is_some() {
+            tracing::warn!("--watch has nothing to watch: the built-in script has no source here");
+        }
+        let component = engine.load_bytes(DEFAULT_SCRIPT_NAME, DEFAULT_SCRIPT)?;
+        start(&mut runtime, &component, args.instances)?;
+    }
     for path in &scripts {
-        match start(&engine, &mut runtime, path, args.instances) {
+        let started = ScriptSource::new(path)
+            .and_then(|source| source.load(&engine, BuildOutput::Inherit))
+            .and_then(|component| start(&mut runtime, &component, args.instances));
+        match started {
             Ok(ids) => {
                 if let Some(reloader) = reloader.as_mut() {
                     reloader.watch(path, ids)?;
@@ -212,7 +232,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         let window = WindowRunner {
             frames: args.frames,
-            title: format!("game-host: {}", script_names(&scripts)),
+            title: match script_names(&scripts) {
+                names if names.is_empty() => "game-host: spinning-cube".to_owned(),
+                names => format!("game-host: {names}"),
+            },
             size: args.size,
         };
         window.run(&mut runtime, &mut between)?
@@ -250,7 +273,7 @@ fn script_names(scripts: &[PathBuf]) -> String {
 /// Renders the scene offscreen and writes it as a PNG.
 fn screenshot(runtime: &Runtime, file: &Path, (width, height): (u32, u32)) -> Result<()> {
     let mut offscreen = Offscreen::new(width, height)?;
-    let image = { offscreen.capture(&lock_scene(runtime.scene()))? };
+    let image = { offscreen.capture(&runtime.scene().lock_unpoisoned())? };
     image.save_png(file)?;
     tracing::info!(
         file = %file.display(),
@@ -281,30 +304,13 @@ fn print_waits(runtime: &Runtime) {
     }
 }
 
-/// Loads one script argument and starts `instances` instances of it.
-fn start(
-    engine: &ScriptEngine,
-    runtime: &mut Runtime,
-    path: &Path,
-    instances: u32,
-) -> Result<Vec<Uuid>> {
-    let component = load(engine, path)?;
+/// Starts `instances` instances of a loaded script.
+fn start(runtime: &mut Runtime, component: &ScriptComponent, instances: u32) -> Result<Vec<Uuid>> {
     tracing::info!(
         script = component.name(),
         bytes = component.size(),
         instances,
         "starting"
     );
-    (0..instances).map(|_| runtime.spawn(&component)).collect()
-}
-
-fn load(engine: &ScriptEngine, path: &Path) -> Result<ScriptComponent> {
-    if path.is_dir() {
-        let wasm = build_script_crate(path, BuildOutput::Inherit)?;
-        return engine.load_file(&wasm);
-    }
-    if !path.exists() {
-        bail!("script `{}` not found", path.display());
-    }
-    engine.load_file(path)
+    (0..instances).map(|_| runtime.spawn(component)).collect()
 }

@@ -21,41 +21,14 @@ use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
 use uuid::Uuid;
 
-use crate::cargo_build::{BuildOutput, build_script_crate};
+use crate::cargo_build::BuildOutput;
 use crate::engine::{ScriptComponent, ScriptEngine};
 use crate::runtime::{Runtime, SwapReport};
+use crate::source::ScriptSource;
+use crate::sync::LockExt;
 
 /// How long the watcher waits for a burst of file events to settle.
 const DEBOUNCE: Duration = Duration::from_millis(100);
-
-/// What a watched script comes from.
-#[derive(Debug, Clone)]
-enum Source {
-    /// A component file.
-    File(PathBuf),
-    /// A script crate directory, rebuilt with cargo.
-    Crate(PathBuf),
-}
-
-impl Source {
-    fn path(&self) -> &Path {
-        match self {
-            Source::File(path) | Source::Crate(path) => path,
-        }
-    }
-
-    /// Whether a change at `changed` concerns this source.
-    fn is_touched_by(&self, changed: &Path) -> bool {
-        match self {
-            Source::File(file) => changed == file,
-            Source::Crate(dir) => {
-                changed.starts_with(dir.join("src"))
-                    || changed == dir.join("Cargo.toml")
-                    || changed == dir.join("build.rs")
-            }
-        }
-    }
-}
 
 /// A new version of a watched script, built and compiled.
 struct Built {
@@ -85,7 +58,7 @@ pub enum SwapOutcome {
 /// Watches script sources and swaps changed scripts into a [`Runtime`].
 pub struct HotReloader {
     /// Watched sources and the instances running each, by index.
-    sources: Arc<Mutex<Vec<Source>>>,
+    sources: Arc<Mutex<Vec<ScriptSource>>>,
     instances: Vec<Vec<Uuid>>,
     /// `None` only while dropping.
     debouncer: Option<Debouncer<RecommendedWatcher>>,
@@ -97,7 +70,7 @@ pub struct HotReloader {
 impl HotReloader {
     /// Starts the watcher and the background build thread.
     pub fn new(engine: Arc<ScriptEngine>) -> Result<Self> {
-        let sources: Arc<Mutex<Vec<Source>>> = Arc::default();
+        let sources: Arc<Mutex<Vec<ScriptSource>>> = Arc::default();
         let (changes, changed) = channel::<usize>();
         let (built_tx, built) = channel::<Built>();
 
@@ -105,7 +78,7 @@ impl HotReloader {
         let notify = changes.clone();
         let debouncer = new_debouncer(DEBOUNCE, move |result: DebounceEventResult| {
             let Ok(events) = result else { return };
-            let sources = watched.lock().unwrap_or_else(|e| e.into_inner());
+            let sources = watched.lock_unpoisoned();
             let mut touched: Vec<usize> = Vec::new();
             for event in events {
                 for (index, source) in sources.iter().enumerate() {
@@ -152,20 +125,17 @@ impl HotReloader {
                 .watch(&path.join("src"), RecursiveMode::Recursive)
                 .and_then(|()| watcher.watch(&path, RecursiveMode::NonRecursive))
                 .with_context(|| format!("cannot watch `{}`", path.display()))?;
-            Source::Crate(path)
+            ScriptSource::Crate(path)
         } else {
             // Watch the directory: builds often replace the file by renaming.
             let dir = path.parent().unwrap_or(Path::new("/"));
             watcher
                 .watch(dir, RecursiveMode::NonRecursive)
                 .with_context(|| format!("cannot watch `{}`", dir.display()))?;
-            Source::File(path)
+            ScriptSource::File(path)
         };
         tracing::info!(path = %source.path().display(), "watching for changes");
-        self.sources
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(source);
+        self.sources.lock_unpoisoned().push(source);
         self.instances.push(instances);
         Ok(())
     }
@@ -212,8 +182,7 @@ impl HotReloader {
     }
 
     fn source_path(&self, index: usize) -> PathBuf {
-        let sources = self.sources.lock().unwrap_or_else(|e| e.into_inner());
-        sources[index].path().to_owned()
+        self.sources.lock_unpoisoned()[index].path().to_owned()
     }
 }
 
@@ -243,7 +212,7 @@ impl Drop for HotReloader {
 /// is reported once).
 fn build_loop(
     engine: &ScriptEngine,
-    sources: &Mutex<Vec<Source>>,
+    sources: &Mutex<Vec<ScriptSource>>,
     changed: &Receiver<usize>,
     built: &Sender<Built>,
 ) {
@@ -257,21 +226,23 @@ fn build_loop(
             }
         }
         for index in pending {
-            let source = sources.lock().unwrap_or_else(|e| e.into_inner())[index].clone();
+            let source = sources.lock_unpoisoned()[index].clone();
             let started = Instant::now();
-            let result = build(&source).and_then(|(name, bytes)| {
-                if last_tried.get(&index) == Some(&bytes) {
-                    return Ok(None);
-                }
-                let loaded = engine
-                    .load_bytes(&name, &bytes)
-                    .and_then(|component| component.warm_up().map(|()| component))
-                    .with_context(|| {
-                        format!("failed to load script `{}`", source.path().display())
-                    });
-                last_tried.insert(index, bytes);
-                loaded.map(Some)
-            });
+            let result = source
+                .build(BuildOutput::Capture)
+                .and_then(|(name, bytes)| {
+                    if last_tried.get(&index) == Some(&bytes) {
+                        return Ok(None);
+                    }
+                    let loaded = engine
+                        .load_bytes(&name, &bytes)
+                        .and_then(|component| component.warm_up().map(|()| component))
+                        .with_context(|| {
+                            format!("failed to load script `{}`", source.path().display())
+                        });
+                    last_tried.insert(index, bytes);
+                    loaded.map(Some)
+                });
             let result = match result {
                 Ok(None) => continue, // unchanged, e.g. a comment edit or a repeated event
                 Ok(Some(component)) => Ok((component, started.elapsed())),
@@ -288,19 +259,4 @@ fn build_loop(
             }
         }
     }
-}
-
-/// Builds a source into `(script name, component bytes)`.
-fn build(source: &Source) -> Result<(String, Vec<u8>)> {
-    let file = match source {
-        Source::File(file) => file.clone(),
-        Source::Crate(dir) => build_script_crate(dir, BuildOutput::Capture)?,
-    };
-    let bytes =
-        std::fs::read(&file).with_context(|| format!("failed to read `{}`", file.display()))?;
-    let name = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Ok((name, bytes))
 }

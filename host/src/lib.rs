@@ -1,11 +1,13 @@
 //! # host — runs WebAssembly game scripts frame by frame
 //!
 //! Scripts are WebAssembly components of the `game:engine` `script` world
-//! (`wit/engine.wit`). The host compiles them once ([`ScriptEngine`],
-//! with an on-disk cache of compiled code), instantiates them as many times as
+//! (`wit/engine.wit`). The host compiles them once ([`ScriptEngine`], with
+//! an on-disk cache of compiled code), instantiates them as many times as
 //! needed ([`ScriptComponent`]), and drives every instance from one
-//! fixed-timestep frame loop ([`Runtime`]) that calls `on-message(id)` on each
-//! subscribed instance, in subscription order, every frame.
+//! fixed-timestep frame ([`Runtime::step`]) that calls `on-message(id)` on
+//! each subscribed instance, in subscription order. A runner decides when
+//! frames run: as fast as possible, or in real time, headless
+//! ([`HeadlessRunner`]) or in a window ([`WindowRunner`]).
 //!
 //! All scripts share one [`Scene`] of named entities with transforms. A script
 //! that traps is taken out of the loop with a [`ScriptError`] naming the
@@ -13,15 +15,16 @@
 //! running.
 //!
 //! Scripts' async tasks wait on the host: timers, input events and messages,
-//! entity motions and terrain tiles generated on worker threads; a script
-//! whose tasks all wait gets no call until one is due. A running instance can
-//! be swapped to new code between frames, keeping its id and, when it opts
-//! in, its state ([`Runtime::replace`], [`HotReloader`]). The scene is drawn
-//! with wgpu, offscreen ([`Offscreen`]) or in a winit window
-//! ([`WindowRunner`]).
+//! entity motions, and background [`jobs`] run on worker threads; a script
+//! whose tasks all wait gets no call until one is due. Job kinds are
+//! registered by extensions such as [`terrain`]. A running instance can be
+//! swapped to new code between frames, keeping its id and, when it opts in,
+//! its state ([`Runtime::replace`], [`HotReloader`]). The scene is drawn with
+//! wgpu ([`render`]).
 //!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {
+//! use host::sync::LockExt;
 //! use host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
 //!
 //! let engine = ScriptEngine::new(EngineOptions::default())?;
@@ -29,52 +32,73 @@
 //! let mut runtime = Runtime::new(RuntimeConfig::default());
 //! runtime.spawn(&cube)?;
 //! runtime.run_frames(60);
-//! println!("{:?}", runtime.scene().lock().unwrap().entity(0.into()));
+//! println!("{:?}", runtime.scene().lock_unpoisoned().entity(0.into()));
 //! # Ok(()) }
 //! ```
 //!
-//! ## Modules
-//! - `bindings`: the `bindgen!` output, nothing else.
-//! - `engine`: wasmtime configuration, linking, loading and the compile cache.
-//! - `instance`, `state`: one script instance and its store data.
-//! - `api`: the typed host implementation of each WIT interface.
-//! - `scene`: entities and transforms.
-//! - `runtime`: frame clock, subscriptions, waits (timers, events, motion,
-//!   jobs), dispatch, swaps and the headless runner.
-//! - `terrain`: deterministic heightmap tiles and their cache.
-//! - `hot_swap`: watching sources, background rebuilds, swaps at frame
-//!   boundaries (`Runtime::replace` does the swap itself).
-//! - `cargo_build`: building a script crate directory into a component.
-//! - `log`: where script log lines go.
-//! - `render`: the wgpu renderer, offscreen or in a winit window.
+//! ## Layers
+//!
+//! Each module uses only modules on its own row or below (a test,
+//! `tests/module_graph.rs`, fails on any cycle):
+//!
+//! ```text
+//!  runner  hot_swap  source  terrain (extension)   render
+//!     |        |        |        |                    |
+//!  runtime ----+--------+--------+                    |
+//!     |                                               |
+//!  instance        cargo_build                        |
+//!     |                                               |
+//!  engine                                             |
+//!     |                                               |
+//!  imports (host impls of the WIT imports)            |
+//!     |                                               |
+//!  state (store data, commands)                       |
+//!     |                                               |
+//!  bindings  input  jobs                              |
+//!     |                                               |
+//!  scene  log  error  time  sync  <-------------------+
+//! ```
+//!
+//! - `time`, `sync`, `log`, `error`, `scene`: leaves (game time, poison-free
+//!   locks, where log lines go, script errors, entities and transforms).
+//! - `bindings`: the `bindgen!` output, nothing else; `input`: the key
+//!   table; [`jobs`]: background job kinds, their pool and output caches.
+//! - `state`: the store data of an instance and the commands it leaves.
+//! - `imports`: the typed host implementation of each WIT interface.
+//! - `engine`: wasmtime configuration, linking, loading, the compile cache.
+//! - `instance`: one script instance and its exports.
+//! - [`runtime`]: instances, subscriptions, waits, dispatch, swaps.
+//! - [`runner`]: when frames run (one pacing policy); [`render`]: draws a
+//!   scene; [`terrain`]: the terrain extension; `hot_swap`, `source`,
+//!   `cargo_build`: building and reloading scripts.
 
-mod api;
 mod bindings;
 mod cargo_build;
-mod engine;
+pub mod engine;
 mod error;
 mod hot_swap;
+mod imports;
+pub mod input;
 mod instance;
-mod log;
-mod render;
-mod runtime;
-mod scene;
-mod state;
-mod terrain;
+pub mod jobs;
+pub mod log;
+pub mod render;
+pub mod runner;
+pub mod runtime;
+pub mod scene;
+mod source;
+pub mod state;
+pub mod sync;
+pub mod terrain;
+pub mod time;
 
-pub use bindings::events::{Event, EventFilter, ScriptMessage};
-pub use bindings::input::Key;
 pub use cargo_build::{BuildOutput, build_script_crate};
-pub use engine::{EngineOptions, ScriptComponent, ScriptEngine, default_cache_dir};
+pub use engine::{EngineOptions, ScriptComponent, ScriptEngine};
 pub use error::{ScriptError, ScriptExport};
 pub use hot_swap::{HotReloader, SwapOutcome};
-pub use instance::{HandleStats, InstanceInfo};
-pub use log::{LogLevel, LogRecord, LogSink, LogSource, MemoryLog, TracingLog};
-pub use render::{BACKGROUND, Camera, Gpu, Image, Offscreen, WindowRunner, entity_color};
-pub use runtime::{
-    FrameTime, HeadlessRunner, JobDelivery, JobStats, KEYS, PendingWait, Runtime, RuntimeConfig,
-    SwapReport, WAKE_MESSAGE, WaitStats, key_by_name, key_name, parse_input_script,
-};
-pub use scene::{Entity, EntityId, Scene, SceneDump, SharedScene, Transform, lock_scene};
-pub use terrain::{RESOLUTION as TILE_RESOLUTION, Tile, TileCache, TileCoord, tile_size};
-pub use uuid::Uuid;
+pub use input::{Event, Key};
+pub use instance::InstanceInfo;
+pub use runner::{HeadlessRunner, WindowRunner};
+pub use runtime::{Runtime, RuntimeConfig};
+pub use scene::{Scene, Transform};
+pub use source::ScriptSource;

@@ -1,111 +1,55 @@
-//! The data each script instance's `Store` holds, and the identity it shares
-//! with its stdout/stderr streams.
+//! [`ScriptState`]: the data each script instance's `Store` holds, and the
+//! deferred [`Command`]s a script leaves for the runtime.
+//!
+//! Below the host implementations and the runtime: it names only leaf
+//! layers (time, log, scene, jobs) and the generated types.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use uuid::Uuid;
 use wasmtime::component::ResourceTable;
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::bindings::events::{EventFilter, ScriptMessage};
 use crate::bindings::tasks::Wake;
-use crate::instance::HandleStats;
-use crate::log::{LogLevel, LogRecord, LogSink, LogSource};
-use crate::runtime::FrameTime;
-use crate::scene::{EntityId, SharedScene};
-use crate::terrain::{TileCache, TileCoord};
+use crate::jobs::{ErasedKey, Job, JobKindId, JobRegistry};
+use crate::log::{LogLevel, LogSink, LogSource, MemoryLog, ScriptIdentity, ScriptStdio};
+use crate::scene::{EntityId, Scene, SharedScene};
+use crate::time::FrameTime;
 
-/// How many bytes of the guest's latest stderr output are kept for error
-/// messages (a Rust panic message is printed there just before the trap).
-const STDERR_TAIL: usize = 1024;
+/// Most completed waits queued for a script before further ones are dropped.
+pub(crate) const MAX_QUEUED_WAKES: usize = 1 << 20;
 
-/// Who an instance is and where its log lines go. Shared by the store data
-/// and the instance's stdio streams.
-pub(crate) struct ScriptIdentity {
-    /// The script's name (file stem or crate name).
-    pub name: Arc<str>,
-    /// Instance id, a UUID v7.
-    pub id: Uuid,
-    log: Arc<dyn LogSink>,
+/// What every instance of one runtime shares.
+#[derive(Clone)]
+pub(crate) struct RuntimeShared {
+    pub scene: SharedScene,
+    pub log: Arc<dyn LogSink>,
     /// The runtime's current frame number.
-    frame: Arc<AtomicU64>,
-    /// The end of what the guest wrote to stderr during the current call.
-    stderr_tail: Mutex<String>,
-    /// Whether `stderr_tail` has anything, so a call clears it only then.
-    stderr_written: AtomicBool,
+    pub frame: Arc<AtomicU64>,
+    /// The runtime's job kinds and their outputs.
+    pub jobs: Arc<JobRegistry>,
 }
 
-impl ScriptIdentity {
-    /// An identity with `id`, or a fresh UUID v7.
-    pub fn new(
-        name: Arc<str>,
-        id: Option<Uuid>,
-        log: Arc<dyn LogSink>,
-        frame: Arc<AtomicU64>,
-    ) -> Self {
-        ScriptIdentity {
-            name,
-            id: id.unwrap_or_else(Uuid::now_v7),
-            log,
-            frame,
-            stderr_tail: Mutex::new(String::new()),
-            stderr_written: AtomicBool::new(false),
+impl RuntimeShared {
+    /// Shared data of no runtime, for throwaway instances.
+    pub fn detached() -> Self {
+        RuntimeShared {
+            scene: Scene::new().shared(),
+            log: Arc::new(MemoryLog::new()),
+            frame: Arc::default(),
+            jobs: Arc::default(),
         }
-    }
-
-    /// Sends one line to the log sink.
-    pub fn log(&self, level: LogLevel, source: LogSource, message: String) {
-        if source == LogSource::Stderr {
-            self.stderr_written.store(true, Ordering::Relaxed);
-            let mut tail = self.lock_tail();
-            if !tail.is_empty() {
-                tail.push('\n');
-            }
-            tail.push_str(&message);
-            if tail.len() > STDERR_TAIL {
-                let mut cut = tail.len() - STDERR_TAIL;
-                while !tail.is_char_boundary(cut) {
-                    cut += 1;
-                }
-                tail.drain(..cut);
-            }
-        }
-        self.log.log(LogRecord {
-            script: self.name.to_string(),
-            instance: self.id,
-            frame: self.frame.load(Ordering::Relaxed),
-            level,
-            source,
-            message,
-        });
-    }
-
-    /// Forgets stderr output of earlier calls; called before each call.
-    pub fn begin_call(&self) {
-        if self.stderr_written.swap(false, Ordering::Relaxed) {
-            self.lock_tail().clear();
-        }
-    }
-
-    /// Takes what the guest wrote to stderr during the current call.
-    pub fn take_stderr_tail(&self) -> String {
-        self.stderr_written.store(false, Ordering::Relaxed);
-        std::mem::take(&mut *self.lock_tail())
-    }
-
-    fn lock_tail(&self) -> std::sync::MutexGuard<'_, String> {
-        self.stderr_tail
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
-/// Something a script asked of the runtime during a call. Requests are
-/// applied in order after the call's frame is dispatched, so they take effect
-/// on the next frame and never touch tables being iterated.
-#[derive(Debug, Clone)]
-pub(crate) enum Request {
+/// Something a script asked of the runtime during a call: a deferred
+/// command. Commands are applied in order after the call's frame is
+/// dispatched, so they take effect on the next frame and never touch tables
+/// being iterated.
+#[derive(Debug)]
+pub(crate) enum Command {
     Subscribe(u32),
     Unsubscribe(u32),
     WaitFrames {
@@ -129,32 +73,133 @@ pub(crate) enum Request {
         target: glam::Vec3,
         speed: f32,
     },
-    Tile {
+    Job {
         token: u64,
-        coord: TileCoord,
+        kind: JobKindId,
+        key: ErasedKey,
     },
 }
 
-/// `Store` data of one script instance.
-pub(crate) struct ScriptState {
-    pub identity: Arc<ScriptIdentity>,
-    pub table: ResourceTable,
-    pub wasi: WasiCtx,
-    pub scene: SharedScene,
+/// Host-side count of an instance's `transform-component` handles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HandleStats {
+    /// Handles handed to the guest so far.
+    pub created: u64,
+    /// Handles the guest holds now.
+    pub live: usize,
+    /// Highest `ResourceTable` index ever handed out; stays small when
+    /// dropped handles are really deleted (their slots are reused).
+    pub highest_index: u32,
+}
+
+/// `Store` data of one script instance. The host implementation of every
+/// WIT interface is a trait implemented on it (the `imports` module;
+/// extensions such as terrain add their own).
+pub struct ScriptState {
+    pub(crate) identity: Arc<ScriptIdentity>,
+    pub(crate) table: ResourceTable,
+    pub(crate) wasi: WasiCtx,
+    pub(crate) scene: SharedScene,
     /// Timing of the frame being dispatched.
-    pub time: FrameTime,
-    /// Requests made since they were last applied.
-    pub requests: Vec<Request>,
+    pub(crate) time: FrameTime,
+    /// Commands made since they were last applied.
+    pub(crate) commands: Vec<Command>,
     /// Completed waits the script has not collected with `take-wakes`.
-    pub wakes: Vec<Wake>,
+    pub(crate) wakes: Vec<Wake>,
     /// Whether wakes were dropped because the script never took them.
-    pub wakes_dropped: bool,
-    /// Generated terrain tiles, for `tile-info` and `tile-heights`.
-    pub tiles: Arc<TileCache>,
+    wakes_dropped: bool,
+    jobs: Arc<JobRegistry>,
     /// Host-side bookkeeping of live resource handles.
-    pub handles: HandleStats,
+    pub(crate) handles: HandleStats,
     /// Calls made into the instance (entrypoint, updates, wakes).
-    pub calls: u64,
+    pub(crate) calls: u64,
+}
+
+impl ScriptState {
+    /// Store data for an instance of script `name` with a locked-down WASI
+    /// context: no preopened directories, no environment, no network;
+    /// stdout and stderr go to the log. `id` is given when a hot-swap keeps
+    /// the old instance's id.
+    pub(crate) fn new(
+        name: Arc<str>,
+        id: Option<Uuid>,
+        shared: &RuntimeShared,
+        time: FrameTime,
+    ) -> Self {
+        let identity = Arc::new(ScriptIdentity::new(
+            name,
+            id,
+            shared.log.clone(),
+            shared.frame.clone(),
+        ));
+        let wasi = WasiCtxBuilder::new()
+            .stdout(ScriptStdio::stdout(identity.clone()))
+            .stderr(ScriptStdio::stderr(identity.clone()))
+            .build();
+        ScriptState {
+            identity,
+            table: ResourceTable::new(),
+            wasi,
+            scene: shared.scene.clone(),
+            time,
+            commands: Vec::new(),
+            wakes: Vec::new(),
+            wakes_dropped: false,
+            jobs: shared.jobs.clone(),
+            handles: HandleStats::default(),
+            calls: 0,
+        }
+    }
+
+    /// Asks for the job of kind `J` with `key`; the script's wait `token`
+    /// completes at the frame boundary after it is done. For the host
+    /// functions of a job kind's WIT interface. Traps (with the kind's name)
+    /// if the runtime has not registered kind `J`.
+    pub fn request_job<J: Job>(&mut self, token: u64, key: J::Key) -> wasmtime::Result<()> {
+        let Some(kind) = self.jobs.kind_of::<J>() else {
+            wasmtime::bail!(
+                "the script requested a `{}` job, but this runtime has no such job kind \
+                 (registered: {:?})",
+                J::NAME,
+                self.jobs.names()
+            );
+        };
+        self.commands.push(Command::Job {
+            token,
+            kind,
+            key: ErasedKey(Box::new(key)),
+        });
+        Ok(())
+    }
+
+    /// The finished output of the job of kind `J` with `key`, if it is done
+    /// and still kept.
+    pub fn job_output<J: Job>(&self, key: &J::Key) -> Option<Arc<J::Output>> {
+        self.jobs.outputs::<J>()?.get(key)
+    }
+
+    /// Queues a completed wait for `take-wakes`; returns whether it is the
+    /// first one queued since the script last took them. A script that never
+    /// takes its wakes loses those beyond [`MAX_QUEUED_WAKES`], with a
+    /// warning, instead of growing the host's memory.
+    pub(crate) fn push_wake(&mut self, wake: Wake) -> bool {
+        if self.wakes.len() >= MAX_QUEUED_WAKES {
+            if !self.wakes_dropped {
+                self.wakes_dropped = true;
+                self.identity.log(
+                    LogLevel::Warn,
+                    LogSource::Api,
+                    format!(
+                        "{MAX_QUEUED_WAKES} completed waits not taken with take-wakes; \
+                         dropping further ones"
+                    ),
+                );
+            }
+            return false;
+        }
+        self.wakes.push(wake);
+        self.wakes.len() == 1
+    }
 }
 
 impl WasiView for ScriptState {

@@ -5,7 +5,12 @@ mod common;
 
 use std::sync::Arc;
 
-use host::{Event, JobDelivery, MemoryLog, Runtime, RuntimeConfig, ScriptMessage, Uuid};
+use host::input::ScriptMessage;
+use host::jobs::JobDelivery;
+use host::log::MemoryLog;
+use host::terrain::Terrain;
+use host::{Event, Runtime, RuntimeConfig};
+use uuid::Uuid;
 
 /// Sends a command to the test script; it runs at the start of the next frame.
 fn cmd(runtime: &mut Runtime, payload: &str) {
@@ -168,7 +173,7 @@ fn tile_requests_are_deduplicated_and_delivered_at_the_next_frame() {
     assert_eq!(stats.requests, 8);
     assert_eq!(stats.generated, 4);
     assert_eq!(stats.shared, 4);
-    assert_eq!(runtime.tile_cache().len(), 4);
+    assert_eq!(runtime.job_outputs::<Terrain>().unwrap().len(), 4);
 
     // Asking again later is served from the cache.
     cmd(&mut runtime, "tiles 4 100");
@@ -188,6 +193,7 @@ fn dropped_tile_requests_are_withdrawn_from_the_job_queue() {
         jobs: JobDelivery::WhenReady,
         ..RuntimeConfig::default()
     });
+    runtime.register_job(Terrain).unwrap();
     let id = runtime.spawn(&tasks).unwrap();
     cmd(&mut runtime, "tiles-drop 64 500");
     runtime.run_frames(2);

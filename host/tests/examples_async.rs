@@ -4,7 +4,9 @@
 mod common;
 
 use glam::Vec3;
-use host::{Event, Key, MemoryLog, Runtime, TileCoord};
+use host::log::MemoryLog;
+use host::terrain::TileCoord;
+use host::{Event, Key, Runtime};
 
 /// `(frame, message)` of every log line.
 fn timeline(log: &MemoryLog) -> Vec<(u64, String)> {
@@ -62,7 +64,7 @@ fn message_window_opens_waits_for_enter_and_closes_on_schedule() {
 }
 
 /// Pending waits as `(task, what)`.
-fn waits(runtime: &Runtime, id: host::Uuid) -> Vec<(u32, String)> {
+fn waits(runtime: &Runtime, id: uuid::Uuid) -> Vec<(u32, String)> {
     runtime
         .pending_waits(id)
         .into_iter()
@@ -174,7 +176,7 @@ fn terrain_places_tiles_as_the_camera_pans() {
     assert_eq!(&names[9..], ["tile 0/2/-1", "tile 0/2/0", "tile 0/2/1"]);
 
     // Each tile entity sits at its tile's centre and mean height.
-    let tile = host::Tile::generate(TileCoord {
+    let tile = host::terrain::Tile::generate(TileCoord {
         level: 0,
         x: 2,
         y: 0,

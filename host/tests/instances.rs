@@ -2,7 +2,7 @@
 
 mod common;
 
-use host::Uuid;
+use uuid::Uuid;
 
 #[test]
 fn two_instances_have_distinct_v7_ids_and_independent_state() {

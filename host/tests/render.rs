@@ -12,7 +12,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use glam::Vec3;
-use host::{BACKGROUND, Image, Offscreen, Scene, Transform};
+use host::render::{BACKGROUND, Image, Offscreen};
+use host::{Scene, Transform};
 
 const W: u32 = 320;
 const H: u32 = 240;
@@ -60,7 +61,7 @@ fn spinning_cube_renders_centred_and_turns() {
             assert!(is_background(image.pixel(x, y)), "corner ({x}, {y})");
         }
     }
-    assert_eq!(host::entity_color("cube"), [0.90, 0.45, 0.10]);
+    assert_eq!(host::render::entity_color("cube"), [0.90, 0.45, 0.10]);
 }
 
 #[test]

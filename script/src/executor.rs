@@ -1,260 +1,83 @@
-//! A single-threaded, frame-driven executor for script tasks.
+//! The script's executor: one value, [`Executor`], behind one thread-local.
 //!
-//! Tasks live in a slab inside the guest. A task is polled when it is
-//! spawned and afterwards only when something woke it: a host wait it awaits
-//! completed (delivered with the reserved wake message), or another task it
-//! awaits finished. The host does not call a script whose tasks are all
-//! waiting, so sleeping tasks cost nothing per frame.
+//! Task state is async-task's: [`spawn`] makes a task with
+//! `async_task::Builder::metadata` (the task number) and `spawn_local`, and
+//! returns its [`Task`] handle. async-task keeps each task's state in one
+//! word of documented flags (scheduled, running, completed, closed, handle
+//! alive); a task is polled when it is spawned and afterwards only when
+//! something woke it: a host wait it awaits completed (delivered with the
+//! reserved wake message), or another task it awaits finished. The host
+//! does not call a script whose tasks are all waiting, so sleeping tasks
+//! cost nothing per frame.
 //!
-//! The shape follows async-task's `spawn_local` example: `spawn` returns a
-//! [`Task`] handle; dropping it cancels the task (dropping its future, which
-//! withdraws its host waits), `detach` lets it run on.
+//! The SDK does not use wit-bindgen's own async support: that needs the
+//! component model's async ABI, which the host leaves off because it makes
+//! every host-to-guest call about three times dearer, and its `spawn`
+//! returns no handle that could cancel the task.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::future::Future;
-use std::pin::Pin;
-use std::rc::Rc;
-use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
 
-type BoxFuture = Pin<Box<dyn Future<Output = ()>>>;
+use async_task::{Builder, Runnable};
 
-/// Identifies a task slot and the task in it (slots are reused).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TaskId {
-    index: u32,
-    generation: u32,
-}
+use crate::wait::WaitTable;
 
-impl TaskId {
-    /// The number the host shows for this task in wait listings.
-    pub fn number(self) -> u32 {
-        self.index + 1
-    }
-}
+/// A handle to a spawned task; await it for the task's result.
+///
+/// Dropping the handle cancels the task (its future is dropped, which
+/// withdraws its timers, event waits, motions and job requests on the host).
+/// [`Task::detach`] lets the task run on without a handle;
+/// [`Task::cancel`] cancels it and returns its result if it had finished.
+/// The metadata is the task's number, as the host shows it in wait
+/// listings.
+pub type Task<T> = async_task::Task<T, u32>;
 
-struct Slot {
-    generation: u32,
-    /// `None` while the task is being polled, and once it is gone.
-    future: Option<BoxFuture>,
-    waker: Option<Waker>,
-    /// In the ready queue already.
-    queued: bool,
-    /// Cancelled while it was being polled: drop it afterwards.
-    cancelled: bool,
-    live: bool,
-}
-
-#[derive(Default)]
-struct Tasks {
-    slots: Vec<Slot>,
-    free: Vec<u32>,
-    live: usize,
+/// Everything the guest's async machinery keeps: the run queue, the task
+/// being polled, and the waits registered with the host.
+pub(crate) struct Executor {
+    /// Tasks woken and not yet polled, in wake order.
+    ready: RefCell<VecDeque<Runnable<u32>>>,
+    /// Number of the task being polled; 0 outside any task.
+    current: Cell<u32>,
+    /// Numbers handed out so far.
+    numbered: Cell<u32>,
+    /// Tasks spawned and not yet finished or cancelled.
+    live: Cell<usize>,
+    /// Waits registered with the host, by token.
+    pub waits: RefCell<WaitTable>,
 }
 
 thread_local! {
-    static TASKS: RefCell<Tasks> = RefCell::new(Tasks::default());
-    static READY: RefCell<VecDeque<TaskId>> = const { RefCell::new(VecDeque::new()) };
-    static CURRENT: Cell<Option<TaskId>> = const { Cell::new(None) };
+    static EXECUTOR: Executor = Executor {
+        ready: RefCell::new(VecDeque::new()),
+        current: Cell::new(0),
+        numbered: Cell::new(0),
+        live: Cell::new(0),
+        waits: RefCell::new(WaitTable::default()),
+    };
 }
 
-/// Wakes a task by queueing it. Wasm guests are single-threaded, so the
-/// queue is a thread-local and no `unsafe` is needed.
-struct TaskWaker(TaskId);
-
-impl Wake for TaskWaker {
-    fn wake(self: Arc<Self>) {
-        schedule(self.0);
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        schedule(self.0);
-    }
+/// Runs `f` with the script's executor.
+pub(crate) fn with<R>(f: impl FnOnce(&Executor) -> R) -> R {
+    EXECUTOR.with(f)
 }
 
-fn schedule(id: TaskId) {
-    let queue = TASKS.with(|tasks| {
-        let mut tasks = tasks.borrow_mut();
-        match tasks.slots.get_mut(id.index as usize) {
-            Some(slot) if slot.live && slot.generation == id.generation && !slot.queued => {
-                slot.queued = true;
-                true
-            }
-            _ => false,
-        }
-    });
-    if queue {
-        READY.with(|ready| ready.borrow_mut().push_back(id));
+/// Counts a task as live from spawn until its future is dropped (finished
+/// or cancelled, polled or not).
+struct Live;
+
+impl Live {
+    fn new() -> Self {
+        with(|ex| ex.live.set(ex.live.get() + 1));
+        Live
     }
 }
 
-/// The task being polled right now, if any.
-pub(crate) fn current() -> Option<TaskId> {
-    CURRENT.with(Cell::get)
-}
-
-/// Number of tasks alive (spawned, not finished or cancelled).
-pub fn task_count() -> usize {
-    TASKS.with(|tasks| tasks.borrow().live)
-}
-
-fn insert(future: BoxFuture) -> TaskId {
-    let id = TASKS.with(|tasks| {
-        let mut tasks = tasks.borrow_mut();
-        tasks.live += 1;
-        let index = match tasks.free.pop() {
-            Some(index) => index,
-            None => {
-                tasks.slots.push(Slot {
-                    generation: 0,
-                    future: None,
-                    waker: None,
-                    queued: false,
-                    cancelled: false,
-                    live: false,
-                });
-                (tasks.slots.len() - 1) as u32
-            }
-        };
-        let slot = &mut tasks.slots[index as usize];
-        slot.generation = slot.generation.wrapping_add(1);
-        let id = TaskId {
-            index,
-            generation: slot.generation,
-        };
-        slot.future = Some(future);
-        slot.waker = Some(Waker::from(Arc::new(TaskWaker(id))));
-        slot.queued = false;
-        slot.cancelled = false;
-        slot.live = true;
-        id
-    });
-    schedule(id);
-    id
-}
-
-/// Frees a slot and returns what it held, to be dropped by the caller
-/// outside the borrow (dropping a future may cancel other tasks).
-fn release(tasks: &mut Tasks, id: TaskId) -> Option<BoxFuture> {
-    let slot = tasks.slots.get_mut(id.index as usize)?;
-    if !slot.live || slot.generation != id.generation {
-        return None;
-    }
-    slot.live = false;
-    slot.waker = None;
-    tasks.live -= 1;
-    tasks.free.push(id.index);
-    slot.future.take()
-}
-
-/// Cancels a task: its future is dropped now (or right after its current
-/// poll), which withdraws the host waits it holds.
-fn cancel(id: TaskId) {
-    let dropped = TASKS.with(|tasks| {
-        let mut tasks = tasks.borrow_mut();
-        let slot = tasks.slots.get_mut(id.index as usize)?;
-        if !slot.live || slot.generation != id.generation {
-            return None;
-        }
-        if slot.future.is_none() {
-            // Being polled right now: drop it when the poll returns.
-            slot.cancelled = true;
-            return None;
-        }
-        release(&mut tasks, id)
-    });
-    drop(dropped);
-}
-
-/// Polls every ready task until none is ready. Called by the export macro
-/// after `entrypoint` and after each `on-message`.
-pub fn run_until_stalled() {
-    while let Some(id) = READY.with(|ready| ready.borrow_mut().pop_front()) {
-        let taken = TASKS.with(|tasks| {
-            let mut tasks = tasks.borrow_mut();
-            let slot = tasks.slots.get_mut(id.index as usize)?;
-            if !slot.live || slot.generation != id.generation {
-                return None;
-            }
-            slot.queued = false;
-            Some((slot.future.take()?, slot.waker.clone()?))
-        });
-        let Some((mut future, waker)) = taken else {
-            continue;
-        };
-        CURRENT.with(|c| c.set(Some(id)));
-        let poll = future.as_mut().poll(&mut Context::from_waker(&waker));
-        CURRENT.with(|c| c.set(None));
-        let dropped = TASKS.with(|tasks| {
-            let mut tasks = tasks.borrow_mut();
-            let slot = &mut tasks.slots[id.index as usize];
-            if poll.is_pending() && !slot.cancelled {
-                slot.future = Some(future);
-                return None;
-            }
-            slot.future = Some(future);
-            release(&mut tasks, id)
-        });
-        drop(dropped);
-    }
-}
-
-/// What a finished task left for its [`Task`] handle.
-struct Outcome<T> {
-    value: Option<T>,
-    finished: bool,
-    waiter: Option<Waker>,
-}
-
-/// A handle to a spawned task: await it for the task's result.
-///
-/// Dropping the handle cancels the task, withdrawing its timers, event waits,
-/// motions and job requests on the host. Call [`Task::detach`] to let the
-/// task run on without a handle.
-#[must_use = "dropping a Task cancels it; use .detach() to let it run"]
-pub struct Task<T> {
-    id: TaskId,
-    outcome: Rc<RefCell<Outcome<T>>>,
-    detached: bool,
-}
-
-impl<T> Task<T> {
-    /// Lets the task run to completion with nobody awaiting it.
-    pub fn detach(mut self) {
-        self.detached = true;
-    }
-
-    /// Cancels the task now (the same as dropping the handle).
-    pub fn cancel(self) {}
-
-    /// Whether the task has finished.
-    pub fn is_finished(&self) -> bool {
-        self.outcome.borrow().finished
-    }
-}
-
-impl<T> Future for Task<T> {
-    type Output = T;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        let mut outcome = self.outcome.borrow_mut();
-        match outcome.value.take() {
-            Some(value) => Poll::Ready(value),
-            None if outcome.finished => panic!("a Task was polled after it returned its value"),
-            None => {
-                outcome.waiter = Some(cx.waker().clone());
-                Poll::Pending
-            }
-        }
-    }
-}
-
-impl<T> Drop for Task<T> {
+impl Drop for Live {
     fn drop(&mut self) {
-        if !self.detached && !self.outcome.borrow().finished {
-            cancel(self.id);
-        }
+        // The thread-local may be gone when the instance is torn down.
+        let _ = EXECUTOR.try_with(|ex| ex.live.set(ex.live.get() - 1));
     }
 }
 
@@ -265,27 +88,118 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    let outcome = Rc::new(RefCell::new(Outcome {
-        value: None,
-        finished: false,
-        waiter: None,
-    }));
-    let shared = outcome.clone();
-    let id = insert(Box::pin(async move {
-        let value = future.await;
-        let waiter = {
-            let mut outcome = shared.borrow_mut();
-            outcome.value = Some(value);
-            outcome.finished = true;
-            outcome.waiter.take()
-        };
-        if let Some(waiter) = waiter {
-            waiter.wake();
+    let number = with(|ex| {
+        let number = ex.numbered.get().wrapping_add(1).max(1);
+        ex.numbered.set(number);
+        number
+    });
+    let live = Live::new();
+    let future = async move {
+        let _live = live;
+        future.await
+    };
+    let schedule = |runnable: Runnable<u32>| with(|ex| ex.ready.borrow_mut().push_back(runnable));
+    let (runnable, task) = Builder::new()
+        .metadata(number)
+        .spawn_local(move |_| future, schedule);
+    runnable.schedule();
+    task
+}
+
+/// Number of tasks alive (spawned, not finished or cancelled).
+pub fn task_count() -> usize {
+    with(|ex| ex.live.get())
+}
+
+/// The number of the task being polled right now; 0 outside any task.
+pub(crate) fn current_task() -> u32 {
+    with(|ex| ex.current.get())
+}
+
+/// Polls every ready task until none is ready. Called by the export macro
+/// after `entrypoint` and after each `on-message`.
+pub fn run_until_stalled() {
+    while let Some(runnable) = with(|ex| ex.ready.borrow_mut().pop_front()) {
+        let number = *runnable.metadata();
+        let outer = with(|ex| ex.current.replace(number));
+        runnable.run();
+        with(|ex| ex.current.set(outer));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    use futures::channel::oneshot;
+
+    use super::*;
+
+    /// Sets its flag when dropped: shows that a task's future was dropped.
+    struct DropFlag(Rc<Cell<bool>>);
+
+    impl Drop for DropFlag {
+        fn drop(&mut self) {
+            self.0.set(true);
         }
-    }));
-    Task {
-        id,
-        outcome,
-        detached: false,
+    }
+
+    #[test]
+    fn tasks_run_when_woken_and_hand_their_value_to_awaiters() {
+        let (tx, rx) = oneshot::channel::<u32>();
+        let producer = spawn(async move { rx.await.unwrap() * 2 });
+        let seen = Rc::new(Cell::new(0));
+        let sink = seen.clone();
+        spawn(async move { sink.set(producer.await) }).detach();
+        run_until_stalled();
+        assert_eq!(task_count(), 2);
+        assert_eq!(seen.get(), 0);
+        tx.send(21).unwrap();
+        run_until_stalled();
+        assert_eq!(seen.get(), 42);
+        assert_eq!(task_count(), 0);
+    }
+
+    #[test]
+    fn dropping_or_cancelling_a_task_drops_its_future() {
+        let dropped = Rc::new(Cell::new(false));
+        let flag = DropFlag(dropped.clone());
+        let (_tx, rx) = oneshot::channel::<()>();
+        let task = spawn(async move {
+            let _flag = flag;
+            let _ = rx.await;
+        });
+        run_until_stalled();
+        assert_eq!(task_count(), 1);
+        drop(task);
+        run_until_stalled();
+        assert!(dropped.get());
+        assert_eq!(task_count(), 0);
+
+        let (_tx, rx) = oneshot::channel::<()>();
+        let pending = spawn(async move {
+            let _ = rx.await;
+        });
+        let result = Rc::new(Cell::new(Some(())));
+        let out = result.clone();
+        spawn(async move { out.set(pending.cancel().await) }).detach();
+        run_until_stalled();
+        assert_eq!(result.get(), None, "an unfinished task yields no value");
+        assert_eq!(task_count(), 0);
+    }
+
+    #[test]
+    fn tasks_are_numbered_and_see_their_number_while_polled() {
+        let first = spawn(async { current_task() });
+        let second = spawn(async { current_task() });
+        assert_ne!(first.metadata(), second.metadata());
+        let numbers = Rc::new(Cell::new((0, 0)));
+        let out = numbers.clone();
+        let expected = (*first.metadata(), *second.metadata());
+        spawn(async move { out.set((first.await, second.await)) }).detach();
+        run_until_stalled();
+        assert_eq!(numbers.get(), expected);
+        assert_eq!(current_task(), 0);
     }
 }

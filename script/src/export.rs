@@ -6,8 +6,8 @@
 ///
 /// The host calls [`Script::entrypoint`] once when the instance starts, then
 /// [`Script::on_message`] once per frame for every id the script subscribed
-/// with [`subscribe_update`](crate::subscribe_update). Tasks started with
-/// [`spawn`](crate::spawn) run between those calls, woken by the host only
+/// with [`update::subscribe`](crate::update::subscribe). Tasks started
+/// with [`task::spawn`](crate::task::spawn) run between those calls, woken by the host only
 /// when what they wait for is due. Each instance of a component has its own
 /// memory, so its own value of `Self`.
 pub trait Script: 'static {
@@ -83,7 +83,7 @@ macro_rules! export {
                 }
 
                 fn on_message(id: u32) {
-                    if id == $crate::WAKE_MESSAGE {
+                    if id == $crate::update::WAKE_MESSAGE {
                         $crate::__private::deliver_wakes();
                     } else {
                         STATE.with(|cell| {

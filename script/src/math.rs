@@ -1,7 +1,8 @@
 //! Conversions between the WIT math records and [`glam`], and glam-typed
 //! access to transforms.
 
-use crate::{Quat, TransformComponent, Vec3};
+use crate::bindings::game::engine::scene::TransformComponent;
+use crate::bindings::game::engine::types::{Quat, Vec3};
 
 impl From<Vec3> for glam::Vec3 {
     fn from(v: Vec3) -> Self {

@@ -2,8 +2,8 @@
 
 use std::future::Future;
 
-use crate::TransformComponent;
 use crate::bindings::game::engine::motion;
+use crate::scene::TransformComponent;
 use crate::wait::HostWait;
 
 /// Moves `entity` toward `target` at `speed` units per second (the host
@@ -14,7 +14,7 @@ pub fn move_to(
     target: glam::Vec3,
     speed: f32,
 ) -> impl Future<Output = ()> + '_ {
-    let wait = HostWait::new(move |token| motion::move_to(token, entity, target.into(), speed));
+    let wait = HostWait::once(move |token| motion::move_to(token, entity, target.into(), speed));
     async move {
         wait.await;
     }

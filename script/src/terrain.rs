@@ -1,7 +1,10 @@
-//! Procedural terrain tiles generated on the host's worker threads.
+//! Procedural terrain tiles generated on the host's worker threads (the
+//! `game:engine/terrain` host extension: a script that uses it imports that
+//! interface, and only hosts that provide it load the script).
 
-use crate::bindings::game::engine::terrain::{self as wit_terrain, TileInfo, TileKey};
-use crate::wait::HostWait;
+use crate::bindings::game::engine::terrain as wit_terrain;
+pub use crate::bindings::game::engine::terrain::{TileInfo, TileKey};
+use crate::wait::host_wait;
 
 /// Side length of a tile at `level`, in world units.
 pub fn tile_size(level: u8) -> f32 {
@@ -12,7 +15,7 @@ pub fn tile_size(level: u8) -> f32 {
 /// generated it. Requests for the same tile share one generation. Dropping
 /// the future withdraws the request.
 pub async fn request_tile(key: TileKey) -> TileInfo {
-    HostWait::new(move |token| wit_terrain::request_tile(token, key)).await;
+    host_wait(move |token| wit_terrain::request_tile(token, key)).await;
     wit_terrain::tile_summary(key).expect("a delivered tile is in the host's cache")
 }
 

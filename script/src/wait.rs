@@ -1,16 +1,25 @@
-//! Futures backed by host waits (`game:engine/tasks` and friends).
+//! Futures backed by host waits (`game:engine/tasks` and every interface
+//! whose functions take a wait token).
 //!
-//! A [`HostWait`] registers itself with the host on first poll under a fresh
-//! token, and completes when the host reports that token in `take-wakes`.
-//! Dropping it before then cancels the wait on the host.
+//! A [`HostWait`] registers itself with the host on first poll under a
+//! fresh token, and completes when the host reports that token in
+//! `take-wakes`. A persistent one (a listener) yields every report until
+//! dropped. Dropping either before it is done cancels the wait on the host.
+//!
+//! Host functions of an extension interface that take a token can be
+//! awaited with [`host_wait`]:
+//!
+//! ```ignore
+//! let done = script::wait::host_wait(move |token| my_ext::request(token, 42)).await;
+//! ```
 
-use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
-use crate::bindings::game::engine::tasks::{self, WakeData};
+use crate::bindings::game::engine::tasks;
+pub use crate::bindings::game::engine::tasks::WakeData;
 use crate::executor;
 
 struct Pending {
@@ -18,35 +27,37 @@ struct Pending {
     results: VecDeque<WakeData>,
 }
 
-thread_local! {
-    static WAITS: RefCell<HashMap<u64, Pending>> = RefCell::new(HashMap::new());
-    static NEXT_TOKEN: Cell<u32> = const { Cell::new(0) };
+/// The waits this script has registered with the host, by token.
+#[derive(Default)]
+pub(crate) struct WaitTable {
+    pending: HashMap<u64, Pending>,
+    next_seq: u32,
 }
 
-/// A new token: the current task's number in the high 32 bits (so the host
-/// can list waits per task), a counter in the low 32.
-fn new_token() -> u64 {
-    let task = executor::current().map_or(0, |id| id.number());
-    let seq = NEXT_TOKEN.with(|n| {
-        let seq = n.get().wrapping_add(1);
-        n.set(seq);
-        seq
-    });
-    (u64::from(task) << 32) | u64::from(seq)
+impl WaitTable {
+    /// A new token: the current task's number in the high 32 bits (so the
+    /// host can list waits per task), a counter in the low 32.
+    fn new_token(&mut self, task: u32) -> u64 {
+        self.next_seq = self.next_seq.wrapping_add(1);
+        (u64::from(task) << 32) | u64::from(self.next_seq)
+    }
 }
 
 /// Registers a wait under a fresh token and asks the host for it with
 /// `start(token)`; returns the token.
 fn begin(start: impl FnOnce(u64), waker: &Waker) -> u64 {
-    let token = new_token();
-    WAITS.with(|waits| {
-        waits.borrow_mut().insert(
+    let task = executor::current_task();
+    let token = executor::with(|ex| {
+        let mut waits = ex.waits.borrow_mut();
+        let token = waits.new_token(task);
+        waits.pending.insert(
             token,
             Pending {
                 waker: Some(waker.clone()),
                 results: VecDeque::new(),
             },
         );
+        token
     });
     start(token);
     token
@@ -54,13 +65,13 @@ fn begin(start: impl FnOnce(u64), waker: &Waker) -> u64 {
 
 /// Takes one result for `token`, or stores `waker` to be woken with it.
 fn poll_token(token: u64, waker: &Waker, keep: bool) -> Option<WakeData> {
-    WAITS.with(|waits| {
-        let mut waits = waits.borrow_mut();
-        let pending = waits.get_mut(&token)?;
+    executor::with(|ex| {
+        let mut waits = ex.waits.borrow_mut();
+        let pending = waits.pending.get_mut(&token)?;
         match pending.results.pop_front() {
             Some(data) => {
                 if !keep {
-                    waits.remove(&token);
+                    waits.pending.remove(&token);
                 }
                 Some(data)
             }
@@ -73,16 +84,16 @@ fn poll_token(token: u64, waker: &Waker, keep: bool) -> Option<WakeData> {
 }
 
 fn forget(token: u64) -> bool {
-    WAITS.with(|waits| waits.borrow_mut().remove(&token).is_some())
+    executor::with(|ex| ex.waits.borrow_mut().pending.remove(&token).is_some())
 }
 
 /// Collects completed waits from the host and wakes their tasks. Called by
 /// the export macro on the reserved wake message.
 pub fn deliver_wakes() {
     for wake in tasks::take_wakes() {
-        let waker = WAITS.with(|waits| {
-            let mut waits = waits.borrow_mut();
-            let pending = waits.get_mut(&wake.token)?;
+        let waker = executor::with(|ex| {
+            let mut waits = ex.waits.borrow_mut();
+            let pending = waits.pending.get_mut(&wake.token)?;
             pending.results.push_back(wake.data);
             pending.waker.take()
         });
@@ -95,22 +106,54 @@ pub fn deliver_wakes() {
 /// Number of waits this script has registered with the host and not yet
 /// seen complete or cancelled.
 pub fn pending_waits() -> usize {
-    WAITS.with(|waits| waits.borrow().len())
+    executor::with(|ex| ex.waits.borrow().pending.len())
 }
 
-/// A one-shot host wait; `start` registers it with the host under a token.
-pub(crate) struct HostWait<S: FnOnce(u64)> {
+/// A wait on the host; `start` registers it under a token on first poll.
+pub struct HostWait<S: FnOnce(u64)> {
     start: Option<S>,
     token: u64,
+    /// A listener: reports until dropped, instead of once.
+    persistent: bool,
     done: bool,
 }
 
 impl<S: FnOnce(u64)> HostWait<S> {
-    pub fn new(start: S) -> Self {
+    /// A wait that completes once.
+    pub fn once(start: S) -> Self {
         HostWait {
             start: Some(start),
             token: 0,
+            persistent: false,
             done: false,
+        }
+    }
+
+    /// A listener that reports every completion until dropped.
+    pub fn listener(start: S) -> Self {
+        HostWait {
+            start: Some(start),
+            token: 0,
+            persistent: true,
+            done: false,
+        }
+    }
+
+    /// The next report, registering the wait on first use.
+    pub fn poll_data(&mut self, cx: &mut Context<'_>) -> Poll<WakeData> {
+        if let Some(start) = self.start.take() {
+            self.token = begin(start, cx.waker());
+            return Poll::Pending;
+        }
+        if self.done {
+            return Poll::Pending;
+        }
+        match poll_token(self.token, cx.waker(), self.persistent) {
+            Some(data) => {
+                self.done = !self.persistent;
+                Poll::Ready(data)
+            }
+            None => Poll::Pending,
         }
     }
 }
@@ -119,17 +162,7 @@ impl<S: FnOnce(u64) + Unpin> Future for HostWait<S> {
     type Output = WakeData;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<WakeData> {
-        if let Some(start) = self.start.take() {
-            self.token = begin(start, cx.waker());
-            return Poll::Pending;
-        }
-        match poll_token(self.token, cx.waker(), false) {
-            Some(data) => {
-                self.done = true;
-                Poll::Ready(data)
-            }
-            None => Poll::Pending,
-        }
+        self.poll_data(cx)
     }
 }
 
@@ -141,37 +174,9 @@ impl<S: FnOnce(u64)> Drop for HostWait<S> {
     }
 }
 
-/// A persistent host wait (a listener): yields every result until dropped.
-pub(crate) struct HostListener<S: FnOnce(u64)> {
-    start: Option<S>,
-    token: u64,
-}
-
-impl<S: FnOnce(u64)> HostListener<S> {
-    pub fn new(start: S) -> Self {
-        HostListener {
-            start: Some(start),
-            token: 0,
-        }
-    }
-
-    /// The next result, registering the listener on first use.
-    pub fn poll_next_data(&mut self, cx: &mut Context<'_>) -> Poll<WakeData> {
-        if let Some(start) = self.start.take() {
-            self.token = begin(start, cx.waker());
-            return Poll::Pending;
-        }
-        match poll_token(self.token, cx.waker(), true) {
-            Some(data) => Poll::Ready(data),
-            None => Poll::Pending,
-        }
-    }
-}
-
-impl<S: FnOnce(u64)> Drop for HostListener<S> {
-    fn drop(&mut self) {
-        if self.token != 0 && forget(self.token) {
-            tasks::cancel(self.token);
-        }
-    }
+/// Awaits one host wait: `start(token)` calls the host function that
+/// registers it (any interface's function that takes a wait token), and the
+/// future completes with what the host reports for that token.
+pub fn host_wait(start: impl FnOnce(u64) + Unpin) -> impl Future<Output = WakeData> {
+    HostWait::once(start)
 }

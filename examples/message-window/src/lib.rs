@@ -8,13 +8,16 @@
 //! printf '40 press enter\n' > enter.txt
 //! cargo run --release -p host -- run examples/message-window --frames 60 --input enter.txt
 //! cargo build --release --target wasm32-wasip2 -p message-window
-//! (cd examples/message-window && cargo component build --release)
 //! ```
 //! Log: `window opening` (frame 0), `window open` (frame 20),
 //! `enter pressed` (frame 40), `window closed` (frame 50).
 
+use script::Script;
+use script::events::EventFilter;
+use script::events::Key;
 use script::glam::Vec3;
-use script::{EventFilter, Key, Script, TransformComponent, TransformExt};
+use script::scene::TransformComponent;
+use script::scene::TransformExt;
 
 /// Frames the opening animation takes.
 pub const OPEN_FRAMES: u32 = 20;
@@ -25,27 +28,27 @@ struct MessageWindow;
 
 impl Script for MessageWindow {
     fn entrypoint() -> Self {
-        script::spawn(show_window()).detach();
+        script::task::spawn(show_window()).detach();
         MessageWindow
     }
 }
 
 async fn show_window() {
-    let window = script::spawn_entity("window");
+    let window = script::scene::spawn("window");
     window.set_scaling(Vec3::new(1.0, 0.0, 1.0));
-    script::info("window opening");
+    script::log::info("window opening");
     animate(&window, 0.0, 1.0, OPEN_FRAMES).await;
-    script::info("window open: press Enter to close");
-    script::wait_event(EventFilter::KeyPressed(Key::Enter)).await;
-    script::info("enter pressed: closing");
+    script::log::info("window open: press Enter to close");
+    script::events::wait_event(EventFilter::KeyPressed(Key::Enter)).await;
+    script::log::info("enter pressed: closing");
     animate(&window, 1.0, 0.0, CLOSE_FRAMES).await;
-    script::info("window closed");
+    script::log::info("window closed");
 }
 
 /// Scales the window's height from `from` to `to`, one step per frame.
 async fn animate(window: &TransformComponent, from: f32, to: f32, frames: u32) {
     for step in 1..=frames {
-        script::next_frame().await;
+        script::time::next_frame().await;
         let t = step as f32 / frames as f32;
         window.set_scaling(Vec3::new(1.0, from + (to - from) * t, 1.0));
     }

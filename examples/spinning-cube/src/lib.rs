@@ -12,13 +12,13 @@
 //! cargo run --release -p host -- run examples/spinning-cube
 //! cargo run --release -p host -- run examples/spinning-cube --watch
 //! cargo build --release --target wasm32-wasip2 -p spinning-cube
-//! (cd examples/spinning-cube && cargo component build --release)
 //! ```
 
 use std::f32::consts::TAU;
 
+use script::Script;
 use script::glam::Quat;
-use script::{Script, TransformExt};
+use script::scene::TransformExt;
 
 /// Radians per second about world Y.
 pub const ANGULAR_SPEED: f32 = std::f32::consts::FRAC_PI_2;
@@ -34,7 +34,7 @@ struct SpinningCube {
 
 impl SpinningCube {
     fn start(turned: f32) -> Self {
-        script::subscribe_update(UPDATE);
+        script::update::subscribe(UPDATE);
         SpinningCube {
             angular_speed: ANGULAR_SPEED,
             turned,
@@ -44,7 +44,7 @@ impl SpinningCube {
 
 impl Script for SpinningCube {
     fn entrypoint() -> Self {
-        script::info("spinning cube started");
+        script::log::info("spinning cube started");
         SpinningCube::start(0.0)
     }
 
@@ -52,13 +52,13 @@ impl Script for SpinningCube {
         if id != UPDATE {
             return;
         }
-        let angle = self.angular_speed * script::delta_time();
-        script::cube_transform().rotate(Quat::from_rotation_y(angle));
+        let angle = self.angular_speed * script::time::delta_time();
+        script::scene::cube().rotate(Quat::from_rotation_y(angle));
         let turns_before = (self.turned / TAU).floor();
         self.turned += angle;
         let turns = (self.turned / TAU).floor();
         if turns > turns_before {
-            script::info(&format!("turn {turns} complete"));
+            script::log::info(&format!("turn {turns} complete"));
         }
     }
 
@@ -68,7 +68,7 @@ impl Script for SpinningCube {
 
     fn restore_state(state: &[u8]) -> Option<Self> {
         let turned = f32::from_le_bytes(state.try_into().ok()?);
-        script::info(&format!(
+        script::log::info(&format!(
             "spinning cube swapped in: {turned:.4} rad turned so far"
         ));
         Some(SpinningCube::start(turned))

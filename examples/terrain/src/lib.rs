@@ -10,16 +10,17 @@
 //! ```text
 //! cargo run --release -p host -- run examples/terrain --frames 300 --dump-scene terrain.json
 //! cargo build --release --target wasm32-wasip2 -p terrain
-//! (cd examples/terrain && cargo component build --release)
 //! ```
 
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use script::Script;
 use script::glam::Vec3;
+use script::scene::TransformExt;
+use script::terrain::TileKey;
 use script::terrain::{request_tile, tile_size};
-use script::{Script, TileKey, TransformExt};
 
 /// Camera speed along +x, units per second.
 pub const SPEED: f32 = 50.0;
@@ -31,13 +32,13 @@ struct Terrain;
 
 impl Script for Terrain {
     fn entrypoint() -> Self {
-        script::spawn(pan_camera()).detach();
+        script::task::spawn(pan_camera()).detach();
         Terrain
     }
 }
 
 async fn pan_camera() {
-    let camera = script::spawn_entity("camera");
+    let camera = script::scene::spawn("camera");
     let size = tile_size(LEVEL);
     let requested: Rc<RefCell<HashSet<(i32, i32)>>> = Rc::default();
     loop {
@@ -49,12 +50,12 @@ async fn pan_camera() {
         for y in cy - RADIUS..=cy + RADIUS {
             for x in cx - RADIUS..=cx + RADIUS {
                 if requested.borrow_mut().insert((x, y)) {
-                    script::spawn(place_tile(TileKey { level: LEVEL, x, y })).detach();
+                    script::task::spawn(place_tile(TileKey { level: LEVEL, x, y })).detach();
                 }
             }
         }
-        script::next_frame().await;
-        camera.translate(Vec3::X * SPEED * script::delta_time());
+        script::time::next_frame().await;
+        camera.translate(Vec3::X * SPEED * script::time::delta_time());
     }
 }
 
@@ -62,7 +63,7 @@ async fn pan_camera() {
 async fn place_tile(key: TileKey) {
     let info = request_tile(key).await;
     let size = tile_size(key.level);
-    let entity = script::spawn_entity(&format!("tile {}/{}/{}", key.level, key.x, key.y));
+    let entity = script::scene::spawn(&format!("tile {}/{}/{}", key.level, key.x, key.y));
     entity.set_translation(Vec3::new(
         (key.x as f32 + 0.5) * size,
         info.mean_height,
@@ -73,7 +74,7 @@ async fn place_tile(key: TileKey) {
         (info.max_height - info.min_height).max(1.0),
         size,
     ));
-    script::info(&format!(
+    script::log::info(&format!(
         "tile {}/{}/{} ready: heights {:.1}..{:.1}",
         key.level, key.x, key.y, info.min_height, info.max_height
     ));

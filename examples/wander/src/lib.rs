@@ -9,13 +9,15 @@
 //! printf '200 press space\n' > space.txt
 //! cargo run --release -p host -- run examples/wander --frames 400 --input space.txt --list-waits
 //! cargo build --release --target wasm32-wasip2 -p wander
-//! (cd examples/wander && cargo component build --release)
 //! ```
 
 use std::rc::Rc;
 
+use script::Script;
+use script::events::EventFilter;
+use script::events::Key;
 use script::glam::Vec3;
-use script::{EventFilter, Key, Script, TransformComponent};
+use script::scene::TransformComponent;
 
 /// Walking speed in units per second.
 pub const SPEED: f32 = 4.0;
@@ -28,30 +30,30 @@ struct Wander;
 
 impl Script for Wander {
     fn entrypoint() -> Self {
-        script::spawn(brain()).detach();
+        script::task::spawn(brain()).detach();
         Wander
     }
 }
 
 /// Wanders until Space, then goes home.
 async fn brain() {
-    let agent = Rc::new(script::spawn_entity("agent"));
-    let wandering = script::spawn(wander(agent.clone()));
-    script::wait_event(EventFilter::KeyPressed(Key::Space)).await;
-    script::info("space pressed: going home");
+    let agent = Rc::new(script::scene::spawn("agent"));
+    let wandering = script::task::spawn(wander(agent.clone()));
+    script::events::wait_event(EventFilter::KeyPressed(Key::Space)).await;
+    script::log::info("space pressed: going home");
     drop(wandering); // cancels its motion or loiter timer on the host
-    script::move_to(&agent, Vec3::ZERO, SPEED).await;
-    script::info("home");
+    script::motion::move_to(&agent, Vec3::ZERO, SPEED).await;
+    script::log::info("home");
 }
 
 async fn wander(agent: Rc<TransformComponent>) {
     let mut rng = XorShift(0x2545_f491);
     loop {
         let target = Vec3::new(rng.range(RANGE), 0.0, rng.range(RANGE));
-        script::info(&format!("walking to [{:.2}, {:.2}]", target.x, target.z));
-        script::move_to(&agent, target, SPEED).await;
-        script::info("loitering");
-        script::wait_frames(LOITER_FRAMES).await;
+        script::log::info(&format!("walking to [{:.2}, {:.2}]", target.x, target.z));
+        script::motion::move_to(&agent, target, SPEED).await;
+        script::log::info("loitering");
+        script::time::wait_frames(LOITER_FRAMES).await;
     }
 }
 

@@ -2,15 +2,17 @@
 
 use std::sync::Arc;
 
+use wasmtime::Store;
 use wasmtime::component::{ComponentExportIndex, InstancePre};
 
 use crate::bindings::ScriptIndices;
-use crate::instance::{InstanceContext, ScriptInstance};
-use crate::state::ScriptState;
+use crate::state::{RuntimeShared, ScriptState};
+use crate::time::FrameTime;
 
-/// The optional `stateful-script` exports a component has.
+/// The optional `stateful-script` exports a component has: the state
+/// hand-over of a hot-swap.
 #[derive(Clone, Default)]
-pub(crate) struct StateExports {
+pub(crate) struct HandoverExports {
     pub save: Option<ComponentExportIndex>,
     pub restore: Option<ComponentExportIndex>,
 }
@@ -24,7 +26,7 @@ pub struct ScriptComponent {
     /// The `script` world's exports, looked up once at load time.
     indices: Arc<ScriptIndices>,
     size: usize,
-    state: StateExports,
+    handover: HandoverExports,
 }
 
 impl ScriptComponent {
@@ -37,7 +39,7 @@ impl ScriptComponent {
     ) -> wasmtime::Result<Self> {
         let indices = Arc::new(ScriptIndices::new(&pre)?);
         let component = pre.component();
-        let state = StateExports {
+        let handover = HandoverExports {
             save: component.get_export_index(None, "save-state"),
             restore: component.get_export_index(None, "restore-state"),
         };
@@ -46,14 +48,14 @@ impl ScriptComponent {
             pre,
             indices,
             size,
-            state,
+            handover,
         })
     }
 
     /// Whether the component exports `save-state` and `restore-state`, so it
     /// can hand its state over on a hot-swap.
     pub fn is_stateful(&self) -> bool {
-        self.state.save.is_some() && self.state.restore.is_some()
+        self.handover.save.is_some() && self.handover.restore.is_some()
     }
 
     /// Instantiates the component once in a throwaway store (running no
@@ -61,16 +63,21 @@ impl ScriptComponent {
     /// now, on this thread, and not in the next instantiation, which may be
     /// a hot-swap on the frame thread.
     pub fn warm_up(&self) -> anyhow::Result<()> {
-        let time = crate::runtime::FrameTime {
-            frame: 0,
-            delta: 0.0,
-            time: 0.0,
-        };
-        ScriptInstance::new(self, &InstanceContext::detached(), time, None).map(drop)
+        let state = ScriptState::new(
+            self.shared_name(),
+            None,
+            &RuntimeShared::detached(),
+            FrameTime::ZERO,
+        );
+        let mut store = Store::new(self.pre.engine(), state);
+        self.pre
+            .instantiate(&mut store)
+            .map_err(anyhow::Error::from)
+            .map(drop)
     }
 
-    pub(crate) fn state_exports(&self) -> &StateExports {
-        &self.state
+    pub(crate) fn handover(&self) -> &HandoverExports {
+        &self.handover
     }
 
     /// The script's name (file stem or crate name).

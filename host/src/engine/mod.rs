@@ -15,14 +15,17 @@ use anyhow::{Context, Result};
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
-use crate::api;
+use crate::imports;
 use crate::state::ScriptState;
 use cache::ComponentCache;
 use component::{WasmKind, wasm_kind};
 
 pub use cache::default_cache_dir;
 pub use component::ScriptComponent;
-pub(crate) use component::StateExports;
+
+/// Adds host functions beyond the `script` world to the linker: the WIT
+/// interface of an extension such as the terrain extension's `link`.
+pub type LinkerExtension = fn(&mut Linker<ScriptState>) -> wasmtime::Result<()>;
 
 /// How to set up a [`ScriptEngine`].
 #[derive(Debug, Clone)]
@@ -34,6 +37,9 @@ pub struct EngineOptions {
     pub pooling: bool,
     /// Most script instances alive at once when pooling.
     pub max_instances: u32,
+    /// Extensions whose WIT interfaces scripts may import besides the
+    /// `script` world (e.g. `terrain::link`).
+    pub extensions: Vec<LinkerExtension>,
 }
 
 impl Default for EngineOptions {
@@ -42,6 +48,7 @@ impl Default for EngineOptions {
             cache_dir: default_cache_dir(),
             pooling: true,
             max_instances: 256,
+            extensions: Vec::new(),
         }
     }
 }
@@ -87,9 +94,14 @@ impl ScriptEngine {
             .map_err(anyhow::Error::from)
             .context("failed to create the wasm engine")?;
         let mut linker = Linker::new(&engine);
-        api::add_to_linker(&mut linker)
+        imports::add_to_linker(&mut linker)
             .map_err(anyhow::Error::from)
             .context("failed to link the engine API")?;
+        for extension in &options.extensions {
+            extension(&mut linker)
+                .map_err(anyhow::Error::from)
+                .context("failed to link a host extension")?;
+        }
         let cache = options
             .cache_dir
             .map(|dir| ComponentCache::new(dir, &engine));
@@ -109,11 +121,7 @@ impl ScriptEngine {
     pub fn load_file(&self, path: &Path) -> Result<ScriptComponent> {
         let bytes = std::fs::read(path)
             .with_context(|| format!("failed to read script `{}`", path.display()))?;
-        let name = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string());
-        self.load_bytes(&name, &bytes)
+        self.load_bytes(&script_name(path), &bytes)
             .with_context(|| format!("failed to load script `{}`", path.display()))
     }
 
@@ -163,4 +171,11 @@ impl ScriptEngine {
         }
         Ok((component, false))
     }
+}
+
+/// The name a script loaded from `path` gets: the file's stem.
+pub fn script_name(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
 }

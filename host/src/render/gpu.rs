@@ -2,6 +2,8 @@
 
 use anyhow::{Context, Result, anyhow};
 
+use super::cube::DEPTH_FORMAT;
+
 /// A GPU (or a software rasterizer such as lavapipe) ready to render.
 pub struct Gpu {
     /// The wgpu instance.
@@ -56,4 +58,40 @@ impl Gpu {
         let info = self.adapter.get_info();
         format!("{} ({:?})", info.name, info.backend)
     }
+}
+
+/// A single-sample 2-D texture of `width` x `height`.
+pub(crate) fn texture(
+    device: &wgpu::Device,
+    label: &str,
+    (width, height): (u32, u32),
+    format: wgpu::TextureFormat,
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage,
+        view_formats: &[],
+    })
+}
+
+/// A depth texture matching a colour target.
+pub(crate) fn depth_view(device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureView {
+    texture(
+        device,
+        "depth",
+        (width, height),
+        DEPTH_FORMAT,
+        wgpu::TextureUsages::RENDER_ATTACHMENT,
+    )
+    .create_view(&Default::default())
 }

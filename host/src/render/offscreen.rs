@@ -4,8 +4,8 @@
 use anyhow::{Context, Result};
 
 use super::camera::Camera;
-use super::cube::{CubeRenderer, depth_view, texture};
-use super::gpu::Gpu;
+use super::cube::CubeRenderer;
+use super::gpu::{Gpu, depth_view, texture};
 use super::image::Image;
 use crate::scene::Scene;
 

@@ -44,6 +44,7 @@ impl Runtime {
     pub fn replace(&mut self, id: Uuid, component: &ScriptComponent) -> Result<SwapReport> {
         let started = Instant::now();
         let slot = self
+            .slots
             .slot_of(id)
             .with_context(|| format!("no running script instance {id}"))?;
         let now = self.clock.now();
@@ -55,11 +56,9 @@ impl Runtime {
         };
         let trapped = |error: Box<ScriptError>| anyhow::Error::new(*error).context(failed());
         let mut new =
-            ScriptInstance::new(component, &self.context, now, Some(id)).with_context(failed)?;
-        let old = self.slots[slot as usize]
-            .as_mut()
-            .expect("slot_of found it");
-        let saved = if new.can_restore() {
+            ScriptInstance::new(component, &self.shared, now, Some(id)).with_context(failed)?;
+        let old = self.slots.get_mut(slot).expect("slot_of found it");
+        let saved = if component.is_stateful() {
             old.save_state(now).map_err(trapped)?
         } else {
             None
@@ -71,19 +70,17 @@ impl Runtime {
         }
         .map_err(trapped)?;
 
-        // Commit: the old instance and everything it waited on go.
-        new.succeed(old.swaps());
-        let old_size = old.component_size();
-        let new_size = new.component_size();
-        self.withdraw_waits(slot);
-        self.subscriptions.remove_slot(slot);
-        self.slots[slot as usize] = Some(new); // drops the old instance
-        self.apply_requests_of(slot);
+        // Commit: the old instance and everything it held on the host go.
+        new.succeed(old);
+        let old_size = old.component().size();
+        self.release_host_state(slot);
+        self.slots.replace(slot, new); // drops the old instance
+        self.apply_commands_of(slot);
         Ok(SwapReport {
             script: component.name().to_owned(),
             instance: id,
             old_size,
-            new_size,
+            new_size: component.size(),
             restored,
             pause: started.elapsed(),
         })

@@ -1,5 +1,5 @@
-//! Waits scripts keep on the host: timers, event waits and listeners,
-//! motions and tile requests, keyed by `(instance slot, token)`.
+//! The wait table: what scripts wait for on the host (timers, event waits
+//! and listeners, motions, job requests), keyed by `(instance slot, token)`.
 //!
 //! Timers sit in a binary heap ordered by due frame, so sleeping waits cost
 //! nothing per frame: only due timers are touched. Cancelled timers are
@@ -11,11 +11,11 @@ use std::collections::{BinaryHeap, HashMap};
 
 use glam::Vec3;
 
+use super::events::{describe_filter, matches};
 use crate::bindings::events::{Event, EventFilter};
 use crate::bindings::tasks::{Wake, WakeData};
-use crate::runtime::events::{describe_filter, matches};
-use crate::scene::{EntityId, Scene};
-use crate::terrain::TileCoord;
+use crate::jobs::JobKindId;
+use crate::scene::EntityId;
 
 /// `(instance slot, token)`.
 pub(crate) type WaitKey = (u32, u64);
@@ -36,13 +36,15 @@ pub(crate) enum Wait {
         target: Vec3,
         speed: f32,
     },
-    Tile {
-        coord: TileCoord,
+    Job {
+        kind: JobKindId,
+        job: u64,
     },
 }
 
 impl Wait {
-    fn describe(&self) -> String {
+    /// What the wait waits for; jobs are described by `describe_job`.
+    fn describe(&self, describe_job: &dyn Fn(JobKindId, u64) -> String) -> String {
         match self {
             Wait::Timer { due, .. } => format!("timer due at frame {due}"),
             Wait::Event {
@@ -60,7 +62,7 @@ impl Wait {
                 target.y,
                 target.z
             ),
-            Wait::Tile { coord } => format!("job {coord}"),
+            Wait::Job { kind, job } => describe_job(*kind, *job),
         }
     }
 }
@@ -89,13 +91,13 @@ pub struct WaitStats {
 
 #[derive(Debug, Default)]
 pub(crate) struct Waits {
-    map: HashMap<WaitKey, Wait>,
+    pub(super) map: HashMap<WaitKey, Wait>,
     timers: BinaryHeap<Reverse<(u64, u32, u64)>>,
     live_timers: usize,
     /// Event waits and listeners in registration order.
     event_waits: Vec<WaitKey>,
-    /// Motions in registration order.
-    motions: Vec<WaitKey>,
+    /// Motions in registration order (stepped by `super::motion`).
+    pub(super) motions: Vec<WaitKey>,
     stats: WaitStats,
 }
 
@@ -156,8 +158,8 @@ impl Waits {
         self.motions.push(key);
     }
 
-    pub fn add_tile(&mut self, key: WaitKey, coord: TileCoord) {
-        self.insert(key, Wait::Tile { coord });
+    pub fn add_job(&mut self, key: WaitKey, kind: JobKindId, job: u64) {
+        self.insert(key, Wait::Job { kind, job });
     }
 
     /// Withdraws a wait; returns it if it was pending.
@@ -182,7 +184,7 @@ impl Waits {
             }
             Wait::Event { .. } => self.event_waits.retain(|k| *k != key),
             Wait::Motion { .. } => self.motions.retain(|k| *k != key),
-            Wait::Tile { .. } => {}
+            Wait::Job { .. } => {}
         }
     }
 
@@ -194,16 +196,23 @@ impl Waits {
             .collect()
     }
 
-    /// Completes the wait for tile `coord` under `key`, if that is what it
-    /// still waits for.
-    pub fn complete_tile(&mut self, key: WaitKey, coord: TileCoord, out: &mut Vec<(u32, Wake)>) {
-        if matches!(self.map.get(&key), Some(Wait::Tile { coord: c }) if *c == coord) {
+    /// Completes the wait for `job` under `key`, if that is what it still
+    /// waits for.
+    pub fn complete_job(
+        &mut self,
+        key: WaitKey,
+        kind: JobKindId,
+        job: u64,
+        out: &mut Vec<(u32, Wake)>,
+    ) {
+        if matches!(self.map.get(&key), Some(Wait::Job { kind: k, job: j }) if *k == kind && *j == job)
+        {
             self.map.remove(&key);
             self.finish(key, WakeData::Done, out);
         }
     }
 
-    fn finish(&mut self, key: WaitKey, data: WakeData, out: &mut Vec<(u32, Wake)>) {
+    pub(super) fn finish(&mut self, key: WaitKey, data: WakeData, out: &mut Vec<(u32, Wake)>) {
         self.stats.completed += 1;
         out.push((key.0, Wake { token: key.1, data }));
     }
@@ -251,46 +260,12 @@ impl Waits {
         }
     }
 
-    /// Moves every motion one step of `dt` seconds; completes arrivals.
-    pub fn step_motions(&mut self, scene: &mut Scene, dt: f32, out: &mut Vec<(u32, Wake)>) {
-        let mut index = 0;
-        while index < self.motions.len() {
-            let key = self.motions[index];
-            let Some(Wait::Motion {
-                entity,
-                target,
-                speed,
-            }) = self.map.get(&key).cloned()
-            else {
-                self.motions.remove(index);
-                continue;
-            };
-            let arrived = match scene.transform_mut(entity) {
-                Some(transform) => {
-                    let to_target = target - transform.position;
-                    let step = speed.max(0.0) * dt;
-                    if to_target.length() <= step {
-                        transform.position = target;
-                        true
-                    } else {
-                        transform.position += to_target.normalize() * step;
-                        false
-                    }
-                }
-                None => true,
-            };
-            if arrived {
-                self.map.remove(&key);
-                self.motions.remove(index);
-                self.finish(key, WakeData::Done, out);
-            } else {
-                index += 1;
-            }
-        }
-    }
-
     /// The pending waits of the instance in `slot`, by token.
-    pub fn list(&self, slot: u32) -> Vec<PendingWait> {
+    pub fn list(
+        &self,
+        slot: u32,
+        describe_job: &dyn Fn(JobKindId, u64) -> String,
+    ) -> Vec<PendingWait> {
         let mut list: Vec<PendingWait> = self
             .map
             .iter()
@@ -298,7 +273,7 @@ impl Waits {
             .map(|(k, wait)| PendingWait {
                 token: k.1,
                 task: (k.1 >> 32) as u32,
-                what: wait.describe(),
+                what: wait.describe(describe_job),
             })
             .collect();
         list.sort_by_key(|w| w.token);
@@ -317,14 +292,16 @@ impl Waits {
     }
 }
 
+/// The tokens of completed waits, in order (for tests).
+#[cfg(test)]
+pub(super) fn tokens(out: &[(u32, Wake)]) -> Vec<u64> {
+    out.iter().map(|(_, w)| w.token).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bindings::input::Key;
-
-    fn tokens(out: &[(u32, Wake)]) -> Vec<u64> {
-        out.iter().map(|(_, w)| w.token).collect()
-    }
 
     #[test]
     fn timers_fire_in_due_order_with_time_waited() {
@@ -370,35 +347,5 @@ mod tests {
         waits.deliver_event(&Event::KeyPressed(Key::Enter), &mut out);
         assert_eq!(tokens(&out), [2, 1, 2, 2]);
         assert_eq!(waits.len(), 1);
-    }
-
-    #[test]
-    fn motion_moves_at_speed_and_arrives() {
-        let mut scene = Scene::new();
-        let entity = scene.spawn("walker");
-        let mut waits = Waits::default();
-        waits.add_motion((0, 7), entity, Vec3::new(3.0, 0.0, 4.0), 2.5);
-        let mut out = Vec::new();
-        waits.step_motions(&mut scene, 1.0, &mut out);
-        let p = scene.transform(entity).unwrap().position;
-        assert!((p - Vec3::new(1.5, 0.0, 2.0)).length() < 1e-5, "{p}");
-        assert!(out.is_empty());
-        waits.step_motions(&mut scene, 1.0, &mut out);
-        assert_eq!(tokens(&out), [7]);
-        assert_eq!(
-            scene.transform(entity).unwrap().position,
-            Vec3::new(3.0, 0.0, 4.0)
-        );
-    }
-
-    #[test]
-    fn a_new_motion_of_an_entity_replaces_the_old_one() {
-        let mut scene = Scene::new();
-        let entity = scene.spawn("walker");
-        let mut waits = Waits::default();
-        waits.add_motion((0, 1), entity, Vec3::X * 10.0, 1.0);
-        waits.add_motion((0, 2), entity, Vec3::Z * 10.0, 1.0);
-        assert_eq!(waits.list(0).len(), 1);
-        assert_eq!(waits.stats().cancelled, 1);
     }
 }

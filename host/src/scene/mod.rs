@@ -5,22 +5,20 @@
 //! handles; the renderer and `--dump-scene` read them directly.
 
 mod dump;
+mod handle;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use glam::{Quat, Vec3};
 
 pub use dump::SceneDump;
+pub use handle::TransformHandle;
 
-/// The scene as shared between the runtime and every script instance.
+/// The scene as shared between the runtime and every script instance. Lock
+/// it with [`LockExt::lock_unpoisoned`](crate::sync::LockExt): a panic
+/// elsewhere while it was locked does not stop the game.
 pub type SharedScene = Arc<Mutex<Scene>>;
-
-/// Locks a shared scene. A panic elsewhere while it was locked does not
-/// stop the game: the scene is taken as that panic left it.
-pub fn lock_scene(scene: &SharedScene) -> MutexGuard<'_, Scene> {
-    scene.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Name of the entity the default scene starts with.
 pub const CUBE: &str = "cube";

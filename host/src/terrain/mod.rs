@@ -1,18 +1,46 @@
-//! Procedural terrain: deterministic heightmap tiles, generated on worker
-//! threads and kept in a shared cache that scripts read.
+//! Procedural terrain, a host extension: deterministic heightmap tiles as
+//! one kind of background job ([`Terrain`]), and the WIT interface
+//! `game:engine/terrain` through which scripts request and read them.
+//!
+//! The core knows nothing of it. A host that offers terrain links the
+//! interface ([`link`], in [`EngineOptions::extensions`]) and registers the
+//! job kind with each runtime ([`Runtime::register_job`]); the CLI does both.
+//!
+//! [`EngineOptions::extensions`]: crate::engine::EngineOptions::extensions
+//! [`Runtime::register_job`]: crate::runtime::Runtime::register_job
 
+mod bindings;
+mod host;
 mod noise;
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, RwLock};
+use crate::jobs::{Job, JobOutputs};
 
-use crate::bindings::terrain::{TileInfo, TileKey};
+pub use host::link;
 
 /// Samples per tile side.
 pub const RESOLUTION: u32 = 128;
 
 /// Most tiles kept in the cache; the oldest are evicted first.
 const CACHE_CAPACITY: usize = 4096;
+
+/// The terrain job kind: generates a [`Tile`] per [`TileCoord`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Terrain;
+
+impl Job for Terrain {
+    type Key = TileCoord;
+    type Output = Tile;
+    const NAME: &'static str = "terrain";
+    const OUTPUTS_KEPT: usize = CACHE_CAPACITY;
+
+    fn run(&self, coord: &TileCoord) -> Tile {
+        Tile::generate(*coord)
+    }
+}
+
+/// Generated tiles, shared between the runtime (which fills it) and script
+/// instances (which read it).
+pub type TileCache = JobOutputs<Terrain>;
 
 /// Highest supported detail level (tiles get 2x larger per level).
 const MAX_LEVEL: u8 = 16;
@@ -32,26 +60,6 @@ pub struct TileCoord {
     pub x: i32,
     /// Grid y (world z).
     pub y: i32,
-}
-
-impl From<TileKey> for TileCoord {
-    fn from(k: TileKey) -> Self {
-        TileCoord {
-            level: k.level,
-            x: k.x,
-            y: k.y,
-        }
-    }
-}
-
-impl From<TileCoord> for TileKey {
-    fn from(c: TileCoord) -> Self {
-        TileKey {
-            level: c.level,
-            x: c.x,
-            y: c.y,
-        }
-    }
 }
 
 impl std::fmt::Display for TileCoord {
@@ -106,67 +114,6 @@ impl Tile {
             mean,
         }
     }
-
-    pub(crate) fn info(&self) -> TileInfo {
-        TileInfo {
-            key: self.coord.into(),
-            resolution: RESOLUTION,
-            min_height: self.min,
-            max_height: self.max,
-            mean_height: self.mean,
-        }
-    }
-}
-
-/// Generated tiles, shared between the runtime (which fills it) and script
-/// instances (which read it).
-#[derive(Debug, Default)]
-pub struct TileCache {
-    inner: RwLock<CacheInner>,
-}
-
-#[derive(Debug, Default)]
-struct CacheInner {
-    tiles: HashMap<TileCoord, Arc<Tile>>,
-    order: VecDeque<TileCoord>,
-}
-
-impl TileCache {
-    /// The tile, if generated.
-    pub fn get(&self, coord: TileCoord) -> Option<Arc<Tile>> {
-        let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
-        inner.tiles.get(&coord).cloned()
-    }
-
-    /// Whether the tile is generated.
-    pub fn contains(&self, coord: TileCoord) -> bool {
-        let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
-        inner.tiles.contains_key(&coord)
-    }
-
-    pub(crate) fn insert(&self, tile: Tile) {
-        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
-        let coord = tile.coord;
-        if inner.tiles.insert(coord, Arc::new(tile)).is_none() {
-            inner.order.push_back(coord);
-        }
-        while inner.order.len() > CACHE_CAPACITY {
-            if let Some(old) = inner.order.pop_front() {
-                inner.tiles.remove(&old);
-            }
-        }
-    }
-
-    /// Number of cached tiles.
-    pub fn len(&self) -> usize {
-        let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
-        inner.tiles.len()
-    }
-
-    /// Whether no tile is cached.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 #[cfg(test)]
@@ -207,7 +154,7 @@ mod tests {
 
     #[test]
     fn cache_evicts_oldest_beyond_capacity() {
-        let cache = TileCache::default();
+        let cache = TileCache::new(CACHE_CAPACITY);
         let tile = Tile::generate(TileCoord {
             level: 0,
             x: 0,
@@ -216,15 +163,15 @@ mod tests {
         for x in 0..(CACHE_CAPACITY as i32 + 2) {
             let mut t = tile.clone();
             t.coord.x = x;
-            cache.insert(t);
+            cache.insert(t.coord, t);
         }
         assert_eq!(cache.len(), CACHE_CAPACITY);
-        assert!(!cache.contains(TileCoord {
+        assert!(!cache.contains(&TileCoord {
             level: 0,
             x: 0,
             y: 0
         }));
-        assert!(cache.contains(TileCoord {
+        assert!(cache.contains(&TileCoord {
             level: 0,
             x: 2,
             y: 0

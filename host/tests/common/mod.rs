@@ -6,9 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use host::jobs::JobDelivery;
+use host::log::MemoryLog;
+use host::terrain::{self, Terrain};
 use host::{
-    BuildOutput, EngineOptions, JobDelivery, MemoryLog, Runtime, RuntimeConfig, ScriptComponent,
-    ScriptEngine, build_script_crate,
+    BuildOutput, EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine,
+    build_script_crate,
 };
 
 /// The workspace root.
@@ -37,14 +40,21 @@ pub fn build(name: &str) -> PathBuf {
         .unwrap_or_else(|e| panic!("building `{name}` failed: {e:#}"))
 }
 
-/// An engine whose compile cache lives in cargo's per-target temp dir.
+/// An engine whose compile cache lives in cargo's per-target temp dir,
+/// with the terrain extension linked (as the CLI has it).
 pub fn engine() -> ScriptEngine {
     ScriptEngine::new(EngineOptions {
-        cache_dir: Some(Path::new(env!("CARGO_TARGET_TMPDIR")).join("script-cache")),
+        cache_dir: Some(cache_dir()),
         pooling: true,
         max_instances: 64,
+        extensions: vec![terrain::link],
     })
     .expect("engine")
+}
+
+/// The compile cache the tests share.
+pub fn cache_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("script-cache")
 }
 
 /// Builds and loads a script crate.
@@ -55,15 +65,24 @@ pub fn load(engine: &ScriptEngine, name: &str) -> ScriptComponent {
 }
 
 /// A 60 Hz runtime over the default scene that logs into the returned log,
-/// with jobs in lockstep so runs are reproducible.
+/// with jobs in lockstep so runs are reproducible, and the terrain job kind
+/// registered (as the CLI has it).
 pub fn runtime() -> (Runtime, Arc<MemoryLog>) {
+    runtime_with(RuntimeConfig::default())
+}
+
+/// [`runtime`] with other settings (`log` and `jobs` are set here).
+pub fn runtime_with(config: RuntimeConfig) -> (Runtime, Arc<MemoryLog>) {
     let log = Arc::new(MemoryLog::new());
-    let runtime = Runtime::new(RuntimeConfig {
+    let mut runtime = Runtime::new(RuntimeConfig {
         hz: 60.0,
         log: log.clone(),
         jobs: JobDelivery::Lockstep,
-        ..RuntimeConfig::default()
+        ..config
     });
+    runtime
+        .register_job(Terrain)
+        .expect("terrain registers once");
     (runtime, log)
 }
 

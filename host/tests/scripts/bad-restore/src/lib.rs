@@ -7,7 +7,7 @@ struct BadRestore;
 
 impl Script for BadRestore {
     fn entrypoint() -> Self {
-        script::subscribe_update(0);
+        script::update::subscribe(0);
         BadRestore
     }
 

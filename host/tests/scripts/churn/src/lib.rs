@@ -14,25 +14,25 @@ struct Churn;
 
 impl Script for Churn {
     fn entrypoint() -> Self {
-        script::subscribe_update(1);
-        script::unsubscribe_update(1);
-        script::subscribe_update(1);
+        script::update::subscribe(1);
+        script::update::unsubscribe(1);
+        script::update::subscribe(1);
         Churn
     }
 
     fn on_message(&mut self, id: u32) {
-        let frame = script::frame();
-        script::info(&format!("frame {frame} msg {id}"));
+        let frame = script::time::frame();
+        script::log::info(&format!("frame {frame} msg {id}"));
         match (frame, id) {
-            (2, 1) => script::subscribe_update(2),
-            (4, 1) => script::unsubscribe_update(1),
+            (2, 1) => script::update::subscribe(2),
+            (4, 1) => script::update::unsubscribe(1),
             (5, 2) => {
-                script::subscribe_update(1);
-                script::subscribe_update(1);
+                script::update::subscribe(1);
+                script::update::subscribe(1);
             }
             (8, 2) => {
-                script::unsubscribe_update(1);
-                script::unsubscribe_update(2);
+                script::update::unsubscribe(1);
+                script::update::unsubscribe(2);
             }
             _ => {}
         }

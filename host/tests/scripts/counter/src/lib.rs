@@ -2,7 +2,10 @@
 //! counters existed before it), counts its updates in its own memory, writes
 //! the count to its entity's x position and logs `tick N`.
 
-use script::{Script, TransformComponent, TransformExt, glam::Vec3};
+use script::Script;
+use script::glam::Vec3;
+use script::scene::TransformComponent;
+use script::scene::TransformExt;
 
 struct Counter {
     count: u32,
@@ -12,11 +15,11 @@ struct Counter {
 impl Script for Counter {
     fn entrypoint() -> Self {
         let mut k = 0;
-        while script::find(&format!("counter-{k}")).is_some() {
+        while script::scene::find(&format!("counter-{k}")).is_some() {
             k += 1;
         }
-        let entity = script::spawn_entity(&format!("counter-{k}"));
-        script::subscribe_update(0);
+        let entity = script::scene::spawn(&format!("counter-{k}"));
+        script::update::subscribe(0);
         Counter { count: 0, entity }
     }
 
@@ -24,7 +27,7 @@ impl Script for Counter {
         self.count += 1;
         self.entity
             .set_translation(Vec3::new(self.count as f32, 0.0, 0.0));
-        script::info(&format!("tick {}", self.count));
+        script::log::info(&format!("tick {}", self.count));
     }
 }
 

@@ -7,7 +7,7 @@ struct Noop;
 
 impl Script for Noop {
     fn entrypoint() -> Self {
-        script::subscribe_update(0);
+        script::update::subscribe(0);
         Noop
     }
 

@@ -15,10 +15,15 @@
 
 use std::cell::RefCell;
 
+use script::Script;
+use script::events::EventFilter;
+use script::events::Key;
+use script::futures::StreamExt;
 use script::futures::future::{Either, join_all, select};
 use script::glam::Vec3;
+use script::task::Task;
+use script::terrain::TileKey;
 use script::terrain::request_tile;
-use script::{EventFilter, Key, Script, StreamExt, Task, TileKey};
 
 thread_local! {
     static KEPT: RefCell<Vec<Task<()>>> = const { RefCell::new(Vec::new()) };
@@ -28,19 +33,19 @@ struct Tasks;
 
 impl Script for Tasks {
     fn entrypoint() -> Self {
-        script::spawn(control()).detach();
+        script::task::spawn(control()).detach();
         Tasks
     }
 }
 
 fn say(what: &str) {
-    script::info(&format!("{what} at frame {}", script::frame()));
+    script::log::info(&format!("{what} at frame {}", script::time::frame()));
 }
 
 async fn control() {
-    let mut commands = script::events(EventFilter::Message("cmd".into()));
+    let mut commands = script::events::listen(EventFilter::Message("cmd".into()));
     while let Some(event) = commands.next().await {
-        let script::Event::Message(message) = event else {
+        let script::events::Event::Message(message) = event else {
             continue;
         };
         let words: Vec<&str> = message.payload.split_whitespace().collect();
@@ -56,14 +61,15 @@ async fn control() {
                 KEPT.with(|kept| kept.borrow_mut().clear());
                 say("dropped");
             }
-            "join" => script::spawn(async {
-                script::join!(script::wait_frames(3), script::wait_frames(5));
+            "join" => script::task::spawn(async {
+                script::futures::join!(script::time::wait_frames(3), script::time::wait_frames(5));
                 say("joined");
             })
             .detach(),
-            "select" => script::spawn(async {
-                let timer = std::pin::pin!(script::wait_frames(5));
-                let key = std::pin::pin!(script::wait_event(EventFilter::KeyPressed(Key::Q)));
+            "select" => script::task::spawn(async {
+                let timer = std::pin::pin!(script::time::wait_frames(5));
+                let key =
+                    std::pin::pin!(script::events::wait_event(EventFilter::KeyPressed(Key::Q)));
                 match select(timer, key).await {
                     Either::Left(_) => say("select timer"),
                     Either::Right(_) => say("select key"),
@@ -72,24 +78,24 @@ async fn control() {
             .detach(),
             "seconds" => {
                 let seconds = number(1);
-                script::spawn(async move {
-                    let waited = script::wait_seconds(seconds).await;
+                script::task::spawn(async move {
+                    let waited = script::time::wait_seconds(seconds).await;
                     say(&format!("waited {waited:.4}"));
                 })
                 .detach()
             }
             "until" => {
                 let frame = number(1) as u64;
-                script::spawn(async move {
-                    script::wait_until(|| script::frame() >= frame).await;
+                script::task::spawn(async move {
+                    script::time::wait_until(|| script::time::frame() >= frame).await;
                     say("until");
                 })
                 .detach()
             }
             "sleep" => {
                 for _ in 0..number(1) as u32 {
-                    script::spawn(async {
-                        script::wait_seconds(1e6).await;
+                    script::task::spawn(async {
+                        script::time::wait_seconds(1e6).await;
                     })
                     .detach();
                 }
@@ -97,9 +103,9 @@ async fn control() {
             }
             "next-frame" => {
                 for _ in 0..number(1) as u32 {
-                    script::spawn(async {
+                    script::task::spawn(async {
                         loop {
-                            script::next_frame().await;
+                            script::time::next_frame().await;
                         }
                     })
                     .detach();
@@ -107,7 +113,7 @@ async fn control() {
             }
             "tiles" => {
                 let keys = tile_keys(number(1) as i32, number(2) as i32);
-                script::spawn(async move {
+                script::task::spawn(async move {
                     join_all(keys.into_iter().map(request_tile)).await;
                     say("tiles ready");
                 })
@@ -117,10 +123,10 @@ async fn control() {
                 let keys = tile_keys(number(1) as i32, number(2) as i32);
                 let tasks: Vec<Task<_>> = keys
                     .into_iter()
-                    .map(|key| script::spawn(request_tile(key)))
+                    .map(|key| script::task::spawn(request_tile(key)))
                     .collect();
-                script::spawn(async move {
-                    script::next_frame().await;
+                script::task::spawn(async move {
+                    script::time::next_frame().await;
                     drop(tasks);
                     say("tiles dropped");
                 })
@@ -142,17 +148,17 @@ fn tile_keys(count: i32, x: i32) -> Vec<TileKey> {
 }
 
 fn spawn_waits() {
-    let timer = script::spawn(async {
-        script::wait_seconds(1000.0).await;
+    let timer = script::task::spawn(async {
+        script::time::wait_seconds(1000.0).await;
         say("timer fired");
     });
-    let key = script::spawn(async {
-        script::wait_event(EventFilter::KeyPressed(Key::Q)).await;
+    let key = script::task::spawn(async {
+        script::events::wait_event(EventFilter::KeyPressed(Key::Q)).await;
         say("q pressed");
     });
-    let walk = script::spawn(async {
-        let walker = script::spawn_entity("walker");
-        script::move_to(&walker, Vec3::new(1000.0, 0.0, 0.0), 1.0).await;
+    let walk = script::task::spawn(async {
+        let walker = script::scene::spawn("walker");
+        script::motion::move_to(&walker, Vec3::new(1000.0, 0.0, 0.0), 1.0).await;
         say("walker arrived");
     });
     KEPT.with(|kept| kept.borrow_mut().extend([timer, key, walk]));

@@ -6,7 +6,7 @@ struct TrapEntrypoint;
 
 impl Script for TrapEntrypoint {
     fn entrypoint() -> Self {
-        script::subscribe_update(0);
+        script::update::subscribe(0);
         panic!("entrypoint refused to start");
     }
 

@@ -6,13 +6,13 @@ struct Trap;
 
 impl Script for Trap {
     fn entrypoint() -> Self {
-        script::subscribe_update(0);
+        script::update::subscribe(0);
         Trap
     }
 
     fn on_message(&mut self, _id: u32) {
-        let frame = script::frame();
-        script::info(&format!("alive {frame}"));
+        let frame = script::time::frame();
+        script::log::info(&format!("alive {frame}"));
         if frame == 3 {
             panic!("boom at frame {frame}");
         }

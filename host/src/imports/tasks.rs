@@ -1,21 +1,21 @@
 //! `game:engine/tasks`: timers, cancellation and collecting wakes.
 
 use crate::bindings::tasks::{Host, Wake};
-use crate::state::{Request, ScriptState};
+use crate::state::{Command, ScriptState};
 
 impl Host for ScriptState {
     fn wait_frames(&mut self, token: u64, frames: u32) -> wasmtime::Result<()> {
-        self.requests.push(Request::WaitFrames { token, frames });
+        self.commands.push(Command::WaitFrames { token, frames });
         Ok(())
     }
 
     fn wait_seconds(&mut self, token: u64, seconds: f64) -> wasmtime::Result<()> {
-        self.requests.push(Request::WaitSeconds { token, seconds });
+        self.commands.push(Command::WaitSeconds { token, seconds });
         Ok(())
     }
 
     fn cancel(&mut self, token: u64) -> wasmtime::Result<()> {
-        self.requests.push(Request::Cancel(token));
+        self.commands.push(Command::Cancel(token));
         Ok(())
     }
 

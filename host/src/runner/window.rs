@@ -1,10 +1,9 @@
 //! A winit window that shows the scene and steps the runtime: the windowed
-//! counterpart of [`HeadlessRunner`](crate::HeadlessRunner).
+//! counterpart of [`HeadlessRunner`](super::HeadlessRunner).
 //!
 //! Rendering follows the display (vsync); the simulation keeps its fixed
-//! timestep: each redraw runs as many frames as real time has accumulated
-//! (capped, so a stall drops time instead of bursting), then draws. Key
-//! presses and releases go to scripts as input events.
+//! timestep: each redraw runs the frames the shared [`Pacing`] says are due,
+//! then draws. Key presses and releases go to scripts as input events.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,19 +13,15 @@ use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::keyboard::PhysicalKey;
 use winit::window::{Window, WindowId};
 
-use super::camera::Camera;
-use super::cube::{CubeRenderer, depth_view};
-use super::gpu::Gpu;
+use super::pacing::Pacing;
 use crate::bindings::events::Event;
-use crate::bindings::input::Key;
+use crate::input::key_for_code;
+use crate::render::{Camera, CubeRenderer, Gpu, depth_view};
 use crate::runtime::Runtime;
-use crate::scene::lock_scene;
-
-/// Most simulation frames run per redraw before the backlog is dropped.
-const MAX_STEPS_PER_REDRAW: u32 = 5;
+use crate::sync::LockExt;
 
 /// Runs a [`Runtime`] in a window until it is closed (or for a number of
 /// frames).
@@ -43,10 +38,11 @@ pub struct WindowRunner {
 impl WindowRunner {
     /// Opens the window and runs until it closes; returns the frames run.
     /// `between` is called at every frame boundary, as in
-    /// [`HeadlessRunner::run_with`](crate::HeadlessRunner::run_with).
+    /// [`HeadlessRunner::run_with`](super::HeadlessRunner::run_with).
     pub fn run(&self, runtime: &mut Runtime, between: &mut dyn FnMut(&mut Runtime)) -> Result<u64> {
         let event_loop = EventLoop::new().map_err(|e| no_window(&e))?;
         event_loop.set_control_flow(ControlFlow::Poll);
+        let pacing = Pacing::new(Duration::from_secs_f64(runtime.dt()), Instant::now());
         let mut app = App {
             runner: self,
             runtime,
@@ -54,8 +50,7 @@ impl WindowRunner {
             view: None,
             error: None,
             frames: 0,
-            backlog: Duration::ZERO,
-            last: None,
+            pacing,
         };
         event_loop
             .run_app(&mut app)
@@ -84,9 +79,7 @@ struct App<'a> {
     view: Option<View>,
     error: Option<anyhow::Error>,
     frames: u64,
-    /// Real time not yet simulated.
-    backlog: Duration,
-    last: Option<Instant>,
+    pacing: Pacing,
 }
 
 impl App<'_> {
@@ -126,21 +119,10 @@ impl App<'_> {
 
     /// Runs the simulation frames real time has made due.
     fn simulate(&mut self, event_loop: &ActiveEventLoop) {
-        let now = Instant::now();
-        self.backlog += now - self.last.unwrap_or(now);
-        self.last = Some(now);
-        let dt = Duration::from_secs_f64(self.runtime.dt());
-        let mut steps = 0;
-        while self.backlog >= dt {
-            if steps == MAX_STEPS_PER_REDRAW {
-                self.backlog = Duration::ZERO;
-                break;
-            }
+        for _ in 0..self.pacing.tick(Instant::now()) {
             (self.between)(self.runtime);
             self.runtime.step();
-            self.backlog -= dt;
             self.frames += 1;
-            steps += 1;
             if self.runner.frames.is_some_and(|limit| self.frames >= limit) {
                 event_loop.exit();
                 return;
@@ -165,7 +147,7 @@ impl App<'_> {
             other => return Err(anyhow!("cannot draw into the window: {other:?}")),
         };
         {
-            let scene = lock_scene(self.runtime.scene());
+            let scene = self.runtime.scene().lock_unpoisoned();
             let aspect = view.config.width as f32 / view.config.height as f32;
             let camera = Camera::fit(&scene, aspect);
             view.cubes
@@ -216,7 +198,7 @@ impl ApplicationHandler for App<'_> {
             WindowEvent::Resized(size) => self.resize(size),
             WindowEvent::KeyboardInput { event, .. } if !event.repeat => {
                 if let PhysicalKey::Code(code) = event.physical_key
-                    && let Some(key) = key_for(code)
+                    && let Some(key) = key_for_code(code)
                 {
                     self.runtime.push_event(match event.state {
                         ElementState::Pressed => Event::KeyPressed(key),
@@ -251,57 +233,4 @@ fn no_window(error: &dyn std::fmt::Display) -> anyhow::Error {
     };
     let reason = reason.trim_end_matches('.');
     anyhow!("cannot open a window: {reason}; run with --headless")
-}
-
-/// The script key for a physical key, if scripts know it.
-fn key_for(code: KeyCode) -> Option<Key> {
-    use KeyCode as K;
-    Some(match code {
-        K::Enter | K::NumpadEnter => Key::Enter,
-        K::Escape => Key::Escape,
-        K::Space => Key::Space,
-        K::Tab => Key::Tab,
-        K::Backspace => Key::Backspace,
-        K::ArrowUp => Key::Up,
-        K::ArrowDown => Key::Down,
-        K::ArrowLeft => Key::Left,
-        K::ArrowRight => Key::Right,
-        K::KeyA => Key::A,
-        K::KeyB => Key::B,
-        K::KeyC => Key::C,
-        K::KeyD => Key::D,
-        K::KeyE => Key::E,
-        K::KeyF => Key::F,
-        K::KeyG => Key::G,
-        K::KeyH => Key::H,
-        K::KeyI => Key::I,
-        K::KeyJ => Key::J,
-        K::KeyK => Key::K,
-        K::KeyL => Key::L,
-        K::KeyM => Key::M,
-        K::KeyN => Key::N,
-        K::KeyO => Key::O,
-        K::KeyP => Key::P,
-        K::KeyQ => Key::Q,
-        K::KeyR => Key::R,
-        K::KeyS => Key::S,
-        K::KeyT => Key::T,
-        K::KeyU => Key::U,
-        K::KeyV => Key::V,
-        K::KeyW => Key::W,
-        K::KeyX => Key::X,
-        K::KeyY => Key::Y,
-        K::KeyZ => Key::Z,
-        K::Digit0 | K::Numpad0 => Key::Digit0,
-        K::Digit1 | K::Numpad1 => Key::Digit1,
-        K::Digit2 | K::Numpad2 => Key::Digit2,
-        K::Digit3 | K::Numpad3 => Key::Digit3,
-        K::Digit4 | K::Numpad4 => Key::Digit4,
-        K::Digit5 | K::Numpad5 => Key::Digit5,
-        K::Digit6 | K::Numpad6 => Key::Digit6,
-        K::Digit7 | K::Numpad7 => Key::Digit7,
-        K::Digit8 | K::Numpad8 => Key::Digit8,
-        K::Digit9 | K::Numpad9 => Key::Digit9,
-        _ => return None,
-    })
 }

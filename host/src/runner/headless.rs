@@ -1,15 +1,12 @@
-//! Drives a [`Runtime`] without a window: a fixed number of frames as fast
-//! as the CPU allows, or in real time until stopped.
+//! [`HeadlessRunner`]: drives a [`Runtime`] without a window, a fixed number
+//! of frames as fast as the CPU allows, or in real time until stopped.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::Runtime;
-
-/// How far behind real time the loop may fall before it stops catching up
-/// (and drops the backlog instead of running a burst of frames).
-const MAX_BACKLOG_FRAMES: u32 = 5;
+use super::pacing::Pacing;
+use crate::runtime::Runtime;
 
 /// Runs frames with no window.
 #[derive(Debug, Clone, Default)]
@@ -42,25 +39,28 @@ impl HeadlessRunner {
         }
     }
 
+    /// Steps at the runtime's rate of game time by the shared [`Pacing`],
+    /// sleeping until the next step is due.
     fn run_real_time(&self, runtime: &mut Runtime, between: &mut dyn FnMut(&mut Runtime)) -> u64 {
-        let dt = Duration::from_secs_f64(runtime.dt());
-        let mut next = Instant::now();
+        let mut pacing = Pacing::new(Duration::from_secs_f64(runtime.dt()), Instant::now());
         let mut frames = 0;
         while !self.stop.load(Ordering::Relaxed) {
             if runtime.live_instances() == 0 && !runtime.errors().is_empty() {
                 tracing::warn!("every script has failed; stopping");
                 break;
             }
-            between(runtime);
-            runtime.step();
-            frames += 1;
-            next += dt;
-            let now = Instant::now();
-            if now < next {
-                std::thread::sleep(next - now);
-            } else if now - next > dt * MAX_BACKLOG_FRAMES {
-                next = now;
+            for _ in 0..pacing.tick(Instant::now()) {
+                between(runtime);
+                runtime.step();
+                frames += 1;
             }
+            std::thread::sleep(pacing.until_next());
+        }
+        if pacing.dropped() > 0 {
+            tracing::warn!(
+                dropped = pacing.dropped(),
+                "fell behind real time; dropped frames"
+            );
         }
         frames
     }

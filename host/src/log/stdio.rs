@@ -9,8 +9,7 @@ use bytes::Bytes;
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
 
-use crate::log::{LogLevel, LogSource};
-use crate::state::ScriptIdentity;
+use super::{LogLevel, LogSource, ScriptIdentity};
 
 /// Longest line kept before it is logged without waiting for a newline.
 const MAX_LINE: usize = 64 * 1024;

@@ -2,11 +2,11 @@
 //! script-to-script messages.
 
 use crate::bindings::events::{EventFilter, Host, ScriptMessage};
-use crate::state::{Request, ScriptState};
+use crate::state::{Command, ScriptState};
 
 impl Host for ScriptState {
     fn wait_event(&mut self, token: u64, filter: EventFilter) -> wasmtime::Result<()> {
-        self.requests.push(Request::WaitEvent {
+        self.commands.push(Command::WaitEvent {
             token,
             filter,
             persistent: false,
@@ -15,7 +15,7 @@ impl Host for ScriptState {
     }
 
     fn listen(&mut self, token: u64, filter: EventFilter) -> wasmtime::Result<()> {
-        self.requests.push(Request::WaitEvent {
+        self.commands.push(Command::WaitEvent {
             token,
             filter,
             persistent: true,
@@ -24,8 +24,8 @@ impl Host for ScriptState {
     }
 
     fn send(&mut self, channel: String, payload: String) -> wasmtime::Result<()> {
-        self.requests
-            .push(Request::Send(ScriptMessage { channel, payload }));
+        self.commands
+            .push(Command::Send(ScriptMessage { channel, payload }));
         Ok(())
     }
 }

@@ -2,10 +2,10 @@
 
 use wasmtime::component::Resource;
 
-use crate::api::scene::TransformHandle;
 use crate::bindings::motion::Host;
 use crate::bindings::types::Vec3;
-use crate::state::{Request, ScriptState};
+use crate::scene::TransformHandle;
+use crate::state::{Command, ScriptState};
 
 impl Host for ScriptState {
     fn move_to(
@@ -16,7 +16,7 @@ impl Host for ScriptState {
         speed: f32,
     ) -> wasmtime::Result<()> {
         let entity = self.table.get(&entity)?.entity();
-        self.requests.push(Request::MoveTo {
+        self.commands.push(Command::MoveTo {
             token,
             entity,
             target: target.into(),

@@ -1,4 +1,5 @@
-//! `game:engine/runtime`: update subscriptions and the frame clock.
+//! `game:engine/runtime`: update subscriptions and the frame clock (the WIT
+//! interface is named `runtime`; this file is not the runtime module).
 //!
 //! Subscription changes are queued in the store data and applied by the
 //! runtime after the frame's dispatch, so they take effect next frame and
@@ -6,8 +7,8 @@
 
 use crate::bindings::runtime::Host;
 use crate::log::{LogLevel, LogSource};
-use crate::runtime::WAKE_MESSAGE;
-use crate::state::{Request, ScriptState};
+use crate::state::{Command, ScriptState};
+use crate::time::WAKE_MESSAGE;
 
 impl Host for ScriptState {
     fn subscribe_update(&mut self, id: u32) -> wasmtime::Result<()> {
@@ -19,12 +20,12 @@ impl Host for ScriptState {
             );
             return Ok(());
         }
-        self.requests.push(Request::Subscribe(id));
+        self.commands.push(Command::Subscribe(id));
         Ok(())
     }
 
     fn unsubscribe_update(&mut self, id: u32) -> wasmtime::Result<()> {
-        self.requests.push(Request::Unsubscribe(id));
+        self.commands.push(Command::Unsubscribe(id));
         Ok(())
     }
 

@@ -8,21 +8,9 @@ use wasmtime::component::Resource;
 
 use crate::bindings::scene::{Host, HostTransformComponent};
 use crate::bindings::types::{Quat, Vec3};
-use crate::scene::{CUBE, EntityId, Scene, Transform, lock_scene};
+use crate::scene::{CUBE, EntityId, Scene, Transform, TransformHandle};
 use crate::state::ScriptState;
-
-/// Host side of a `transform-component`: which entity it points at.
-#[derive(Debug, Clone, Copy)]
-pub struct TransformHandle {
-    entity: EntityId,
-}
-
-impl TransformHandle {
-    /// The entity this handle points at.
-    pub fn entity(&self) -> EntityId {
-        self.entity
-    }
-}
+use crate::sync::LockExt;
 
 impl From<Vec3> for glam::Vec3 {
     fn from(v: Vec3) -> Self {
@@ -59,7 +47,7 @@ impl From<glam::Quat> for Quat {
 
 impl ScriptState {
     fn push_handle(&mut self, entity: EntityId) -> wasmtime::Result<Resource<TransformHandle>> {
-        let handle = self.table.push(TransformHandle { entity })?;
+        let handle = self.table.push(TransformHandle::new(entity))?;
         self.handles.created += 1;
         self.handles.live += 1;
         self.handles.highest_index = self.handles.highest_index.max(handle.rep());
@@ -72,7 +60,7 @@ impl ScriptState {
         handle: &Resource<TransformHandle>,
         f: impl FnOnce(&mut Scene, EntityId) -> R,
     ) -> wasmtime::Result<R> {
-        let entity = self.table.get(handle)?.entity;
+        let entity = self.table.get(handle)?.entity();
         Ok(f(&mut self.lock_scene(), entity))
     }
 
@@ -95,7 +83,7 @@ impl ScriptState {
     }
 
     fn lock_scene(&self) -> std::sync::MutexGuard<'_, Scene> {
-        lock_scene(&self.scene)
+        self.scene.lock_unpoisoned()
     }
 }
 

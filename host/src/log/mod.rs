@@ -2,11 +2,21 @@
 //! stdout/stderr both end up as [`LogRecord`]s handed to a [`LogSink`].
 //!
 //! The default sink, [`TracingLog`], forwards to `tracing` (shown on stderr by
-//! the CLI). [`MemoryLog`] keeps records for tests and tools.
+//! the CLI). [`MemoryLog`] keeps records for tests and tools. Each instance
+//! logs through its [`ScriptIdentity`]; its stdout and stderr are
+//! [`ScriptStdio`] streams.
+
+mod identity;
+mod stdio;
 
 use std::sync::Mutex;
 
 use uuid::Uuid;
+
+use crate::sync::LockExt;
+
+pub(crate) use identity::ScriptIdentity;
+pub(crate) use stdio::ScriptStdio;
 
 /// Severity of a log line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -109,9 +119,7 @@ impl MemoryLog {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<LogRecord>> {
-        self.records
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.records.lock_unpoisoned()
     }
 }
 

@@ -1,21 +1,19 @@
-//! Typed host implementations of the `game:engine` interfaces, one file per
-//! WIT interface, composed into one linker by [`add_to_linker`].
+//! Typed host implementations of the `game:engine` `script` world's
+//! imports, one file per WIT interface, each implemented on the store data
+//! and holding the conversions between WIT and domain types it needs.
+//! [`add_to_linker`] composes them (with WASI) into one linker.
 
 mod events;
+mod frame;
 mod log;
 mod motion;
-mod runtime;
-pub(crate) mod scene;
-mod stdio;
+mod scene;
 mod tasks;
-mod terrain;
 
 use wasmtime::component::{HasSelf, Linker};
 
 use crate::bindings::Script;
 use crate::state::ScriptState;
-
-pub(crate) use stdio::ScriptStdio;
 
 /// Links WASI (locked down by each instance's `WasiCtx`) and the engine
 /// interfaces.

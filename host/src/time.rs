@@ -1,4 +1,9 @@
-//! The fixed-timestep frame clock.
+//! Game time: the fixed-timestep frame clock, the timing of one frame, and
+//! the `on-message` id reserved for wakes. A leaf: every layer may use it.
+
+/// The `on-message` id reserved for wake messages (see the WIT `tasks`
+/// interface): the script's waits completed and it should take its wakes.
+pub const WAKE_MESSAGE: u32 = u32::MAX;
 
 /// Timing of one frame, the same for every call made during it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -11,9 +16,18 @@ pub struct FrameTime {
     pub time: f64,
 }
 
+impl FrameTime {
+    /// Before any frame: frame 0, no time (for throwaway instances).
+    pub const ZERO: FrameTime = FrameTime {
+        frame: 0,
+        delta: 0.0,
+        time: 0.0,
+    };
+}
+
 /// Counts frames at a fixed timestep of `1 / hz` seconds.
 #[derive(Debug, Clone)]
-pub(crate) struct FrameClock {
+pub struct FrameClock {
     frame: u64,
     dt: f64,
 }

@@ -1,0 +1,79 @@
+//! Applying what scripts asked for during a call: the deferred
+//! [`Command`]s, turned into subscriptions, waits, messages and jobs.
+
+use super::Runtime;
+use super::waits::{Wait, WaitKey};
+use crate::bindings::events::Event;
+use crate::state::Command;
+
+impl Runtime {
+    /// Applies the commands the instance in `slot` made since the last time.
+    pub(super) fn apply_commands_of(&mut self, slot: u32) {
+        let Some(instance) = self.slots.get_mut(slot) else {
+            return;
+        };
+        // Swap buffers with the instance: no allocation per frame.
+        let mut commands = std::mem::take(&mut self.command_buffer);
+        instance.swap_commands(&mut commands);
+        let now = self.clock.now().frame;
+        for command in commands.drain(..) {
+            match command {
+                Command::Subscribe(id) => self.subscriptions.subscribe(slot, id),
+                Command::Unsubscribe(id) => self.subscriptions.unsubscribe(slot, id),
+                Command::WaitFrames { token, frames } => {
+                    let due = now + u64::from(frames.max(1));
+                    self.waits.add_timer((slot, token), now, due);
+                }
+                Command::WaitSeconds { token, seconds } => {
+                    let frames = (seconds / self.clock.dt() - 1e-9).ceil();
+                    let frames = if frames >= 1.0 {
+                        frames.min(1e15) as u64
+                    } else {
+                        1
+                    };
+                    self.waits.add_timer((slot, token), now, now + frames);
+                }
+                Command::Cancel(token) => self.cancel_wait((slot, token)),
+                Command::WaitEvent {
+                    token,
+                    filter,
+                    persistent,
+                } => self.waits.add_event((slot, token), filter, persistent),
+                Command::Send(message) => self.events.schedule(now + 1, Event::Message(message)),
+                Command::MoveTo {
+                    token,
+                    entity,
+                    target,
+                    speed,
+                } => self.waits.add_motion((slot, token), entity, target, speed),
+                Command::Job { token, kind, key } => {
+                    // A reused token replaces the older wait, job included.
+                    self.cancel_wait((slot, token));
+                    match self.jobs.request((slot, token), kind, key) {
+                        Ok(job) => self.waits.add_job((slot, token), kind, job),
+                        Err(error) => tracing::error!(target: "host", "{error:#}"),
+                    }
+                }
+            }
+        }
+        self.command_buffer = commands;
+    }
+
+    /// Withdraws one wait, and its job request if it is one.
+    pub(super) fn cancel_wait(&mut self, key: WaitKey) {
+        if let Some(Wait::Job { kind, job }) = self.waits.cancel(key) {
+            self.jobs.withdraw(key, kind, job);
+        }
+    }
+
+    /// Withdraws everything the instance in `slot` holds on the host: its
+    /// subscriptions and its waits (job requests included).
+    pub(super) fn release_host_state(&mut self, slot: u32) {
+        self.subscriptions.remove_slot(slot);
+        for (key, wait) in self.waits.remove_slot(slot) {
+            if let Wait::Job { kind, job } = wait {
+                self.jobs.withdraw(key, kind, job);
+            }
+        }
+    }
+}
