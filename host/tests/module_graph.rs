@@ -1,0 +1,137 @@
+//! The host's layering, checked: the top-level modules of `host/src` form
+//! no cycle through `crate::` paths, and the core names no game feature.
+//!
+//! Edges come from the source text (every `crate::NAME` outside
+//! `#[cfg(test)]` code), as a reviewer reading `use` lines would draw them.
+//! `lib.rs` (the index) and the binary's `main.rs`/`cli.rs` are left out.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// `module -> modules it names`, for the top-level modules of `host/src`.
+fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut files = vec![src.clone()];
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let relative = path.strip_prefix(&src).unwrap();
+        let first = relative.components().next().unwrap().as_os_str();
+        let module = first.to_string_lossy().trim_end_matches(".rs").to_owned();
+        if ["lib", "main", "cli"].contains(&module.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        let names = graph.entry(module.clone()).or_default();
+        for (at, _) in code.match_indices("crate::") {
+            let name: String = code[at + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && name != module {
+                names.insert(name);
+            }
+        }
+    }
+    graph
+}
+
+/// The strongly connected components with more than one module (Tarjan).
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct State<'a> {
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, v: &'a str) {
+        let i = s.index.len();
+        s.index.insert(v, i);
+        s.low.insert(v, i);
+        s.stack.push(v);
+        for w in s.graph.get(v).into_iter().flatten() {
+            let w = w.as_str();
+            if !s.index.contains_key(w) {
+                visit(s, w);
+                let low = s.low[v].min(s.low[w]);
+                s.low.insert(v, low);
+            } else if s.stack.contains(&w) {
+                let low = s.low[v].min(s.index[w]);
+                s.low.insert(v, low);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut component = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                component.push(w.to_owned());
+                if w == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                component.sort();
+                s.found.push(component);
+            }
+        }
+    }
+    let mut state = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !state.index.contains_key(v.as_str()) {
+            visit(&mut state, v);
+        }
+    }
+    state.found
+}
+
+#[test]
+fn host_modules_form_no_cycle() {
+    let graph = module_graph();
+    assert!(graph.len() > 10, "found only {:?}", graph.keys());
+    let cycles = cycles(&graph);
+    assert!(
+        cycles.is_empty(),
+        "host modules import each other in a circle: {cycles:?}\ngraph: {graph:#?}"
+    );
+}
+
+#[test]
+fn the_core_names_no_game_feature() {
+    let graph = module_graph();
+    let core = [
+        "bindings", "engine", "imports", "instance", "jobs", "runtime", "state", "time",
+    ];
+    for module in core {
+        let names = &graph[module];
+        assert!(
+            !names.contains("terrain"),
+            "core module `{module}` reaches into the terrain extension: {names:?}"
+        );
+    }
+}
+
+#[test]
+fn the_cycle_check_finds_a_cycle() {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let edge = |g: &mut BTreeMap<String, BTreeSet<String>>, a: &str, b: &str| {
+        g.entry(a.into()).or_default().insert(b.into());
+    };
+    edge(&mut graph, "a", "b");
+    edge(&mut graph, "b", "c");
+    edge(&mut graph, "c", "a");
+    edge(&mut graph, "c", "d");
+    assert_eq!(cycles(&graph), [["a", "b", "c"]]);
+}
