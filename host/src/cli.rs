@@ -4,15 +4,17 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use host::engine::default_cache_dir;
 use host::input::parse_input_script;
 use host::jobs::JobDelivery;
+use host::limits::{Quotas, ScriptLimits};
 use host::log::TracingLog;
 use host::render::Offscreen;
+use host::runtime::RestartPolicy;
 use host::sync::LockExt;
 use host::terrain::{self, Terrain};
 use host::{
@@ -114,6 +116,37 @@ struct RunArgs {
     /// State is handed over to scripts that support it.
     #[arg(long)]
     watch: bool,
+
+    /// CPU deadline of one `on-message` call, in milliseconds; a script past
+    /// it is stopped like a trap. 0 turns CPU deadlines off.
+    #[arg(long, value_name = "MS", default_value_t = 5.0, value_parser = non_negative)]
+    script_deadline_ms: f64,
+
+    /// CPU deadline of `entrypoint`, `save-state` and `restore-state`, in
+    /// milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = non_negative)]
+    start_deadline_ms: f64,
+
+    /// Most linear memory one script instance may use, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    memory_limit_mib: u32,
+
+    /// Restart a failed script instance from its component with fresh state,
+    /// up to N times (backoff doubling from --restart-backoff frames); then
+    /// leave it disabled. 0: never.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    restart: u32,
+
+    /// Frames before the first restart of a failed script.
+    #[arg(long, value_name = "FRAMES", default_value_t = 30)]
+    restart_backoff: u64,
+}
+
+fn non_negative(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(ms) if ms.is_finite() && ms >= 0.0 => Ok(ms),
+        _ => Err(format!("`{text}` is not a number of milliseconds")),
+    }
 }
 
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
@@ -149,6 +182,13 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         pooling: true,
         max_instances: args.max_instances,
         extensions: vec![terrain::link],
+        limits: ScriptLimits {
+            update_deadline: Some(Duration::from_secs_f64(args.script_deadline_ms / 1e3))
+                .filter(|d| !d.is_zero()),
+            start_deadline: Duration::from_secs_f64(args.start_deadline_ms / 1e3),
+            memory: (args.memory_limit_mib as usize) << 20,
+            ..ScriptLimits::default()
+        },
     })?);
     let mut reloader = if args.watch {
         Some(HotReloader::new(engine.clone())?)
@@ -166,6 +206,11 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             JobDelivery::Lockstep
         } else {
             JobDelivery::WhenReady
+        },
+        quotas: Quotas::default(),
+        restart: RestartPolicy {
+            max_restarts: args.restart,
+            backoff_frames: args.restart_backoff,
         },
     });
     runtime.register_job(Terrain)?;

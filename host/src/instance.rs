@@ -2,14 +2,15 @@
 
 use anyhow::Result;
 use uuid::Uuid;
-use wasmtime::Store;
 use wasmtime::component::{Instance, TypedFunc};
 use wasmtime::error::Context as _;
+use wasmtime::{Store, Trap};
 
 use crate::bindings::Script;
 use crate::bindings::tasks::Wake;
 use crate::engine::ScriptComponent;
 use crate::error::{ScriptError, ScriptExport};
+use crate::limits::ScriptLimits;
 use crate::state::{Command, HandleStats, RuntimeShared, ScriptState};
 use crate::time::FrameTime;
 
@@ -32,6 +33,8 @@ pub struct InstanceInfo {
     pub calls: u64,
     /// Times it has been hot-swapped to new code.
     pub swaps: u32,
+    /// Times it was restarted after failing (see `RestartPolicy`).
+    pub restarts: u32,
 }
 
 pub(crate) struct ScriptInstance {
@@ -43,6 +46,8 @@ pub(crate) struct ScriptInstance {
     component: ScriptComponent,
     /// Times this instance has been hot-swapped.
     swaps: u32,
+    /// Times its script was restarted after failing (it is the restart).
+    restarts: u32,
 }
 
 impl ScriptInstance {
@@ -57,7 +62,7 @@ impl ScriptInstance {
     ) -> Result<Self> {
         let state = ScriptState::new(component.shared_name(), id, shared, time);
         let pre = component.pre();
-        let mut store = Store::new(pre.engine(), state);
+        let mut store = component.new_store(state);
         let context = || format!("failed to instantiate script `{}`", component.name());
         let instance = pre.instantiate(&mut store).with_context(context)?;
         let exports = component
@@ -70,6 +75,7 @@ impl ScriptInstance {
             instance,
             component: component.clone(),
             swaps: 0,
+            restarts: 0,
         })
     }
 
@@ -81,6 +87,17 @@ impl ScriptInstance {
     /// Marks this instance as the successor of `old`, which it replaces.
     pub fn succeed(&mut self, old: &ScriptInstance) {
         self.swaps = old.swaps + 1;
+        self.restarts = old.restarts;
+    }
+
+    /// Times its script was restarted after failing.
+    pub fn restarts(&self) -> u32 {
+        self.restarts
+    }
+
+    /// Marks this instance as restart number `restarts` of its script.
+    pub fn set_restarts(&mut self, restarts: u32) {
+        self.restarts = restarts;
     }
 
     pub fn id(&self) -> Uuid {
@@ -138,36 +155,68 @@ impl ScriptInstance {
         })
     }
 
-    /// Runs one call into the guest with the frame's timing, turning a trap
-    /// into a [`ScriptError`].
+    /// Runs one call into the guest with the frame's timing and the
+    /// export's CPU deadline, turning a trap into a [`ScriptError`].
     fn call_export<R>(
         &mut self,
         export: ScriptExport,
         time: FrameTime,
         f: impl FnOnce(&Script, &mut Store<ScriptState>) -> wasmtime::Result<R>,
     ) -> Result<R, Box<ScriptError>> {
+        let limits = *self.component.limits();
+        let deadline = limits.update_deadline.map(|update| match export {
+            ScriptExport::OnMessage => update,
+            _ => limits.start_deadline,
+        });
+        if let Some(deadline) = deadline {
+            self.store.set_epoch_deadline(ScriptLimits::ticks(deadline));
+        }
         let state = self.store.data_mut();
         state.time = time;
         state.calls += 1;
         state.identity.begin_call();
         f(&self.exports, &mut self.store).map_err(|error| {
             let identity = &self.store.data().identity;
-            Box::new(ScriptError::from_call(
+            let mut failure = ScriptError::from_call(
                 &identity.name,
                 identity.id,
                 export,
                 time.frame,
                 &error,
                 identity.take_stderr_tail(),
-            ))
+            );
+            if let Some(deadline) = deadline
+                && error.downcast_ref::<Trap>() == Some(&Trap::Interrupt)
+            {
+                failure.cause = format!(
+                    "ran past its CPU deadline of {} ms for one call and was stopped",
+                    deadline.as_secs_f64() * 1e3
+                );
+            }
+            Box::new(failure)
         })
+    }
+
+    /// Tells the instance what the runtime holds for it, before a call, so
+    /// its quotas count from there.
+    pub fn set_known_usage(&mut self, waits: usize, subscriptions: usize) {
+        let usage = &mut self.store.data_mut().usage;
+        usage.known_waits = waits;
+        usage.known_subscriptions = subscriptions;
+    }
+
+    /// Ends the frame for this instance: summarises log lines dropped in it.
+    pub fn end_frame(&self) {
+        self.store.data().identity.end_frame();
     }
 
     /// Swaps the commands made since the last time (oldest first) with
     /// `buffer`, which must be empty.
     pub fn swap_commands(&mut self, buffer: &mut Vec<Command>) {
         debug_assert!(buffer.is_empty());
-        std::mem::swap(&mut self.store.data_mut().commands, buffer);
+        let state = self.store.data_mut();
+        std::mem::swap(&mut state.commands, buffer);
+        state.commands_taken();
     }
 
     /// Queues a completed wait; see [`ScriptState::push_wake`].
@@ -186,6 +235,7 @@ impl ScriptInstance {
             pending_waits,
             calls: state.calls,
             swaps: self.swaps,
+            restarts: self.restarts,
         }
     }
 }

@@ -56,11 +56,12 @@
 //!     |                                               |
 //!  bindings  input  jobs                              |
 //!     |                                               |
-//!  scene  log  error  time  sync  <-------------------+
+//!  scene  log  error  time  sync  limits  <-----------+
 //! ```
 //!
-//! - `time`, `sync`, `log`, `error`, `scene`: leaves (game time, poison-free
-//!   locks, where log lines go, script errors, entities and transforms).
+//! - `time`, `sync`, `log`, `error`, `scene`, [`limits`]: leaves (game time,
+//!   poison-free locks, where log lines go, script errors, entities and
+//!   transforms, what a script may use).
 //! - `bindings`: the `bindgen!` output, nothing else; `input`: the key
 //!   table; [`jobs`]: background job kinds, their pool and output caches.
 //! - `state`: the store data of an instance and the commands it leaves.
@@ -81,6 +82,7 @@ mod imports;
 pub mod input;
 mod instance;
 pub mod jobs;
+pub mod limits;
 pub mod log;
 pub mod render;
 pub mod runner;

@@ -11,15 +11,75 @@ use uuid::Uuid;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
+use wasmtime::ResourceLimiter;
+
 use crate::bindings::events::{EventFilter, ScriptMessage};
 use crate::bindings::tasks::Wake;
 use crate::jobs::{ErasedKey, Job, JobKindId, JobRegistry};
+use crate::limits::{Quotas, ScriptLimits};
 use crate::log::{LogLevel, LogSink, LogSource, MemoryLog, ScriptIdentity, ScriptStdio};
 use crate::scene::{EntityId, Scene, SharedScene};
 use crate::time::FrameTime;
 
-/// Most completed waits queued for a script before further ones are dropped.
-pub(crate) const MAX_QUEUED_WAKES: usize = 1 << 20;
+/// The store's `ResourceLimiter`: refuses to grow a linear memory or a table
+/// past the script's limits, with an error that says so (the guest traps
+/// at once, before the host commits the memory).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ScriptLimiter {
+    memory: usize,
+    table_elements: usize,
+}
+
+impl ScriptLimiter {
+    pub fn new(limits: &ScriptLimits) -> Self {
+        ScriptLimiter {
+            memory: limits.memory,
+            table_elements: limits.table_elements,
+        }
+    }
+}
+
+impl Default for ScriptLimiter {
+    fn default() -> Self {
+        ScriptLimiter::new(&ScriptLimits::unlimited())
+    }
+}
+
+impl ResourceLimiter for ScriptLimiter {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.memory {
+            wasmtime::bail!(
+                "out of memory: it tried to grow a linear memory from {} to {} MiB, \
+                 past its limit of {} MiB",
+                current >> 20,
+                desired.div_ceil(1 << 20),
+                self.memory >> 20
+            );
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.table_elements {
+            wasmtime::bail!(
+                "it tried to grow a table from {current} to {desired} elements, \
+                 past its limit of {}",
+                self.table_elements
+            );
+        }
+        Ok(true)
+    }
+}
 
 /// What every instance of one runtime shares.
 #[derive(Clone)]
@@ -30,6 +90,8 @@ pub(crate) struct RuntimeShared {
     pub frame: Arc<AtomicU64>,
     /// The runtime's job kinds and their outputs.
     pub jobs: Arc<JobRegistry>,
+    /// What each instance may make the host keep or do.
+    pub quotas: Quotas,
 }
 
 impl RuntimeShared {
@@ -40,6 +102,7 @@ impl RuntimeShared {
             log: Arc::new(MemoryLog::new()),
             frame: Arc::default(),
             jobs: Arc::default(),
+            quotas: Quotas::default(),
         }
     }
 }
@@ -113,6 +176,30 @@ pub struct ScriptState {
     pub(crate) handles: HandleStats,
     /// Calls made into the instance (entrypoint, updates, wakes).
     pub(crate) calls: u64,
+    /// Refuses memory and table growth past the script's limits.
+    pub(crate) limiter: ScriptLimiter,
+    pub(crate) quotas: Quotas,
+    pub(crate) usage: Usage,
+}
+
+/// What an instance holds on the host, for its quotas: counts the runtime
+/// knew when the current call began, plus what the calls since its commands
+/// were last applied asked for.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Usage {
+    /// Pending waits, as the runtime counted them.
+    pub known_waits: usize,
+    /// Subscriptions, as the runtime counted them.
+    pub known_subscriptions: usize,
+    /// Waits registered minus waits cancelled since the last apply.
+    new_waits: i64,
+    /// Subscribes minus unsubscribes since the last apply.
+    new_subscriptions: i64,
+    /// Messages sent in `sent_frame`.
+    sent: usize,
+    sent_frame: u64,
+    /// Entities spawned over the instance's life.
+    pub entities: u64,
 }
 
 impl ScriptState {
@@ -131,6 +218,7 @@ impl ScriptState {
             id,
             shared.log.clone(),
             shared.frame.clone(),
+            shared.quotas,
         ));
         let wasi = WasiCtxBuilder::new()
             .stdout(ScriptStdio::stdout(identity.clone()))
@@ -148,7 +236,69 @@ impl ScriptState {
             jobs: shared.jobs.clone(),
             handles: HandleStats::default(),
             calls: 0,
+            limiter: ScriptLimiter::default(),
+            quotas: shared.quotas,
+            usage: Usage::default(),
         }
+    }
+
+    /// Queues a command for the runtime, within the instance's quotas:
+    /// traps (naming the quota) when the script asks for more than it may.
+    pub(crate) fn push_command(&mut self, command: Command) -> wasmtime::Result<()> {
+        let q = self.quotas;
+        if self.commands.len() >= q.requests_per_call {
+            wasmtime::bail!(
+                "quota exceeded: more than {} requests to the host in one frame",
+                q.requests_per_call
+            );
+        }
+        let usage = &mut self.usage;
+        match &command {
+            Command::WaitFrames { .. }
+            | Command::WaitSeconds { .. }
+            | Command::WaitEvent { .. }
+            | Command::MoveTo { .. }
+            | Command::Job { .. } => {
+                usage.new_waits += 1;
+                if usage.known_waits as i64 + usage.new_waits > q.waits as i64 {
+                    wasmtime::bail!("quota exceeded: more than {} pending waits", q.waits);
+                }
+            }
+            Command::Cancel(_) => usage.new_waits -= 1,
+            Command::Subscribe(_) => {
+                usage.new_subscriptions += 1;
+                if usage.known_subscriptions as i64 + usage.new_subscriptions
+                    > q.subscriptions as i64
+                {
+                    wasmtime::bail!(
+                        "quota exceeded: more than {} update subscriptions",
+                        q.subscriptions
+                    );
+                }
+            }
+            Command::Unsubscribe(_) => usage.new_subscriptions -= 1,
+            Command::Send(_) => {
+                if usage.sent_frame != self.time.frame {
+                    usage.sent_frame = self.time.frame;
+                    usage.sent = 0;
+                }
+                usage.sent += 1;
+                if usage.sent > q.messages_per_frame {
+                    wasmtime::bail!(
+                        "quota exceeded: more than {} messages sent in one frame",
+                        q.messages_per_frame
+                    );
+                }
+            }
+        }
+        self.commands.push(command);
+        Ok(())
+    }
+
+    /// Forgets the per-apply counts once the runtime took the commands.
+    pub(crate) fn commands_taken(&mut self) {
+        self.usage.new_waits = 0;
+        self.usage.new_subscriptions = 0;
     }
 
     /// Asks for the job of kind `J` with `key`; the script's wait `token`
@@ -164,12 +314,11 @@ impl ScriptState {
                 self.jobs.names()
             );
         };
-        self.commands.push(Command::Job {
+        self.push_command(Command::Job {
             token,
             kind,
             key: ErasedKey(Box::new(key)),
-        });
-        Ok(())
+        })
     }
 
     /// The finished output of the job of kind `J` with `key`, if it is done
@@ -180,18 +329,19 @@ impl ScriptState {
 
     /// Queues a completed wait for `take-wakes`; returns whether it is the
     /// first one queued since the script last took them. A script that never
-    /// takes its wakes loses those beyond [`MAX_QUEUED_WAKES`], with a
-    /// warning, instead of growing the host's memory.
+    /// takes its wakes loses those beyond its quota, with a warning, instead
+    /// of growing the host's memory.
     pub(crate) fn push_wake(&mut self, wake: Wake) -> bool {
-        if self.wakes.len() >= MAX_QUEUED_WAKES {
+        if self.wakes.len() >= self.quotas.queued_wakes {
             if !self.wakes_dropped {
                 self.wakes_dropped = true;
                 self.identity.log(
                     LogLevel::Warn,
-                    LogSource::Api,
+                    LogSource::Host,
                     format!(
-                        "{MAX_QUEUED_WAKES} completed waits not taken with take-wakes; \
-                         dropping further ones"
+                        "{} completed waits not taken with take-wakes; \
+                         dropping further ones",
+                        self.quotas.queued_wakes
                     ),
                 );
             }

@@ -6,7 +6,8 @@ use wasmtime::Store;
 use wasmtime::component::{ComponentExportIndex, InstancePre};
 
 use crate::bindings::ScriptIndices;
-use crate::state::{RuntimeShared, ScriptState};
+use crate::limits::ScriptLimits;
+use crate::state::{RuntimeShared, ScriptLimiter, ScriptState};
 use crate::time::FrameTime;
 
 /// The optional `stateful-script` exports a component has: the state
@@ -27,6 +28,7 @@ pub struct ScriptComponent {
     indices: Arc<ScriptIndices>,
     size: usize,
     handover: HandoverExports,
+    limits: ScriptLimits,
 }
 
 impl ScriptComponent {
@@ -36,6 +38,7 @@ impl ScriptComponent {
         name: &str,
         pre: InstancePre<ScriptState>,
         size: usize,
+        limits: ScriptLimits,
     ) -> wasmtime::Result<Self> {
         let indices = Arc::new(ScriptIndices::new(&pre)?);
         let component = pre.component();
@@ -49,6 +52,7 @@ impl ScriptComponent {
             indices,
             size,
             handover,
+            limits,
         })
     }
 
@@ -69,11 +73,28 @@ impl ScriptComponent {
             &RuntimeShared::detached(),
             FrameTime::ZERO,
         );
-        let mut store = Store::new(self.pre.engine(), state);
+        let mut store = self.new_store(state);
         self.pre
             .instantiate(&mut store)
             .map_err(anyhow::Error::from)
             .map(drop)
+    }
+
+    /// A store for an instance of this component: its memory and table
+    /// limits installed, and a start deadline for instantiation.
+    pub(crate) fn new_store(&self, mut state: ScriptState) -> Store<ScriptState> {
+        state.limiter = ScriptLimiter::new(&self.limits);
+        let mut store = Store::new(self.pre.engine(), state);
+        store.limiter(|state| &mut state.limiter);
+        if self.limits.update_deadline.is_some() {
+            store.set_epoch_deadline(ScriptLimits::ticks(self.limits.start_deadline));
+        }
+        store
+    }
+
+    /// The limits every instance of this component runs under.
+    pub fn limits(&self) -> &ScriptLimits {
+        &self.limits
     }
 
     pub(crate) fn handover(&self) -> &HandoverExports {

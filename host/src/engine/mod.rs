@@ -7,6 +7,7 @@
 
 mod cache;
 mod component;
+mod ticker;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -16,9 +17,11 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use crate::imports;
+use crate::limits::ScriptLimits;
 use crate::state::ScriptState;
 use cache::ComponentCache;
 use component::{WasmKind, wasm_kind};
+use ticker::EpochTicker;
 
 pub use cache::default_cache_dir;
 pub use component::ScriptComponent;
@@ -40,6 +43,8 @@ pub struct EngineOptions {
     /// Extensions whose WIT interfaces scripts may import besides the
     /// `script` world (e.g. `terrain::link`).
     pub extensions: Vec<LinkerExtension>,
+    /// CPU deadlines and memory limits of every instance.
+    pub limits: ScriptLimits,
 }
 
 impl Default for EngineOptions {
@@ -49,6 +54,7 @@ impl Default for EngineOptions {
             pooling: true,
             max_instances: 256,
             extensions: Vec::new(),
+            limits: ScriptLimits::default(),
         }
     }
 }
@@ -59,6 +65,9 @@ pub struct ScriptEngine {
     engine: Engine,
     linker: Linker<ScriptState>,
     cache: Option<ComponentCache>,
+    limits: ScriptLimits,
+    /// Advances the epoch while CPU deadlines are on.
+    _ticker: Option<EpochTicker>,
 }
 
 /// Core instances, tables and memories one script component may use: a Rust
@@ -71,8 +80,11 @@ const KEEP_RESIDENT: usize = 64 << 10;
 impl ScriptEngine {
     /// Creates an engine with `options`.
     pub fn new(options: EngineOptions) -> Result<Self> {
+        let limits = options.limits;
         let mut config = Config::new();
         config.concurrency_support(false);
+        // Epoch checks in compiled code, only when deadlines are enforced.
+        config.epoch_interruption(limits.update_deadline.is_some());
         if options.pooling {
             let n = options.max_instances.max(1);
             let mut pool = PoolingAllocationConfig::new();
@@ -87,7 +99,10 @@ impl ScriptEngine {
                 // instance goes, instead of returning the pages to the kernel
                 // and faulting them in again on the next instantiation.
                 .linear_memory_keep_resident(KEEP_RESIDENT)
-                .table_keep_resident(KEEP_RESIDENT);
+                .table_keep_resident(KEEP_RESIDENT)
+                // No pooled memory may outgrow the per-instance limit; the
+                // store's limiter reports it first, with a clear error.
+                .max_memory_size(limits.memory);
             config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         }
         let engine = Engine::new(&config)
@@ -105,10 +120,18 @@ impl ScriptEngine {
         let cache = options
             .cache_dir
             .map(|dir| ComponentCache::new(dir, &engine));
+        let ticker = match limits.update_deadline {
+            Some(_) => Some(
+                EpochTicker::start(&engine).context("failed to start the epoch ticker thread")?,
+            ),
+            None => None,
+        };
         Ok(ScriptEngine {
             engine,
             linker,
             cache,
+            limits,
+            _ticker: ticker,
         })
     }
 
@@ -131,7 +154,7 @@ impl ScriptEngine {
             WasmKind::Component => {}
             WasmKind::CoreModule => anyhow::bail!(
                 "it is a core WebAssembly module, not a component \
-                 (build it with `cargo build --target wasm32-wasip2` or `cargo component build`)"
+                 (build it with `cargo build --release --target wasm32-wasip2`)"
             ),
             WasmKind::NotWasm => {
                 anyhow::bail!("it is not a WebAssembly file (no `\\0asm` header)")
@@ -139,12 +162,14 @@ impl ScriptEngine {
         }
         let started = Instant::now();
         let (component, cached) = self.compile(bytes)?;
-        let pre = self
-            .linker
-            .instantiate_pre(&component)
-            .map_err(anyhow::Error::from)
-            .context("it does not fit the host's `game:engine` API")?;
-        let script = ScriptComponent::new(name, pre, bytes.len())
+        let pre = self.linker.instantiate_pre(&component).map_err(|error| {
+            match api_mismatch(&component, &self.engine) {
+                Some(mismatch) => anyhow::anyhow!(mismatch),
+                None => anyhow::Error::from(error)
+                    .context("it does not fit the host's `game:engine` API"),
+            }
+        })?;
+        let script = ScriptComponent::new(name, pre, bytes.len(), self.limits)
             .map_err(anyhow::Error::from)
             .context("it does not export the `game:engine` `script` world")?;
         tracing::debug!(
@@ -173,9 +198,92 @@ impl ScriptEngine {
     }
 }
 
+/// The version of the `game:engine` WIT package this host provides.
+pub const API_VERSION: &str = "0.1.3";
+
+/// Why a component that failed to link was built for another API: the first
+/// `game:engine` import whose version this host cannot provide.
+fn api_mismatch(component: &Component, engine: &wasmtime::Engine) -> Option<String> {
+    component
+        .component_type()
+        .imports(engine)
+        .find_map(|(name, _)| {
+            let version = name.strip_prefix("game:engine/")?.split_once('@')?.1;
+            version_mismatch(version)
+        })
+}
+
+/// Why a script built against `game:engine@version` cannot load here, if
+/// it cannot: another semver range, or a newer release of this one.
+fn version_mismatch(version: &str) -> Option<String> {
+    let host = parse_version(API_VERSION)?;
+    let built = parse_version(version)?;
+    let same_range = match (built.0, host.0) {
+        (0, 0) => built.1 == host.1,
+        (a, b) => a == b,
+    };
+    let why = if !same_range {
+        "which is not compatible with it"
+    } else if built > host {
+        "which is newer: update the host"
+    } else {
+        return None;
+    };
+    Some(format!(
+        "it was built against game:engine@{version}, but this host provides \
+         game:engine@{API_VERSION}, {why} (scripts built against {}.{}.x load)",
+        host.0, host.1
+    ))
+}
+
+fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
+    let mut parts = text.split(['.', '-', '+']).map(|p| p.parse::<u64>().ok());
+    Some((parts.next()??, parts.next()??, parts.next()??))
+}
+
 /// The name a script loaded from `path` gets: the file's stem.
 pub fn script_name(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_version_matches_the_wit_package() {
+        let wit = include_str!("../../../wit/engine.wit");
+        assert!(
+            wit.starts_with(&format!("package game:engine@{API_VERSION};")),
+            "update API_VERSION with the WIT package version"
+        );
+        assert_eq!(parse_version("0.2.0"), Some((0, 2, 0)));
+        assert_eq!(parse_version("1.0.0-rc1"), Some((1, 0, 0)));
+    }
+
+    #[test]
+    fn versions_outside_the_hosts_range_are_explained() {
+        let v1 = version_mismatch("1.0.0").unwrap();
+        assert!(
+            v1.starts_with(
+                "it was built against game:engine@1.0.0, but this host provides game:engine@0.1."
+            ),
+            "{v1}"
+        );
+        assert!(v1.contains("not compatible"), "{v1}");
+        assert!(
+            version_mismatch("0.2.0")
+                .unwrap()
+                .contains("not compatible")
+        );
+        assert!(
+            version_mismatch("0.1.99")
+                .unwrap()
+                .contains("newer: update the host")
+        );
+        assert_eq!(version_mismatch("0.1.0"), None);
+        assert_eq!(version_mismatch(API_VERSION), None);
+    }
 }

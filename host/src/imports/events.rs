@@ -6,27 +6,23 @@ use crate::state::{Command, ScriptState};
 
 impl Host for ScriptState {
     fn wait_event(&mut self, token: u64, filter: EventFilter) -> wasmtime::Result<()> {
-        self.commands.push(Command::WaitEvent {
+        self.push_command(Command::WaitEvent {
             token,
             filter,
             persistent: false,
-        });
-        Ok(())
+        })
     }
 
     fn listen(&mut self, token: u64, filter: EventFilter) -> wasmtime::Result<()> {
-        self.commands.push(Command::WaitEvent {
+        self.push_command(Command::WaitEvent {
             token,
             filter,
             persistent: true,
-        });
-        Ok(())
+        })
     }
 
     fn send(&mut self, channel: String, payload: String) -> wasmtime::Result<()> {
-        self.commands
-            .push(Command::Send(ScriptMessage { channel, payload }));
-        Ok(())
+        self.push_command(Command::Send(ScriptMessage { channel, payload }))
     }
 }
 

@@ -20,13 +20,11 @@ impl Host for ScriptState {
             );
             return Ok(());
         }
-        self.commands.push(Command::Subscribe(id));
-        Ok(())
+        self.push_command(Command::Subscribe(id))
     }
 
     fn unsubscribe_update(&mut self, id: u32) -> wasmtime::Result<()> {
-        self.commands.push(Command::Unsubscribe(id));
-        Ok(())
+        self.push_command(Command::Unsubscribe(id))
     }
 
     fn delta_time(&mut self) -> wasmtime::Result<f32> {

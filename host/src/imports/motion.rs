@@ -16,12 +16,11 @@ impl Host for ScriptState {
         speed: f32,
     ) -> wasmtime::Result<()> {
         let entity = self.table.get(&entity)?.entity();
-        self.commands.push(Command::MoveTo {
+        self.push_command(Command::MoveTo {
             token,
             entity,
             target: target.into(),
             speed,
-        });
-        Ok(())
+        })
     }
 }

@@ -47,6 +47,12 @@ impl From<glam::Quat> for Quat {
 
 impl ScriptState {
     fn push_handle(&mut self, entity: EntityId) -> wasmtime::Result<Resource<TransformHandle>> {
+        if self.handles.live >= self.quotas.handles {
+            wasmtime::bail!(
+                "quota exceeded: more than {} transform-component handles held at once",
+                self.quotas.handles
+            );
+        }
         let handle = self.table.push(TransformHandle::new(entity))?;
         self.handles.created += 1;
         self.handles.live += 1;
@@ -159,6 +165,13 @@ impl Host for ScriptState {
     }
 
     fn spawn(&mut self, name: String) -> wasmtime::Result<Resource<TransformHandle>> {
+        if self.usage.entities >= self.quotas.entities {
+            wasmtime::bail!(
+                "quota exceeded: more than {} entities spawned",
+                self.quotas.entities
+            );
+        }
+        self.usage.entities += 1;
         let entity = self.lock_scene().spawn(&name);
         self.push_handle(entity)
     }

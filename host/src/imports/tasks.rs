@@ -5,18 +5,15 @@ use crate::state::{Command, ScriptState};
 
 impl Host for ScriptState {
     fn wait_frames(&mut self, token: u64, frames: u32) -> wasmtime::Result<()> {
-        self.commands.push(Command::WaitFrames { token, frames });
-        Ok(())
+        self.push_command(Command::WaitFrames { token, frames })
     }
 
     fn wait_seconds(&mut self, token: u64, seconds: f64) -> wasmtime::Result<()> {
-        self.commands.push(Command::WaitSeconds { token, seconds });
-        Ok(())
+        self.push_command(Command::WaitSeconds { token, seconds })
     }
 
     fn cancel(&mut self, token: u64) -> wasmtime::Result<()> {
-        self.commands.push(Command::Cancel(token));
-        Ok(())
+        self.push_command(Command::Cancel(token))
     }
 
     fn take_wakes(&mut self) -> wasmtime::Result<Vec<Wake>> {

@@ -1,5 +1,8 @@
 //! [`ScriptIdentity`]: who an instance is, and the one way its log lines
-//! (WIT `log`, stdout, stderr, host warnings) reach the sink.
+//! (WIT `log`, stdout, stderr, host warnings) reach the sink, within the
+//! per-frame log quotas: lines past them are dropped and summarised in one
+//! line, and long lines are cut, so a flooding script costs the host a
+//! bounded amount of log per frame.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -7,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use uuid::Uuid;
 
 use super::{LogLevel, LogRecord, LogSink, LogSource};
+use crate::limits::Quotas;
 use crate::sync::LockExt;
 
 /// How many bytes of the guest's latest stderr output are kept for error
@@ -27,6 +31,21 @@ pub(crate) struct ScriptIdentity {
     stderr_tail: Mutex<String>,
     /// Whether `stderr_tail` has anything, so a call clears it only then.
     stderr_written: AtomicBool,
+    quotas: Quotas,
+    /// What was logged in the frame being counted.
+    budget: Mutex<Budget>,
+    /// Whether `budget` holds dropped lines not yet summarised.
+    dropped: AtomicBool,
+}
+
+/// Log lines and bytes of one frame, and what was dropped in it.
+#[derive(Default)]
+struct Budget {
+    frame: u64,
+    lines: usize,
+    bytes: usize,
+    dropped_lines: u64,
+    dropped_bytes: u64,
 }
 
 impl ScriptIdentity {
@@ -36,6 +55,7 @@ impl ScriptIdentity {
         id: Option<Uuid>,
         log: Arc<dyn LogSink>,
         frame: Arc<AtomicU64>,
+        quotas: Quotas,
     ) -> Self {
         ScriptIdentity {
             name,
@@ -44,11 +64,17 @@ impl ScriptIdentity {
             frame,
             stderr_tail: Mutex::new(String::new()),
             stderr_written: AtomicBool::new(false),
+            quotas,
+            budget: Mutex::new(Budget::default()),
+            dropped: AtomicBool::new(false),
         }
     }
 
-    /// Sends one line to the log sink.
-    pub fn log(&self, level: LogLevel, source: LogSource, message: String) {
+    /// Sends one line to the log sink, unless the frame's log quota is
+    /// spent (then it is counted, and summarised by [`Self::end_frame`] or
+    /// the next line of a later frame). A line longer than the quota's
+    /// line length is cut.
+    pub fn log(&self, level: LogLevel, source: LogSource, mut message: String) {
         if source == LogSource::Stderr {
             self.stderr_written.store(true, Ordering::Relaxed);
             let mut tail = self.lock_tail();
@@ -64,10 +90,88 @@ impl ScriptIdentity {
                 tail.drain(..cut);
             }
         }
+        let frame = self.frame.load(Ordering::Relaxed);
+        let summary = {
+            let mut budget = self.budget.lock_unpoisoned();
+            let summary = if budget.frame != frame {
+                let old = std::mem::replace(
+                    &mut *budget,
+                    Budget {
+                        frame,
+                        ..Budget::default()
+                    },
+                );
+                Some(old).filter(|old| old.dropped_lines > 0)
+            } else {
+                None
+            };
+            let q = &self.quotas;
+            if budget.lines >= q.log_lines_per_frame
+                || budget.bytes + message.len().min(q.log_line_length) > q.log_bytes_per_frame
+            {
+                budget.dropped_lines += 1;
+                budget.dropped_bytes += message.len() as u64;
+                self.dropped.store(true, Ordering::Relaxed);
+                drop(budget);
+                if let Some(old) = summary {
+                    self.summarise(&old);
+                }
+                return;
+            }
+            cut(&mut message, q.log_line_length);
+            budget.lines += 1;
+            budget.bytes += message.len();
+            summary
+        };
+        if let Some(old) = summary {
+            self.summarise(&old);
+        }
+        self.send(frame, level, source, message);
+    }
+
+    /// Summarises the lines dropped in the current frame, if any; the
+    /// runtime calls it at the end of each frame.
+    pub fn end_frame(&self) {
+        // A plain load first: most frames have nothing to summarise.
+        if !self.dropped.load(Ordering::Relaxed) || !self.dropped.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        let dropped = {
+            let mut budget = self.budget.lock_unpoisoned();
+            let dropped = Budget {
+                frame: budget.frame,
+                dropped_lines: budget.dropped_lines,
+                dropped_bytes: budget.dropped_bytes,
+                ..Budget::default()
+            };
+            budget.dropped_lines = 0;
+            budget.dropped_bytes = 0;
+            dropped
+        };
+        if dropped.dropped_lines > 0 {
+            self.summarise(&dropped);
+        }
+    }
+
+    fn summarise(&self, budget: &Budget) {
+        let message = format!(
+            "script `{}` logged {} more line(s) ({} bytes) in frame {} past its quota of \
+             {} lines / {} bytes per frame; dropped",
+            self.name,
+            budget.dropped_lines,
+            budget.dropped_bytes,
+            budget.frame,
+            self.quotas.log_lines_per_frame,
+            self.quotas.log_bytes_per_frame
+        );
+        self.send(budget.frame, LogLevel::Warn, LogSource::Host, message);
+    }
+
+    fn send(&self, frame: u64, level: LogLevel, source: LogSource, message: String) {
         self.log.log(LogRecord {
             script: self.name.to_string(),
             instance: self.id,
-            frame: self.frame.load(Ordering::Relaxed),
+            frame,
             level,
             source,
             message,
@@ -89,5 +193,59 @@ impl ScriptIdentity {
 
     fn lock_tail(&self) -> MutexGuard<'_, String> {
         self.stderr_tail.lock_unpoisoned()
+    }
+}
+
+/// Cuts `message` to at most `limit` bytes (on a character boundary),
+/// saying how much was cut.
+fn cut(message: &mut String, limit: usize) {
+    if message.len() <= limit {
+        return;
+    }
+    let mut end = limit;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = message.len() - end;
+    message.truncate(end);
+    message.push_str(&format!(" [... {cut} bytes cut]"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::MemoryLog;
+
+    #[test]
+    fn a_flood_is_capped_per_frame_and_summarised_once() {
+        let sink = Arc::new(MemoryLog::new());
+        let frame = Arc::new(AtomicU64::new(1));
+        let quotas = Quotas {
+            log_lines_per_frame: 3,
+            log_line_length: 8,
+            ..Quotas::default()
+        };
+        let id = ScriptIdentity::new("flood".into(), None, sink.clone(), frame.clone(), quotas);
+        for n in 0..1000 {
+            id.log(LogLevel::Info, LogSource::Stdout, format!("line {n}"));
+        }
+        id.log(LogLevel::Info, LogSource::Api, "é".repeat(10));
+        id.end_frame();
+        frame.store(2, Ordering::Relaxed);
+        id.log(LogLevel::Info, LogSource::Api, "frame 2".into());
+        id.end_frame();
+        let messages = sink.messages();
+        assert_eq!(messages.len(), 5, "{messages:?}");
+        assert_eq!(messages[..3], ["line 0", "line 1", "line 2"]);
+        assert!(
+            messages[3].starts_with("script `flood` logged 998 more line(s)"),
+            "{}",
+            messages[3]
+        );
+        assert!(messages[3].contains("in frame 1"), "{}", messages[3]);
+        assert_eq!(messages[4], "frame 2");
+        let mut long = "é".repeat(10);
+        cut(&mut long, 8);
+        assert_eq!(long, "éééé [... 12 bytes cut]");
     }
 }

@@ -42,6 +42,8 @@ pub enum LogSource {
     Stdout,
     /// A line the script wrote to stderr (panic messages land here).
     Stderr,
+    /// A note by the host about the script (dropped lines, dropped wakes).
+    Host,
 }
 
 /// One log line from a script.

@@ -31,6 +31,7 @@ mod commands;
 mod events;
 mod inspect;
 mod motion;
+mod restart;
 mod slots;
 mod subscriptions;
 mod swap;
@@ -48,6 +49,7 @@ use crate::engine::ScriptComponent;
 use crate::error::{ScriptError, ScriptExport};
 use crate::instance::ScriptInstance;
 use crate::jobs::{Job, JobDelivery, Jobs};
+use crate::limits::Quotas;
 use crate::log::{LogSink, TracingLog};
 use crate::scene::{Scene, SharedScene};
 use crate::state::{Command, RuntimeShared};
@@ -58,6 +60,7 @@ use slots::Slots;
 use subscriptions::{Subscription, Subscriptions};
 use waits::Waits;
 
+pub use restart::RestartPolicy;
 pub use swap::SwapReport;
 pub use waits::{PendingWait, WaitStats};
 
@@ -72,6 +75,10 @@ pub struct RuntimeConfig {
     pub job_threads: usize,
     /// When finished jobs reach scripts.
     pub jobs: JobDelivery,
+    /// What each instance may make the host keep or do.
+    pub quotas: Quotas,
+    /// What happens to an instance that fails.
+    pub restart: RestartPolicy,
 }
 
 impl Default for RuntimeConfig {
@@ -81,6 +88,8 @@ impl Default for RuntimeConfig {
             log: Arc::new(TracingLog),
             job_threads: 0,
             jobs: JobDelivery::WhenReady,
+            quotas: Quotas::default(),
+            restart: RestartPolicy::default(),
         }
     }
 }
@@ -103,6 +112,9 @@ pub struct Runtime {
     failed: Vec<u32>,
     /// Scratch: the commands being applied (swapped with each instance's).
     command_buffer: Vec<Command>,
+    restart_policy: RestartPolicy,
+    /// Failed instances waiting to be started again.
+    restarts: Vec<restart::Restart>,
 }
 
 impl Runtime {
@@ -125,6 +137,7 @@ impl Runtime {
                 log: config.log,
                 frame: Arc::new(AtomicU64::new(0)),
                 jobs: jobs.registry().clone(),
+                quotas: config.quotas,
             },
             slots: Slots::default(),
             subscriptions: Subscriptions::default(),
@@ -136,6 +149,8 @@ impl Runtime {
             woken: Vec::new(),
             failed: Vec::new(),
             command_buffer: Vec::new(),
+            restart_policy: config.restart,
+            restarts: Vec::new(),
         }
     }
 
@@ -165,6 +180,9 @@ impl Runtime {
 
     /// Runs one frame and returns its timing.
     pub fn step(&mut self) -> FrameTime {
+        if !self.restarts.is_empty() {
+            self.run_due_restarts();
+        }
         let time = self.clock.advance();
         self.shared.frame.store(time.frame, Ordering::Relaxed);
         self.complete_waits(time);
@@ -184,6 +202,9 @@ impl Runtime {
         }
         for slot in 0..self.slots.capacity() {
             self.apply_commands_of(slot);
+        }
+        for (_, instance) in self.slots.iter() {
+            instance.end_frame();
         }
         time
     }
@@ -223,10 +244,14 @@ impl Runtime {
         let Some(instance) = self.slots.get_mut(slot) else {
             return;
         };
+        instance.set_known_usage(self.waits.count(slot), self.subscriptions.count(slot));
         if let Err(error) = instance.call(ScriptExport::OnMessage, time, id) {
-            self.slots.take(slot);
-            self.failed.push(slot);
             self.record(*error);
+            if let Some(failed) = self.slots.take(slot) {
+                failed.end_frame();
+                self.schedule_restart(&failed);
+            }
+            self.failed.push(slot);
         }
     }
 

@@ -36,7 +36,7 @@ impl Waits {
                 None => true,
             };
             if arrived {
-                self.map.remove(&key);
+                self.take(key);
                 self.motions.remove(index);
                 self.finish(key, WakeData::Done, out);
             } else {

@@ -14,6 +14,8 @@ pub(crate) struct Subscription {
 pub(crate) struct Subscriptions {
     order: Vec<Subscription>,
     present: HashSet<Subscription>,
+    /// Number of subscriptions per slot.
+    per_slot: Vec<usize>,
 }
 
 impl Subscriptions {
@@ -30,6 +32,10 @@ impl Subscriptions {
         let sub = Subscription { slot, id };
         if self.present.insert(sub) {
             self.order.push(sub);
+            if self.per_slot.len() <= slot as usize {
+                self.per_slot.resize(slot as usize + 1, 0);
+            }
+            self.per_slot[slot as usize] += 1;
         }
     }
 
@@ -38,6 +44,7 @@ impl Subscriptions {
         let sub = Subscription { slot, id };
         if self.present.remove(&sub) {
             self.order.retain(|s| *s != sub);
+            self.per_slot[slot as usize] -= 1;
         }
     }
 
@@ -49,13 +56,20 @@ impl Subscriptions {
     /// Drops every subscription of instances for which `keep` is false.
     pub fn retain_slots(&mut self, mut keep: impl FnMut(u32) -> bool) {
         let present = &mut self.present;
+        let per_slot = &mut self.per_slot;
         self.order.retain(|s| {
             let kept = keep(s.slot);
             if !kept {
                 present.remove(s);
+                per_slot[s.slot as usize] -= 1;
             }
             kept
         });
+    }
+
+    /// Number of subscriptions of the instance in `slot`.
+    pub fn count(&self, slot: u32) -> usize {
+        self.per_slot.get(slot as usize).copied().unwrap_or(0)
     }
 
     /// Ids the instance in `slot` is subscribed to, in order.

@@ -92,6 +92,8 @@ pub struct WaitStats {
 #[derive(Debug, Default)]
 pub(crate) struct Waits {
     pub(super) map: HashMap<WaitKey, Wait>,
+    /// Number of waits in `map` per slot.
+    per_slot: Vec<usize>,
     timers: BinaryHeap<Reverse<(u64, u32, u64)>>,
     live_timers: usize,
     /// Event waits and listeners in registration order.
@@ -121,6 +123,18 @@ impl Waits {
         self.cancel(key);
         self.stats.registered += 1;
         self.map.insert(key, wait);
+        let slot = key.0 as usize;
+        if self.per_slot.len() <= slot {
+            self.per_slot.resize(slot + 1, 0);
+        }
+        self.per_slot[slot] += 1;
+    }
+
+    /// Removes a wait from the map (its other bookkeeping is the caller's).
+    pub(super) fn take(&mut self, key: WaitKey) -> Option<Wait> {
+        let wait = self.map.remove(&key)?;
+        self.per_slot[key.0 as usize] -= 1;
+        Some(wait)
     }
 
     pub fn add_timer(&mut self, key: WaitKey, start: u64, due: u64) {
@@ -164,7 +178,7 @@ impl Waits {
 
     /// Withdraws a wait; returns it if it was pending.
     pub fn cancel(&mut self, key: WaitKey) -> Option<Wait> {
-        let wait = self.map.remove(&key)?;
+        let wait = self.take(key)?;
         self.stats.cancelled += 1;
         self.forget(key, &wait);
         Some(wait)
@@ -207,7 +221,7 @@ impl Waits {
     ) {
         if matches!(self.map.get(&key), Some(Wait::Job { kind: k, job: j }) if *k == kind && *j == job)
         {
-            self.map.remove(&key);
+            self.take(key);
             self.finish(key, WakeData::Done, out);
         }
     }
@@ -228,7 +242,7 @@ impl Waits {
             match self.map.get(&key) {
                 Some(Wait::Timer { start, due: d }) if *d == due => {
                     let waited = (frame - start) as f64 * dt;
-                    self.map.remove(&key);
+                    self.take(key);
                     self.live_timers -= 1;
                     self.finish(key, WakeData::Timer(waited), out);
                 }
@@ -253,7 +267,7 @@ impl Waits {
             if *persistent {
                 index += 1;
             } else {
-                self.map.remove(&key);
+                self.take(key);
                 self.event_waits.remove(index);
             }
             self.finish(key, WakeData::Event(event.clone()), out);
@@ -282,7 +296,7 @@ impl Waits {
 
     /// Number of pending waits of the instance in `slot`.
     pub fn count(&self, slot: u32) -> usize {
-        self.map.keys().filter(|k| k.0 == slot).count()
+        self.per_slot.get(slot as usize).copied().unwrap_or(0)
     }
 
     /// Number of timers in the heap, including cancelled leftovers.

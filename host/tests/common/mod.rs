@@ -48,6 +48,7 @@ pub fn engine() -> ScriptEngine {
         pooling: true,
         max_instances: 64,
         extensions: vec![terrain::link],
+        ..EngineOptions::default()
     })
     .expect("engine")
 }
