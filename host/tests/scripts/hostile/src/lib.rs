@@ -1,0 +1,162 @@
+//! Test script: a hostile or broken script, for the sandbox tests. Before
+//! spawning it, the test puts an entity named `hostile:MODE` in the scene;
+//! the script looks the modes up in `entrypoint` and misbehaves that way
+//! (in `entrypoint`, or from the first update on):
+//!
+//! - `loop-entrypoint`, `loop-update`, `loop-restore`: an endless loop in
+//!   that export (`restore-state` runs on a hot-swap);
+//! - `memory`: allocates and touches memory without end;
+//! - `recursion`: recurses without end;
+//! - `waits`, `subscriptions`, `handles`, `entities`, `messages`: asks the
+//!   host for timers, update ids, transform handles (kept), entities or sent
+//!   messages without end;
+//! - `log-lines`, `stdout`: logs short lines / prints 4 KB lines to stdout
+//!   without end;
+//! - `trap-once`: traps in its first update (it logs `started` each time it
+//!   starts, for restart tests);
+//! - `churn`: not hostile, busy: every frame it fetches and drops a handle,
+//!   flips a subscription, starts a task that sleeps 1-3 frames and logs,
+//!   and starts and cancels a long timer (for the soak test).
+//!
+//! Without a mode it subscribes and logs `tick F` each frame.
+
+use script::Script;
+use script::bindings::game::engine::{events, runtime, tasks};
+
+const MODES: &[&str] = &[
+    "loop-entrypoint",
+    "loop-update",
+    "loop-restore",
+    "memory",
+    "recursion",
+    "waits",
+    "subscriptions",
+    "handles",
+    "entities",
+    "messages",
+    "log-lines",
+    "stdout",
+    "trap-once",
+    "churn",
+];
+
+struct Hostile {
+    mode: &'static str,
+}
+
+fn mode() -> &'static str {
+    MODES
+        .iter()
+        .copied()
+        .find(|mode| script::scene::find(&format!("hostile:{mode}")).is_some())
+        .unwrap_or("")
+}
+
+/// Recurses until a stack runs out (the test asks for exactly that).
+#[allow(unconditional_recursion)]
+#[inline(never)]
+fn recurse(depth: u64) -> u64 {
+    let local = [depth; 16];
+    std::hint::black_box(&local);
+    recurse(depth + 1) + local[3]
+}
+
+fn spin() -> ! {
+    let mut n: u64 = 0;
+    loop {
+        n = std::hint::black_box(n.wrapping_add(1));
+    }
+}
+
+fn churn(frame: u64) {
+    drop(script::scene::cube());
+    if frame.is_multiple_of(2) {
+        script::update::subscribe(7);
+    } else {
+        script::update::unsubscribe(7);
+    }
+    script::task::spawn(async move {
+        script::time::wait_frames((frame % 3 + 1) as u32).await;
+        script::log::info("churned");
+    })
+    .detach();
+    drop(script::task::spawn(script::time::wait_seconds(100.0)));
+}
+
+impl Script for Hostile {
+    fn entrypoint() -> Self {
+        let mode = mode();
+        script::log::info(&format!("started {mode}"));
+        if mode == "loop-entrypoint" {
+            spin();
+        }
+        script::update::subscribe(0);
+        Hostile { mode }
+    }
+
+    fn on_message(&mut self, _id: u32) {
+        let frame = script::time::frame();
+        match self.mode {
+            "loop-update" => spin(),
+            "memory" => {
+                let mut hoard: Vec<Vec<u8>> = Vec::new();
+                loop {
+                    hoard.push(vec![1; 1 << 20]);
+                    std::hint::black_box(&hoard);
+                }
+            }
+            "recursion" => {
+                std::hint::black_box(recurse(0));
+            }
+            "waits" => {
+                for token in 1.. {
+                    tasks::wait_frames(token, 1_000_000);
+                }
+            }
+            "subscriptions" => {
+                for id in 1.. {
+                    runtime::subscribe_update(id);
+                }
+            }
+            "handles" => {
+                let mut kept = Vec::new();
+                loop {
+                    kept.push(script::scene::cube());
+                }
+            }
+            "entities" => loop {
+                script::scene::spawn("spam");
+            },
+            "messages" => loop {
+                events::send("spam", "hello");
+            },
+            "log-lines" => {
+                for n in 0.. {
+                    script::log::info(&format!("spam {n}"));
+                }
+            }
+            "stdout" => {
+                let line = "x".repeat(4096);
+                loop {
+                    println!("{line}");
+                }
+            }
+            "trap-once" => panic!("trap-once fails at frame {frame}"),
+            "churn" => churn(frame),
+            _ => script::log::info(&format!("tick {frame}")),
+        }
+    }
+
+    fn save_state(&self) -> Option<Vec<u8>> {
+        Some(self.mode.as_bytes().to_vec())
+    }
+
+    fn restore_state(state: &[u8]) -> Option<Self> {
+        if state == b"loop-restore" {
+            spin();
+        }
+        None
+    }
+}
+
+script::export!(Hostile);
