@@ -6,7 +6,10 @@
 //!   update written natively against the scene;
 //! - `instantiate`: spawn + despawn of an instance (InstancePre, entrypoint,
 //!   teardown) with the pooling allocator vs on-demand allocation;
-//! - `load`: loading a component from the compile cache vs compiling it.
+//! - `load`: loading a component from the compile cache vs compiling it;
+//! - `deadlines`: the same frames with CPU deadlines (epoch checks compiled
+//!   in, a deadline set per call) and without: 100 no-op updates, the
+//!   spinning cube, and `fib(25)` by recursion (compute-heavy guest code).
 //!
 //! Run with `cargo bench -p host --bench frame`.
 
@@ -17,6 +20,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::Quat;
+use host::limits::ScriptLimits;
 use host::log::MemoryLog;
 use host::{
     BuildOutput, EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine,
@@ -29,11 +33,16 @@ fn script(dir: &str) -> PathBuf {
 }
 
 fn engine(pooling: bool, cache_dir: Option<PathBuf>) -> ScriptEngine {
+    engine_with(pooling, cache_dir, ScriptLimits::default())
+}
+
+fn engine_with(pooling: bool, cache_dir: Option<PathBuf>, limits: ScriptLimits) -> ScriptEngine {
     ScriptEngine::new(EngineOptions {
         cache_dir,
         pooling,
         max_instances: 256,
         extensions: Vec::new(),
+        limits,
     })
     .expect("engine")
 }
@@ -131,11 +140,38 @@ fn load_component(c: &mut Criterion) {
     group.finish();
 }
 
+fn deadlines(c: &mut Criterion) {
+    let scripts = [
+        ("noop_x100", script("host/tests/scripts/noop"), 100),
+        ("spinning_cube", script("examples/spinning-cube"), 1),
+        ("fib25", script("host/tests/scripts/fib"), 1),
+    ];
+    let mut group = c.benchmark_group("deadlines");
+    for (limits_name, limits) in [
+        ("with_deadlines", ScriptLimits::default()),
+        ("without", ScriptLimits::unlimited()),
+    ] {
+        let engine = engine_with(true, None, limits);
+        for (name, path, instances) in &scripts {
+            let component = load(&engine, path);
+            let mut runtime = runtime();
+            for _ in 0..*instances {
+                runtime.spawn(&component).unwrap();
+            }
+            group.bench_function(format!("{name}_{limits_name}"), |b| {
+                b.iter(|| runtime.step())
+            });
+            assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+        }
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    targets = dispatch, spinning_cube, instantiate, load_component
+    targets = dispatch, spinning_cube, instantiate, load_component, deadlines
 }
 criterion_main!(benches);
