@@ -81,18 +81,37 @@ impl ScriptError {
         }
     }
 
-    /// `panicked at FILE:LINE:COL: MESSAGE`, when the guest's stderr shows a
-    /// Rust panic.
-    pub fn panic_summary(&self) -> Option<String> {
+    /// The guest's own account of its failure, from what it wrote to
+    /// stderr: a Python exception (the last line of its traceback, e.g.
+    /// `RuntimeError: MESSAGE`), a JavaScript error (the message above its
+    /// `Stack:`) or a Rust panic (`panicked at FILE:LINE:COL: MESSAGE`).
+    pub fn guest_summary(&self) -> Option<String> {
         let stderr = self.guest_stderr.as_deref()?;
-        let mut lines = stderr.lines();
-        let location = lines.find_map(|l| l.find("panicked at").map(|at| &l[at..]))?;
-        let message = lines.next().unwrap_or("").trim();
-        Some(
-            format!("{} {message}", location.trim())
-                .trim_end()
-                .to_owned(),
-        )
+        let lines: Vec<&str> = stderr.lines().collect();
+        if let Some(at) = lines
+            .iter()
+            .rposition(|l| l.starts_with("Traceback (most recent call last)"))
+        {
+            return lines[at + 1..]
+                .iter()
+                .find(|l| !l.is_empty() && !l.starts_with(char::is_whitespace))
+                .map(|l| format!("Python {}", l.trim()));
+        }
+        if let Some(stack) = lines.iter().position(|l| l.trim() == "Stack:")
+            && let Some(message) = lines[..stack].iter().rev().find(|l| !l.trim().is_empty())
+        {
+            return Some(format!("JavaScript error: {}", message.trim()));
+        }
+        if let Some(at) = lines.iter().position(|l| l.contains("panicked at")) {
+            let location = &lines[at][lines[at].find("panicked at")?..];
+            let message = lines.get(at + 1).map_or("", |l| l.trim());
+            return Some(
+                format!("{} {message}", location.trim())
+                    .trim_end()
+                    .to_owned(),
+            );
+        }
+        None
     }
 
     /// The error line followed by the guest's stderr and the backtrace,
@@ -123,11 +142,52 @@ impl fmt::Display for ScriptError {
             "script `{}` ({}) failed in `{}` at frame {}: {}",
             self.script, self.instance, self.export, self.frame, self.cause
         )?;
-        if let Some(panic) = self.panic_summary() {
-            write!(f, " ({panic})")?;
+        if let Some(summary) = self.guest_summary() {
+            write!(f, " ({summary})")?;
         }
         Ok(())
     }
 }
 
 impl std::error::Error for ScriptError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed_with(stderr: &str) -> ScriptError {
+        ScriptError {
+            script: "s".into(),
+            instance: Uuid::nil(),
+            export: ScriptExport::OnMessage,
+            frame: 3,
+            cause: "wasm trap: wasm `unreachable` instruction executed".into(),
+            guest_stderr: Some(stderr.into()),
+            backtrace: None,
+        }
+    }
+
+    #[test]
+    fn the_guest_says_why_in_its_own_language() {
+        let rust = failed_with("thread '<unnamed>' panicked at src/lib.rs:9:5:\nboom\nnote: ...");
+        assert_eq!(
+            rust.guest_summary().unwrap(),
+            "panicked at src/lib.rs:9:5: boom"
+        );
+        let python = failed_with(
+            "Traceback (most recent call last):\n  File \"/0/app.py\", line 67, in on_message\n\
+             RuntimeError: E pressed\nthread panicked at runtime/src/lib.rs:1:1:\nPython function threw",
+        );
+        assert_eq!(
+            python.guest_summary().unwrap(),
+            "Python RuntimeError: E pressed"
+        );
+        let js = failed_with("E pressed\nStack:\n  onMessage@app.js:62:15\nRedirecting call");
+        assert_eq!(js.guest_summary().unwrap(), "JavaScript error: E pressed");
+        assert!(failed_with("some output").guest_summary().is_none());
+        assert!(
+            js.to_string()
+                .ends_with("executed (JavaScript error: E pressed)")
+        );
+    }
+}
