@@ -190,7 +190,7 @@ fn a_memory_bomb_fails_at_its_limit_and_the_host_stays_small() {
         "{:?}",
         run.slowest
     );
-    let peak = peak_rss_kib();
+    let peak = common::memory::status_kib("VmHWM");
     eprintln!("memory: peak RSS of the test process {} MiB", peak >> 10);
     assert!(peak < 1 << 20, "peak RSS {peak} KiB");
 }
@@ -329,14 +329,4 @@ fn a_runtime_without_limits_still_runs_scripts() {
     runtime.spawn(&cube).unwrap();
     runtime.run_frames(FRAMES);
     assert_eq!(common::transform(&runtime, "cube"), cube_alone());
-}
-
-/// The peak resident set of this process, in KiB (`VmHWM`).
-fn peak_rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM in /proc/self/status")
 }

@@ -21,16 +21,6 @@ impl LogSink for CountingLog {
     }
 }
 
-/// The resident set of this process, in KiB (`VmRSS`).
-fn rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS in /proc/self/status")
-}
-
 fn soak(frames: u64) {
     let engine = common::engine();
     let churn = common::load(&engine, "hostile");
@@ -45,14 +35,14 @@ fn soak(frames: u64) {
     }
     let warm_up = frames / 10;
     runtime.run_frames(warm_up);
-    let after_warm_up = rss_kib();
+    let after_warm_up = common::memory::status_kib("VmRSS");
     let mut highest = after_warm_up;
     let checkpoints = 10;
     for _ in 0..checkpoints {
         runtime.run_frames((frames - warm_up) / checkpoints);
-        highest = highest.max(rss_kib());
+        highest = highest.max(common::memory::status_kib("VmRSS"));
     }
-    let end = rss_kib();
+    let end = common::memory::status_kib("VmRSS");
     let stats = runtime.wait_stats();
     eprintln!(
         "soak: {} frames, 4 churning scripts: RSS {after_warm_up} KiB after warm-up, \

@@ -3,10 +3,14 @@
 
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod memory;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use host::jobs::JobDelivery;
+use host::limits::ScriptLimits;
 use host::log::MemoryLog;
 use host::terrain::{self, Terrain};
 use host::{
@@ -42,13 +46,22 @@ pub fn build(name: &str) -> PathBuf {
 
 /// An engine whose compile cache lives in cargo's per-target temp dir,
 /// with the terrain extension linked (as the CLI has it).
+///
+/// CPU deadlines are generous here: these tests check behaviour, some with
+/// heavy calls (10,000 tasks started in one), on shared machines where a
+/// call can be descheduled for milliseconds. `tests/sandbox.rs` checks the
+/// default deadlines.
 pub fn engine() -> ScriptEngine {
     ScriptEngine::new(EngineOptions {
         cache_dir: Some(cache_dir()),
         pooling: true,
         max_instances: 64,
         extensions: vec![terrain::link],
-        ..EngineOptions::default()
+        limits: ScriptLimits {
+            update_deadline: Some(Duration::from_millis(250)),
+            start_deadline: Duration::from_secs(2),
+            ..ScriptLimits::default()
+        },
     })
     .expect("engine")
 }
