@@ -42,7 +42,8 @@ pub fn build_script_crate(dir: &Path, output: BuildOutput) -> Result<PathBuf> {
     let manifest = dir.join("Cargo.toml");
     if !manifest.is_file() {
         bail!(
-            "script crate `{}` has no Cargo.toml (expected a .wasm file or a crate directory)",
+            "script crate `{}` has no Cargo.toml (expected a .wasm, .py or .js file, a crate \
+             directory, or a directory holding app.py or app.js)",
             dir.display()
         );
     }

@@ -47,9 +47,11 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// Script components (.wasm) or script crate directories (built with
-    /// `cargo build --release --target wasm32-wasip2`). Without any, runs
-    /// the built-in spinning-cube example (embedded in the binary).
+    /// Script components (.wasm), script crate directories (built with
+    /// `cargo build --release --target wasm32-wasip2`), or Python /
+    /// JavaScript scripts (.py, .js, or a directory holding app.py /
+    /// app.js; built with componentize-py / componentize-js). Without any,
+    /// runs the built-in spinning-cube example (embedded in the binary).
     scripts: Vec<PathBuf>,
 
     /// Run without a window (and without touching the GPU unless

@@ -4,7 +4,9 @@
 //! The frame thread only ever calls [`HotReloader::apply`], which takes
 //! finished builds off a channel without waiting. A `.wasm` source is
 //! reloaded when the file changes; a crate directory is rebuilt with cargo
-//! when anything under `src/` or its `Cargo.toml` changes. A build or compile
+//! when anything under `src/` or its `Cargo.toml` changes; a Python script
+//! when a `.py` module in its directory changes, a JavaScript script when
+//! its module changes (both with their componentize tool). A build or compile
 //! that fails (a half-written file, a syntax error, a component that no
 //! longer fits the API) is reported once and retried on the next change;
 //! the running version is untouched.
@@ -55,10 +57,21 @@ pub enum SwapOutcome {
     },
 }
 
+/// A watched source.
+struct Watched {
+    source: ScriptSource,
+    /// For sources whose builds differ every time (Python, JavaScript): a
+    /// fingerprint of the sources last built, so that an event that changed
+    /// nothing (the build itself reading the files, a save without edits)
+    /// starts no build.
+    fingerprint: Option<String>,
+}
+
 /// Watches script sources and swaps changed scripts into a [`Runtime`].
 pub struct HotReloader {
-    /// Watched sources and the instances running each, by index.
-    sources: Arc<Mutex<Vec<ScriptSource>>>,
+    /// Watched sources, by index.
+    sources: Arc<Mutex<Vec<Watched>>>,
+    /// The instances running each watched source, by index.
     instances: Vec<Vec<Uuid>>,
     /// `None` only while dropping.
     debouncer: Option<Debouncer<RecommendedWatcher>>,
@@ -70,7 +83,7 @@ pub struct HotReloader {
 impl HotReloader {
     /// Starts the watcher and the background build thread.
     pub fn new(engine: Arc<ScriptEngine>) -> Result<Self> {
-        let sources: Arc<Mutex<Vec<ScriptSource>>> = Arc::default();
+        let sources: Arc<Mutex<Vec<Watched>>> = Arc::default();
         let (changes, changed) = channel::<usize>();
         let (built_tx, built) = channel::<Built>();
 
@@ -81,8 +94,8 @@ impl HotReloader {
             let sources = watched.lock_unpoisoned();
             let mut touched: Vec<usize> = Vec::new();
             for event in events {
-                for (index, source) in sources.iter().enumerate() {
-                    if source.is_touched_by(&event.path) && !touched.contains(&index) {
+                for (index, watched) in sources.iter().enumerate() {
+                    if watched.source.is_touched_by(&event.path) && !touched.contains(&index) {
                         touched.push(index);
                     }
                 }
@@ -109,7 +122,7 @@ impl HotReloader {
         })
     }
 
-    /// Watches `path` (a `.wasm` file or a script crate directory) and swaps
+    /// Watches `path` (anything [`ScriptSource::new`] accepts) and swaps
     /// the given instances to each new version.
     pub fn watch(&mut self, path: &Path, instances: Vec<Uuid>) -> Result<()> {
         let path = path
@@ -120,22 +133,23 @@ impl HotReloader {
             .as_mut()
             .expect("the watcher lives as long as the reloader")
             .watcher();
-        let source = if path.is_dir() {
+        let source = ScriptSource::new(&path)?;
+        for (dir, recursive) in source.watch_dirs() {
+            let mode = if recursive {
+                RecursiveMode::Recursive
+            } else {
+                RecursiveMode::NonRecursive
+            };
             watcher
-                .watch(&path.join("src"), RecursiveMode::Recursive)
-                .and_then(|()| watcher.watch(&path, RecursiveMode::NonRecursive))
-                .with_context(|| format!("cannot watch `{}`", path.display()))?;
-            ScriptSource::Crate(path)
-        } else {
-            // Watch the directory: builds often replace the file by renaming.
-            let dir = path.parent().unwrap_or(Path::new("/"));
-            watcher
-                .watch(dir, RecursiveMode::NonRecursive)
+                .watch(&dir, mode)
                 .with_context(|| format!("cannot watch `{}`", dir.display()))?;
-            ScriptSource::File(path)
-        };
+        }
         tracing::info!(path = %source.path().display(), "watching for changes");
-        self.sources.lock_unpoisoned().push(source);
+        let fingerprint = source.fingerprint();
+        self.sources.lock_unpoisoned().push(Watched {
+            source,
+            fingerprint,
+        });
         self.instances.push(instances);
         Ok(())
     }
@@ -182,7 +196,10 @@ impl HotReloader {
     }
 
     fn source_path(&self, index: usize) -> PathBuf {
-        self.sources.lock_unpoisoned()[index].path().to_owned()
+        self.sources.lock_unpoisoned()[index]
+            .source
+            .path()
+            .to_owned()
     }
 }
 
@@ -212,7 +229,7 @@ impl Drop for HotReloader {
 /// is reported once).
 fn build_loop(
     engine: &ScriptEngine,
-    sources: &Mutex<Vec<ScriptSource>>,
+    sources: &Mutex<Vec<Watched>>,
     changed: &Receiver<usize>,
     built: &Sender<Built>,
 ) {
@@ -226,10 +243,20 @@ fn build_loop(
             }
         }
         for index in pending {
-            let source = sources.lock_unpoisoned()[index].clone();
+            let (source, seen) = {
+                let watched = &sources.lock_unpoisoned()[index];
+                (watched.source.clone(), watched.fingerprint.clone())
+            };
+            if seen.is_some() {
+                let now = source.fingerprint();
+                if now.is_some() && now == seen {
+                    continue; // an event that changed no source
+                }
+                sources.lock_unpoisoned()[index].fingerprint = now;
+            }
             let started = Instant::now();
             let result = source
-                .build(BuildOutput::Capture)
+                .build(BuildOutput::Capture, engine.cache_dir())
                 .and_then(|(name, bytes)| {
                     if last_tried.get(&index) == Some(&bytes) {
                         return Ok(None);

@@ -46,7 +46,7 @@
 //!     |        |        |        |                    |
 //!  runtime ----+--------+--------+                    |
 //!     |                                               |
-//!  instance        cargo_build                        |
+//!  instance     cargo_build  componentize             |
 //!     |                                               |
 //!  engine                                             |
 //!     |                                               |
@@ -56,12 +56,13 @@
 //!     |                                               |
 //!  bindings  input  jobs                              |
 //!     |                                               |
-//!  scene  log  error  time  sync  limits  <-----------+
+//!  scene  log  error  time  sync  limits  progress <--+
 //! ```
 //!
-//! - `time`, `sync`, `log`, `error`, `scene`, [`limits`]: leaves (game time,
-//!   poison-free locks, where log lines go, script errors, entities and
-//!   transforms, what a script may use).
+//! - `time`, `sync`, `log`, `error`, `scene`, [`limits`], `progress`: leaves
+//!   (game time, poison-free locks, where log lines go, script errors,
+//!   entities and transforms, what a script may use, progress lines for
+//!   long steps).
 //! - `bindings`: the `bindgen!` output, nothing else; `input`: the key
 //!   table; [`jobs`]: background job kinds, their pool and output caches.
 //! - `state`: the store data of an instance and the commands it leaves.
@@ -71,10 +72,12 @@
 //! - [`runtime`]: instances, subscriptions, waits, dispatch, swaps.
 //! - [`runner`]: when frames run (one pacing policy); [`render`]: draws a
 //!   scene; [`terrain`]: the terrain extension; `hot_swap`, `source`,
-//!   `cargo_build`: building and reloading scripts.
+//!   `cargo_build`, [`componentize`]: building (Rust, Python, JavaScript)
+//!   and reloading scripts.
 
 mod bindings;
 mod cargo_build;
+pub mod componentize;
 pub mod engine;
 mod error;
 mod hot_swap;
@@ -84,6 +87,7 @@ mod instance;
 pub mod jobs;
 pub mod limits;
 pub mod log;
+mod progress;
 pub mod render;
 pub mod runner;
 pub mod runtime;

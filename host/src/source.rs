@@ -1,12 +1,14 @@
-//! [`ScriptSource`]: where a script comes from (a component file or a
-//! script crate directory), and the one way to turn it into a script name
-//! and component bytes, used by the CLI and by hot-swap alike.
+//! [`ScriptSource`]: where a script comes from (a component file, a script
+//! crate directory, or a Python or JavaScript script), and the one way to
+//! turn it into a script name and component bytes, used by the CLI and by
+//! hot-swap alike.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
 use crate::cargo_build::{BuildOutput, build_script_crate};
+use crate::componentize::{self, Language};
 use crate::engine::{ScriptComponent, ScriptEngine, script_name};
 
 /// A script given by path.
@@ -16,16 +18,33 @@ pub enum ScriptSource {
     File(PathBuf),
     /// A script crate directory, built with cargo.
     Crate(PathBuf),
+    /// A Python or JavaScript script: its entry file (`app.py`, `app.js`,
+    /// or any `.py` / `.js` file given by path), built with componentize-py
+    /// or componentize-js.
+    Foreign(Language, PathBuf),
 }
 
 impl ScriptSource {
-    /// A directory is a crate, anything else a component file; fails if
-    /// nothing is at `path`.
+    /// A `.py` or `.js` file is a Python or JavaScript script; a directory
+    /// is a crate if it holds `Cargo.toml`, else a Python or JavaScript
+    /// script if it holds `app.py` or `app.js`; anything else is a
+    /// component file. Fails if nothing is at `path`.
     pub fn new(path: &Path) -> Result<Self> {
         if path.is_dir() {
+            if !path.join("Cargo.toml").is_file() {
+                for language in [Language::Python, Language::JavaScript] {
+                    let entry = path.join(language.entry_file());
+                    if entry.is_file() {
+                        return Ok(ScriptSource::Foreign(language, entry));
+                    }
+                }
+            }
             Ok(ScriptSource::Crate(path.to_owned()))
         } else if path.exists() {
-            Ok(ScriptSource::File(path.to_owned()))
+            Ok(match Language::of(path) {
+                Some(language) => ScriptSource::Foreign(language, path.to_owned()),
+                None => ScriptSource::File(path.to_owned()),
+            })
         } else {
             bail!("script `{}` not found", path.display())
         }
@@ -34,12 +53,29 @@ impl ScriptSource {
     /// The file or directory.
     pub fn path(&self) -> &Path {
         match self {
-            ScriptSource::File(path) | ScriptSource::Crate(path) => path,
+            ScriptSource::File(path)
+            | ScriptSource::Crate(path)
+            | ScriptSource::Foreign(_, path) => path,
+        }
+    }
+
+    /// The directories to watch for changes to this source, each with
+    /// whether to watch below it.
+    pub fn watch_dirs(&self) -> Vec<(PathBuf, bool)> {
+        let parent = |path: &Path| path.parent().unwrap_or(Path::new("/")).to_owned();
+        match self {
+            // Watch the directory: builds often replace the file by renaming.
+            ScriptSource::File(file) => vec![(parent(file), false)],
+            ScriptSource::Crate(dir) => vec![(dir.join("src"), true), (dir.clone(), false)],
+            ScriptSource::Foreign(language, entry) => {
+                vec![(parent(entry), *language == Language::Python)]
+            }
         }
     }
 
     /// Whether a change at `changed` concerns this source: the file itself,
-    /// or a crate's `src/`, `Cargo.toml` or `build.rs`.
+    /// a crate's `src/`, `Cargo.toml` or `build.rs`, a Python script's
+    /// modules or a JavaScript script's module.
     pub fn is_touched_by(&self, changed: &Path) -> bool {
         match self {
             ScriptSource::File(file) => changed == file,
@@ -48,15 +84,59 @@ impl ScriptSource {
                     || changed == dir.join("Cargo.toml")
                     || changed == dir.join("build.rs")
             }
+            ScriptSource::Foreign(language, entry) => language.is_source(entry, changed),
         }
     }
 
-    /// Builds the source if it is a crate and reads the component: returns
-    /// the script's name (the component file's stem) and its bytes.
-    pub fn build(&self, output: BuildOutput) -> Result<(String, Vec<u8>)> {
+    /// The script's name: a component's file stem, a crate's library name,
+    /// a Python or JavaScript file's stem, or for an `app.py` / `app.js`
+    /// the name of its directory.
+    pub fn name(&self) -> String {
+        match self {
+            ScriptSource::Foreign(language, entry)
+                if entry
+                    .file_name()
+                    .is_some_and(|n| n == language.entry_file()) =>
+            {
+                entry
+                    .canonicalize()
+                    .ok()
+                    .and_then(|e| Some(e.parent()?.file_name()?.to_string_lossy().into_owned()))
+                    .unwrap_or_else(|| script_name(entry))
+            }
+            other => script_name(other.path()),
+        }
+    }
+
+    /// A fingerprint of a Python or JavaScript script's sources (equal
+    /// fingerprints build equivalent components); `None` for other sources,
+    /// whose builds are compared by their output, or if they cannot be read.
+    pub fn fingerprint(&self) -> Option<String> {
+        match self {
+            ScriptSource::Foreign(language, entry) => {
+                componentize::fingerprint(*language, entry).ok()
+            }
+            _ => None,
+        }
+    }
+
+    /// Builds the source if it is a crate, a Python or a JavaScript script,
+    /// and reads the component: returns the script's name and its bytes.
+    /// Python and JavaScript builds are cached under `cache_dir`.
+    pub fn build(
+        &self,
+        output: BuildOutput,
+        cache_dir: Option<&Path>,
+    ) -> Result<(String, Vec<u8>)> {
         let file = match self {
             ScriptSource::File(file) => file.clone(),
             ScriptSource::Crate(dir) => build_script_crate(dir, output)?,
+            ScriptSource::Foreign(language, entry) => {
+                let name = self.name();
+                let bytes = componentize::build(*language, entry, &name, output, cache_dir)
+                    .with_context(|| format!("cannot build script `{}`", entry.display()))?;
+                return Ok((name, bytes));
+            }
         };
         let bytes = std::fs::read(&file)
             .with_context(|| format!("failed to read script `{}`", file.display()))?;
@@ -65,9 +145,46 @@ impl ScriptSource {
 
     /// Builds the source and loads it into `engine`.
     pub fn load(&self, engine: &ScriptEngine, output: BuildOutput) -> Result<ScriptComponent> {
-        let (name, bytes) = self.build(output)?;
+        let (name, bytes) = self.build(output, engine.cache_dir())?;
         engine
             .load_bytes(&name, &bytes)
             .with_context(|| format!("failed to load script `{}`", self.path().display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_are_told_apart_by_what_is_at_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let py = dir.path().join("orbiter");
+        std::fs::create_dir(&py).unwrap();
+        std::fs::write(py.join("app.py"), "").unwrap();
+        let js = dir.path().join("mover.js");
+        std::fs::write(&js, "").unwrap();
+        let wasm = dir.path().join("cube.wasm");
+        std::fs::write(&wasm, "").unwrap();
+
+        let source = ScriptSource::new(&py).unwrap();
+        assert_eq!(
+            source,
+            ScriptSource::Foreign(Language::Python, py.join("app.py"))
+        );
+        assert_eq!(source.name(), "orbiter");
+        assert_eq!(source.watch_dirs(), [(py.clone(), true)]);
+        let source = ScriptSource::new(&js).unwrap();
+        assert_eq!(
+            source,
+            ScriptSource::Foreign(Language::JavaScript, js.clone())
+        );
+        assert_eq!(source.name(), "mover");
+        assert_eq!(ScriptSource::new(&wasm).unwrap(), ScriptSource::File(wasm));
+        assert_eq!(
+            ScriptSource::new(dir.path()).unwrap(),
+            ScriptSource::Crate(dir.path().to_owned())
+        );
+        assert!(ScriptSource::new(&dir.path().join("missing.py")).is_err());
     }
 }

@@ -54,6 +54,11 @@ impl ComponentCache {
         ComponentCache { dir, engine_key }
     }
 
+    /// The cache directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     fn path_for(&self, bytes: &[u8]) -> PathBuf {
         let mut key = self.engine_key.clone();
         key.update(bytes);

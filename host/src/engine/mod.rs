@@ -18,6 +18,7 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 
 use crate::imports;
 use crate::limits::ScriptLimits;
+use crate::progress::Progress;
 use crate::state::ScriptState;
 use cache::ComponentCache;
 use component::{WasmKind, wasm_kind};
@@ -135,6 +136,12 @@ impl ScriptEngine {
         })
     }
 
+    /// Where compiled components (and Python / JavaScript builds) are
+    /// cached, if anywhere.
+    pub fn cache_dir(&self) -> Option<&Path> {
+        self.cache.as_ref().map(ComponentCache::dir)
+    }
+
     /// The underlying wasmtime engine.
     pub fn wasmtime(&self) -> &Engine {
         &self.engine
@@ -161,7 +168,7 @@ impl ScriptEngine {
             }
         }
         let started = Instant::now();
-        let (component, cached) = self.compile(bytes)?;
+        let (component, cached) = self.compile(name, bytes)?;
         let pre = self.linker.instantiate_pre(&component).map_err(|error| {
             match api_mismatch(&component, &self.engine) {
                 Some(mismatch) => anyhow::anyhow!(mismatch),
@@ -182,12 +189,20 @@ impl ScriptEngine {
         Ok(script)
     }
 
-    fn compile(&self, bytes: &[u8]) -> Result<(Component, bool)> {
+    fn compile(&self, name: &str, bytes: &[u8]) -> Result<(Component, bool)> {
         if let Some(cache) = &self.cache
             && let Some(component) = cache.get(&self.engine, bytes)
         {
             return Ok((component, true));
         }
+        // Large components (a Python or JavaScript runtime inside) take
+        // seconds to compile: say so while it runs.
+        let _progress = (bytes.len() >= LARGE_COMPONENT).then(|| {
+            Progress::start(format!(
+                "compiling `{name}` ({:.1} MB; cached for later runs)",
+                bytes.len() as f64 / 1e6
+            ))
+        });
         let component = Component::new(&self.engine, bytes)
             .map_err(anyhow::Error::from)
             .context("it is not a valid component")?;
@@ -198,19 +213,41 @@ impl ScriptEngine {
     }
 }
 
+/// Components at least this large get progress lines while compiling.
+const LARGE_COMPONENT: usize = 4 << 20;
+
 /// The version of the `game:engine` WIT package this host provides.
 pub const API_VERSION: &str = "0.1.3";
 
-/// Why a component that failed to link was built for another API: the first
-/// `game:engine` import whose version this host cannot provide.
+/// Why a component failed to link, when the cause is known: the first
+/// `game:engine` import whose version this host cannot provide, or a
+/// network import (scripts get no network).
 fn api_mismatch(component: &Component, engine: &wasmtime::Engine) -> Option<String> {
-    component
+    let imports: Vec<String> = component
         .component_type()
         .imports(engine)
-        .find_map(|(name, _)| {
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    imports
+        .iter()
+        .find_map(|name| {
             let version = name.strip_prefix("game:engine/")?.split_once('@')?.1;
             version_mismatch(version)
         })
+        .or_else(|| {
+            let network = imports
+                .iter()
+                .find(|name| name.starts_with("wasi:http/") || name.starts_with("wasi:sockets/"))?;
+            Some(network_import(network))
+        })
+}
+
+/// Why a component importing `name` (a WASI network interface) cannot load.
+fn network_import(name: &str) -> String {
+    format!(
+        "it imports `{name}`, and scripts get no network; a componentize-js build must \
+         leave it out with `--disable http fetch-event` (`host run app.js` does)"
+    )
 }
 
 /// Why a script built against `game:engine@version` cannot load here, if

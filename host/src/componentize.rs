@@ -1,0 +1,422 @@
+//! Building Python and JavaScript scripts into components, with
+//! componentize-py and componentize-js, against the host's own WIT.
+//!
+//! Both tools take tens of seconds and write a different component each
+//! time for the same input, which would also defeat the compile cache. So
+//! builds are cached too: keyed by SHA-256 of the language, the tool's
+//! version, the WIT, the world and every source file, under
+//! `<cache dir>/builds/`. An unchanged script loads from there, and its
+//! compiled code from the compile cache, in milliseconds.
+//!
+//! The world is `stateful-script` when the source defines the state
+//! hand-over exports (`save_state` / `saveState`), else `script`.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
+
+use crate::cargo_build::BuildOutput;
+use crate::progress::Progress;
+
+/// The WIT package scripts are built against, as the host was built with it.
+const ENGINE_WIT: &str = include_str!("../../wit/engine.wit");
+
+/// The tool versions the project is tested with (and README installs).
+pub const COMPONENTIZE_PY_VERSION: &str = "0.25.1";
+/// See [`COMPONENTIZE_PY_VERSION`].
+pub const COMPONENTIZE_JS_VERSION: &str = "0.23.0";
+
+/// A language the host can build scripts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    /// Python, built with componentize-py.
+    Python,
+    /// JavaScript (an ES module), built with componentize-js.
+    JavaScript,
+}
+
+impl Language {
+    /// The language of a source file, by its extension.
+    pub fn of(path: &Path) -> Option<Language> {
+        match path.extension()?.to_str()? {
+            "py" => Some(Language::Python),
+            "js" | "mjs" => Some(Language::JavaScript),
+            _ => None,
+        }
+    }
+
+    /// The entry file a script directory holds in this language.
+    pub fn entry_file(self) -> &'static str {
+        match self {
+            Language::Python => "app.py",
+            Language::JavaScript => "app.js",
+        }
+    }
+
+    /// The language's name, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "Python",
+            Language::JavaScript => "JavaScript",
+        }
+    }
+
+    fn tool(self) -> &'static str {
+        match self {
+            Language::Python => "componentize-py",
+            Language::JavaScript => "componentize-js",
+        }
+    }
+
+    fn install_hint(self) -> String {
+        match self {
+            Language::Python => format!("pip install componentize-py=={COMPONENTIZE_PY_VERSION}"),
+            Language::JavaScript => format!(
+                "npm install -g @bytecodealliance/componentize-js@{COMPONENTIZE_JS_VERSION}"
+            ),
+        }
+    }
+
+    /// Whether a change at `changed` is to a source of a script whose entry
+    /// file is `entry`: for Python any module beside it (or below it, out
+    /// of `__pycache__`), for JavaScript the one module itself.
+    pub fn is_source(self, entry: &Path, changed: &Path) -> bool {
+        match self {
+            Language::Python => {
+                let dir = entry.parent().unwrap_or(Path::new("."));
+                changed.starts_with(dir)
+                    && changed.extension().is_some_and(|e| e == "py")
+                    && !changed.components().any(|c| c.as_os_str() == "__pycache__")
+            }
+            Language::JavaScript => changed == entry,
+        }
+    }
+
+    /// The world to build for: `stateful-script` if the source defines the
+    /// state hand-over, else `script`.
+    fn world(self, sources: &[(PathBuf, Vec<u8>)]) -> &'static str {
+        let marker: &[u8] = match self {
+            Language::Python => b"def save_state",
+            Language::JavaScript => b"saveState",
+        };
+        let stateful = sources
+            .iter()
+            .any(|(_, text)| text.windows(marker.len()).any(|w| w == marker));
+        if stateful {
+            "stateful-script"
+        } else {
+            "script"
+        }
+    }
+}
+
+/// Builds the script whose entry file is `entry` and returns the
+/// component's bytes, from the build cache under `cache_dir` when its
+/// sources, the WIT and the tool are unchanged.
+pub fn build(
+    language: Language,
+    entry: &Path,
+    name: &str,
+    output: BuildOutput,
+    cache_dir: Option<&Path>,
+) -> Result<Vec<u8>> {
+    let sources = read_sources(language, entry)?;
+    let version = tool_version(language)?;
+    let world = language.world(&sources);
+    let key = cache_key(language, &version, world, &sources);
+    let cached = cache_dir.map(|dir| dir.join("builds").join(format!("{key}.wasm")));
+    if let Some(bytes) = cached.as_ref().and_then(|path| std::fs::read(path).ok()) {
+        tracing::debug!(script = name, "build cache hit");
+        return Ok(bytes);
+    }
+
+    let work = std::env::temp_dir().join(format!("game-host-build-{}", uuid::Uuid::now_v7()));
+    // Build from the sources as read for the key, not from the script's
+    // directory: an edit saved during the build must not be cached under
+    // the key of the sources before it.
+    let result = snapshot(entry, &sources, &work)
+        .and_then(|entry| run_tool(language, &entry, name, world, &version, output, &work));
+    let _ = std::fs::remove_dir_all(&work);
+    let bytes = result?;
+    if let Some(path) = cached {
+        store(&path, &bytes);
+    }
+    Ok(bytes)
+}
+
+/// A fingerprint of the script's sources and the world they build for
+/// (not the tool's version: that takes running the tool).
+pub fn fingerprint(language: Language, entry: &Path) -> Result<String> {
+    let sources = read_sources(language, entry)?;
+    Ok(cache_key(language, "", language.world(&sources), &sources))
+}
+
+/// The script's source files with their contents, sorted by path.
+fn read_sources(language: Language, entry: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+    let read = |path: &Path| {
+        std::fs::read(path).with_context(|| format!("failed to read `{}`", path.display()))
+    };
+    let mut sources = vec![(entry.to_owned(), read(entry)?)];
+    if language == Language::Python {
+        let dir = entry.parent().unwrap_or(Path::new("."));
+        let mut pending = vec![dir.to_owned()];
+        while let Some(dir) = pending.pop() {
+            let entries = std::fs::read_dir(&dir)
+                .with_context(|| format!("failed to list `{}`", dir.display()))?;
+            for item in entries.flatten() {
+                let path = item.path();
+                let hidden = item.file_name().to_string_lossy().starts_with('.');
+                if path.is_dir() && !hidden && item.file_name() != "__pycache__" {
+                    pending.push(path);
+                } else if path != entry && language.is_source(entry, &path) {
+                    sources.push((path.clone(), read(&path)?));
+                }
+            }
+        }
+    }
+    sources.sort();
+    Ok(sources)
+}
+
+/// Writes `sources` (read from beside `entry`) under `work/src`, keeping
+/// their relative paths; returns the copy of `entry`.
+fn snapshot(entry: &Path, sources: &[(PathBuf, Vec<u8>)], work: &Path) -> Result<PathBuf> {
+    let root = entry.parent().unwrap_or(Path::new("."));
+    let copy = |path: &Path| {
+        work.join("src")
+            .join(path.strip_prefix(root).unwrap_or(path))
+    };
+    for (path, text) in sources {
+        let to = copy(path);
+        to.parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&to, text))
+            .with_context(|| format!("failed to copy `{}` for the build", path.display()))?;
+    }
+    Ok(copy(entry))
+}
+
+/// The tool's version line, or an error saying how to install it.
+fn tool_version(language: Language) -> Result<String> {
+    let tool = language.tool();
+    let output = Command::new(tool)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|error| match error.kind() {
+            std::io::ErrorKind::NotFound => anyhow::anyhow!(
+                "{} scripts are built with {tool}, which is not installed: `{}`",
+                language.name(),
+                language.install_hint()
+            ),
+            _ => anyhow::Error::from(error).context(format!("failed to run `{tool} --version`")),
+        })?;
+    if !output.status.success() {
+        bail!(
+            "`{tool} --version` failed ({}); reinstall it: `{}`",
+            output.status,
+            language.install_hint()
+        );
+    }
+    let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    // componentize-py says its name, componentize-js only its number.
+    Ok(if version.starts_with(tool) {
+        version
+    } else {
+        format!("{tool} {version}")
+    })
+}
+
+fn cache_key(
+    language: Language,
+    version: &str,
+    world: &str,
+    sources: &[(PathBuf, Vec<u8>)],
+) -> String {
+    let mut hash = Sha256::new();
+    for part in [language.name(), version, world, ENGINE_WIT] {
+        hash.update((part.len() as u64).to_le_bytes());
+        hash.update(part);
+    }
+    let root = sources[0].0.parent().unwrap_or(Path::new("."));
+    for (path, text) in sources {
+        let relative = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
+        hash.update((relative.len() as u64).to_le_bytes());
+        hash.update(relative.as_bytes());
+        hash.update((text.len() as u64).to_le_bytes());
+        hash.update(text);
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs the tool in `work` and returns the component it wrote.
+fn run_tool(
+    language: Language,
+    entry: &Path,
+    name: &str,
+    world: &str,
+    version: &str,
+    output: BuildOutput,
+    work: &Path,
+) -> Result<Vec<u8>> {
+    let wit = work.join("wit");
+    std::fs::create_dir_all(&wit).context("failed to create a build directory")?;
+    std::fs::write(wit.join("engine.wit"), ENGINE_WIT).context("failed to write the WIT")?;
+    let out = work.join(format!("{name}.wasm"));
+    let mut command = Command::new(language.tool());
+    match language {
+        Language::Python => {
+            let dir = entry.parent().expect("a file has a directory");
+            let module = entry.file_stem().expect("a file has a name");
+            command
+                .arg("-d")
+                .arg(&wit)
+                .args(["-w", world, "componentize"])
+                .arg(module)
+                .arg("-p")
+                .arg(dir)
+                .arg("-o")
+                .arg(&out)
+                // Keep bytecode caches out of the script's directory.
+                .env("PYTHONDONTWRITEBYTECODE", "1");
+        }
+        Language::JavaScript => {
+            // Scripts get no network: leave out the WASI HTTP imports (and
+            // the fetch-event export) a default build carries. stdio stays,
+            // so a thrown error's message reaches the log.
+            command
+                .arg(entry)
+                .arg("--wit")
+                .arg(&wit)
+                .args(["-n", world, "--disable", "http", "fetch-event", "-o"])
+                .arg(&out);
+        }
+    }
+    command.current_dir(work).stdin(Stdio::null());
+    let progress = Progress::start(format!(
+        "building `{name}` ({} script, world `{world}`) with {version}",
+        language.name()
+    ));
+    let captured = match output {
+        BuildOutput::Inherit => {
+            // The tools print their progress to stdout; send it to stderr
+            // beside the host's own log, keeping stdout for the game.
+            let status = command
+                .stdout(std::io::stderr())
+                .stderr(Stdio::inherit())
+                .status()
+                .with_context(|| format!("failed to run {}", language.tool()))?;
+            (status, String::new())
+        }
+        BuildOutput::Capture => {
+            let mut child = command
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .with_context(|| format!("failed to run {}", language.tool()))?;
+            let mut stderr = child.stderr.take().expect("piped");
+            let drain = std::thread::spawn(move || {
+                let mut text = String::new();
+                let _ = stderr.read_to_string(&mut text);
+                text
+            });
+            let mut text = String::new();
+            if let Some(mut stdout) = child.stdout.take() {
+                let _ = stdout.read_to_string(&mut text);
+            }
+            let status = child.wait().context("failed to wait for the build")?;
+            text.push_str(&drain.join().unwrap_or_default());
+            (status, text)
+        }
+    };
+    let (status, text) = captured;
+    if !status.success() {
+        let mut message = format!(
+            "failed to build {} script `{name}`: {} {status}",
+            language.name(),
+            language.tool()
+        );
+        if !text.trim().is_empty() {
+            message.push('\n');
+            message.push_str(text.trim_end());
+        }
+        bail!(message);
+    }
+    let bytes =
+        std::fs::read(&out).with_context(|| format!("{} wrote no component", language.tool()))?;
+    tracing::info!(
+        script = name,
+        bytes = bytes.len(),
+        elapsed = ?progress.elapsed(),
+        "built"
+    );
+    Ok(bytes)
+}
+
+/// Writes a build cache entry by renaming a complete file into place.
+/// Failures only log: the next run builds again.
+fn store(path: &Path, bytes: &[u8]) {
+    let tmp = path.with_extension(format!("{}.tmp", uuid::Uuid::now_v7().simple()));
+    let written = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(&tmp, bytes))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(error) = written {
+        let _ = std::fs::remove_file(&tmp);
+        tracing::warn!(path = %path.display(), "could not write the build cache: {error}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_come_from_extensions() {
+        assert_eq!(Language::of(Path::new("a/app.py")), Some(Language::Python));
+        assert_eq!(
+            Language::of(Path::new("app.mjs")),
+            Some(Language::JavaScript)
+        );
+        assert_eq!(Language::of(Path::new("cube.wasm")), None);
+    }
+
+    #[test]
+    fn the_world_follows_the_state_exports() {
+        let plain = vec![(
+            PathBuf::from("app.py"),
+            b"def on_message(self, id): pass".to_vec(),
+        )];
+        assert_eq!(Language::Python.world(&plain), "script");
+        let stateful = vec![(
+            PathBuf::from("app.js"),
+            b"export function saveState() {}".to_vec(),
+        )];
+        assert_eq!(Language::JavaScript.world(&stateful), "stateful-script");
+    }
+
+    #[test]
+    fn python_sources_are_modules_outside_bytecode_caches() {
+        let entry = Path::new("/s/app.py");
+        assert!(Language::Python.is_source(entry, Path::new("/s/util.py")));
+        assert!(Language::Python.is_source(entry, Path::new("/s/pkg/mod.py")));
+        assert!(!Language::Python.is_source(entry, Path::new("/s/__pycache__/x.py")));
+        assert!(!Language::Python.is_source(entry, Path::new("/s/notes.txt")));
+        assert!(!Language::Python.is_source(entry, Path::new("/t/app.py")));
+        assert!(Language::JavaScript.is_source(Path::new("/s/app.js"), Path::new("/s/app.js")));
+        assert!(!Language::JavaScript.is_source(Path::new("/s/app.js"), Path::new("/s/x.js")));
+    }
+
+    #[test]
+    fn the_cache_key_changes_with_any_source_or_the_tool() {
+        let sources = |text: &[u8]| vec![(PathBuf::from("/s/app.py"), text.to_vec())];
+        let key = |version, text| cache_key(Language::Python, version, "script", &sources(text));
+        assert_eq!(key("v1", b"a"), key("v1", b"a"));
+        assert_ne!(key("v1", b"a"), key("v1", b"b"));
+        assert_ne!(key("v1", b"a"), key("v2", b"a"));
+    }
+}
