@@ -1,0 +1,88 @@
+// Orbiter, in JavaScript: a moon circles the default scene's cube.
+//
+// `entrypoint` spawns an entity named `js-moon` and subscribes to the per-frame
+// update; every update advances the moon's angle by SPEED * deltaTime and
+// places it on a circle of RADIUS around the origin, logging each full orbit.
+// Pressing E throws on purpose: the host reports it as one error naming the
+// script (with the JavaScript message) and the rest of the game runs on. The
+// angle survives hot-swaps through saveState / restoreState.
+//
+// Build and run (from the workspace root; the host runs componentize-js):
+//
+//     host run examples/js-orbiter --frames 120 --headless --dump-scene scene.json
+//     host run examples/js-orbiter --watch
+
+import { log } from "game:engine/log@0.1.3";
+import { subscribeUpdate, deltaTime, frame } from "game:engine/runtime@0.1.3";
+import { find, spawn } from "game:engine/scene@0.1.3";
+import { listen } from "game:engine/events@0.1.3";
+import { takeWakes } from "game:engine/tasks@0.1.3";
+
+// Radius of the orbit, in world units.
+const RADIUS = 3.0;
+// Radians per second.
+const SPEED = Math.PI / 2;
+// The id this script subscribes its per-frame update with.
+const UPDATE = 0;
+// The reserved id: waits (here, the key listener) completed.
+const WAKES = 0xffff_ffff;
+// The token of the key listener (u64 in WIT: a BigInt in JavaScript).
+const KEY_E = 1n;
+
+// State lives in module variables: the component instance, and with it this
+// module, lives as long as the script runs.
+let angle = 0;
+let orbits = 0;
+let moon = null;
+
+function start(restoredAngle) {
+  angle = restoredAngle;
+  orbits = Math.floor(angle / (2 * Math.PI));
+  // A swapped-in version finds the moon the old one spawned.
+  moon = find("js-moon") ?? spawn("js-moon");
+  moon.setScale({ x: 0.4, y: 0.4, z: 0.4 });
+  place();
+  subscribeUpdate(UPDATE);
+  listen(KEY_E, { tag: "key-pressed", val: "e" });
+}
+
+function place() {
+  moon.setPosition({ x: RADIUS * Math.cos(angle), y: 0, z: RADIUS * Math.sin(angle) });
+}
+
+export function entrypoint() {
+  log("info", "js orbiter started");
+  start(0);
+}
+
+export function onMessage(id) {
+  if (id === WAKES) {
+    for (const wake of takeWakes()) {
+      if (wake.token === KEY_E) {
+        throw new Error(`E pressed at frame ${frame()}: failing on purpose`);
+      }
+    }
+    return;
+  }
+  if (id !== UPDATE) {
+    return;
+  }
+  angle += SPEED * deltaTime();
+  place();
+  if (Math.floor(angle / (2 * Math.PI)) > orbits) {
+    orbits += 1;
+    log("info", `orbit ${orbits} complete`);
+  }
+}
+
+export function saveState() {
+  const bytes = new Uint8Array(8);
+  new DataView(bytes.buffer).setFloat64(0, angle, true);
+  return bytes;
+}
+
+export function restoreState(state) {
+  const restored = new DataView(state.buffer, state.byteOffset, 8).getFloat64(0, true);
+  log("info", `js orbiter swapped in at ${restored.toFixed(4)} rad`);
+  start(restored);
+}

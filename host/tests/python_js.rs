@@ -1,0 +1,245 @@
+//! Python and JavaScript scripts beside Rust: the host builds
+//! `examples/python-orbiter` (componentize-py) and `examples/js-orbiter`
+//! (componentize-js) from source, runs them with the Rust spinning cube,
+//! reports an exception or a `throw` as one error naming the script, and
+//! rebuilds and swaps a watched Python script that is edited mid-run.
+//!
+//! Needs componentize-py and componentize-js on PATH (README, `.ci/run`).
+//! The tests' engine has a generous CPU deadline (`common::engine`):
+//! CPython formatting a traceback takes a few milliseconds by itself.
+
+mod common;
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use host::{
+    BuildOutput, Event, HotReloader, Key, Runtime, ScriptComponent, ScriptEngine, ScriptSource,
+    SwapOutcome, Transform,
+};
+
+/// Radians per second of both orbiters, as their sources say.
+const SPEED: f64 = std::f64::consts::FRAC_PI_2;
+/// Both orbiters' radius.
+const RADIUS: f64 = 3.0;
+
+fn load(engine: &ScriptEngine, path: &Path) -> ScriptComponent {
+    ScriptSource::new(path)
+        .and_then(|source| source.load(engine, BuildOutput::Capture))
+        .unwrap_or_else(|e| panic!("loading `{}` failed: {e:#}", path.display()))
+}
+
+/// Where an orbiter's moon is after `frames` updates at 60 Hz, computed as
+/// the scripts do (f64 angle, f32 delta time from the host).
+fn moon_after(frames: u64) -> [f32; 3] {
+    let dt = f64::from(1.0f32 / 60.0);
+    let angle = (0..frames).fold(0.0f64, |angle, _| angle + SPEED * dt);
+    [
+        (RADIUS * angle.cos()) as f32,
+        0.0,
+        (RADIUS * angle.sin()) as f32,
+    ]
+}
+
+fn assert_near(actual: glam::Vec3, expected: [f32; 3]) {
+    let expected = glam::Vec3::from(expected);
+    assert!(
+        actual.distance(expected) < 1e-5,
+        "at {actual}, expected {expected}"
+    );
+}
+
+/// The cube after `frames` frames on its own.
+fn cube_alone(engine: &ScriptEngine, frames: u64) -> Transform {
+    let (mut runtime, _) = common::runtime();
+    runtime
+        .spawn(&common::load(engine, "spinning-cube"))
+        .unwrap();
+    runtime.run_frames(frames);
+    common::transform(&runtime, "cube")
+}
+
+#[test]
+fn python_and_javascript_run_beside_rust_and_fail_alone() {
+    let engine = common::engine();
+    let examples = common::workspace().join("examples");
+    let python = load(&engine, &examples.join("python-orbiter"));
+    let javascript = load(&engine, &examples.join("js-orbiter/app.js"));
+    assert_eq!(python.name(), "python-orbiter");
+    assert_eq!(javascript.name(), "js-orbiter");
+    let (mut runtime, log) = common::runtime();
+    runtime
+        .spawn(&common::load(&engine, "spinning-cube"))
+        .unwrap();
+    runtime.spawn(&python).unwrap();
+    runtime.spawn(&javascript).unwrap();
+
+    runtime.run_frames(60);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert_eq!(common::transform(&runtime, "cube"), cube_alone(&engine, 60));
+    assert_near(
+        common::transform(&runtime, "py-moon").position,
+        moon_after(60),
+    );
+    assert_near(
+        common::transform(&runtime, "js-moon").position,
+        moon_after(60),
+    );
+    assert_eq!(
+        common::transform(&runtime, "js-moon").scale,
+        glam::Vec3::splat(0.4)
+    );
+    let said = log.messages();
+    assert!(
+        said.iter().any(|m| m == "python orbiter started"),
+        "{said:?}"
+    );
+    assert!(said.iter().any(|m| m == "js orbiter started"), "{said:?}");
+
+    // Four seconds make a full orbit: each logs it once.
+    runtime.run_frames(180);
+    for language in ["python", "js"] {
+        let orbits = log
+            .messages()
+            .iter()
+            .filter(|m| *m == "orbit 1 complete")
+            .count();
+        assert_eq!(orbits, 2, "{language}: {:?}", log.messages());
+    }
+
+    // E makes both fail on purpose; each error is one line naming the
+    // script and the language's own account; the cube runs on.
+    runtime.schedule_event(250, Event::KeyPressed(Key::E));
+    runtime.run_frames(60);
+    let errors: Vec<String> = runtime.errors().iter().map(ToString::to_string).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    let python_error = errors
+        .iter()
+        .find(|e| e.contains("`python-orbiter`"))
+        .unwrap();
+    assert!(
+        python_error.contains("failed in `on-message` at frame 250")
+            && python_error
+                .ends_with("(Python RuntimeError: E pressed at frame 250: failing on purpose)"),
+        "{python_error}"
+    );
+    let js_error = errors.iter().find(|e| e.contains("`js-orbiter`")).unwrap();
+    assert!(
+        js_error.contains("failed in `on-message` at frame 250")
+            && js_error.ends_with("(JavaScript error: E pressed at frame 250: failing on purpose)"),
+        "{js_error}"
+    );
+    assert!(errors.iter().all(|e| !e.contains('\n')));
+    assert_eq!(runtime.live_instances(), 1);
+    assert_eq!(
+        common::transform(&runtime, "cube"),
+        cube_alone(&engine, 300)
+    );
+}
+
+/// Runs frames, calling `apply` between them, until the next swap outcome;
+/// later outcomes wait in `queue`. The limit is generous: a Python rebuild
+/// and compile take tens of seconds.
+fn next_outcome(
+    reloader: &mut HotReloader,
+    runtime: &mut Runtime,
+    queue: &mut VecDeque<SwapOutcome>,
+) -> SwapOutcome {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while queue.is_empty() && Instant::now() < deadline {
+        runtime.step();
+        queue.extend(reloader.apply(runtime));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    queue.pop_front().expect("no swap outcome within 300 s")
+}
+
+#[test]
+fn a_watched_python_script_is_rebuilt_and_swapped_with_its_state() {
+    let engine = Arc::new(common::engine());
+    let dir = tempfile::tempdir().unwrap();
+    let app = dir.path().join("app.py");
+    let source =
+        std::fs::read_to_string(common::workspace().join("examples/python-orbiter/app.py"))
+            .unwrap();
+    std::fs::write(&app, &source).unwrap();
+    let (mut runtime, log) = common::runtime();
+    let id = runtime.spawn(&load(&engine, dir.path())).unwrap();
+    let mut reloader = HotReloader::new(engine.clone()).unwrap();
+    reloader.watch(dir.path(), vec![id]).unwrap();
+    let mut queue = VecDeque::new();
+    runtime.run_frames(30);
+
+    // A syntax error is reported and the running version stays.
+    std::fs::write(&app, source.replace("def place()", "def place(")).unwrap();
+    match next_outcome(&mut reloader, &mut runtime, &mut queue) {
+        SwapOutcome::Failed { error, .. } => {
+            assert!(error.contains("failed to build Python script"), "{error}");
+            assert!(error.contains("SyntaxError"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+
+    // Twice the speed: the new code takes over the angle and turns faster.
+    let faster = source.replace("SPEED = math.pi / 2", "SPEED = math.pi");
+    assert_ne!(faster, source);
+    std::fs::write(&app, faster).unwrap();
+    let report = match next_outcome(&mut reloader, &mut runtime, &mut queue) {
+        SwapOutcome::Swapped { report, .. } => report,
+        SwapOutcome::Failed { error, .. } => panic!("{error}"),
+    };
+    assert_eq!(report.instance, id);
+    assert!(report.restored, "the angle is handed over");
+    assert!(
+        log.messages()
+            .iter()
+            .any(|m| m.starts_with("python orbiter swapped in at")),
+        "{:?}",
+        log.messages()
+    );
+    let before = runtime.instance(id).unwrap();
+    assert_eq!(before.swaps, 1);
+    let angle = |runtime: &Runtime| {
+        let p = common::transform(runtime, "py-moon").position;
+        f64::from(p.z).atan2(f64::from(p.x))
+    };
+    let start = angle(&runtime);
+    runtime.run_frames(10);
+    let turned = (angle(&runtime) - start).rem_euclid(std::f64::consts::TAU);
+    let expected = std::f64::consts::PI * 10.0 * f64::from(1.0f32 / 60.0);
+    assert!(
+        (turned - expected).abs() < 1e-4,
+        "turned {turned}, expected {expected}"
+    );
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    // Each version was reported once; the build reading the files started
+    // no other.
+    std::thread::sleep(Duration::from_millis(500));
+    queue.extend(reloader.apply(&mut runtime));
+    assert!(queue.is_empty(), "{queue:?}");
+}
+
+#[test]
+fn a_javascript_build_that_wants_the_network_is_refused_with_the_fix() {
+    // componentize-js run by hand with its defaults imports `wasi:http`.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("networked.wasm");
+    let status = std::process::Command::new("componentize-js")
+        .arg(common::workspace().join("host/benches/scripts/cube.js"))
+        .arg("--wit")
+        .arg(common::workspace().join("wit"))
+        .args(["-n", "script", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("componentize-js is installed");
+    assert!(status.success());
+    let error = common::engine().load_file(&out).err().expect("refused");
+    let error = format!("{error:#}");
+    assert!(error.contains("failed to load script"), "{error}");
+    assert!(error.contains("imports `wasi:http/"), "{error}");
+    assert!(error.contains("--disable http fetch-event"), "{error}");
+}
