@@ -1,0 +1,29 @@
+// The spinning cube in JavaScript, for the `languages` bench: each update
+// fetches the cube's handle and turns it by SPEED * deltaTime about world Y,
+// as the Rust example does.
+
+import { subscribeUpdate, deltaTime } from "game:engine/runtime@0.1.3";
+import { cubeTransform } from "game:engine/scene@0.1.3";
+
+const SPEED = Math.PI / 2;
+
+export function entrypoint() {
+  subscribeUpdate(0);
+}
+
+export function onMessage(id) {
+  const half = (SPEED * deltaTime()) / 2;
+  const s = Math.sin(half);
+  const c = Math.cos(half);
+  const cube = cubeTransform();
+  const r = cube.rotation();
+  // (0, s, 0, c) * r
+  cube.setRotation({
+    x: c * r.x + s * r.z,
+    y: c * r.y + s * r.w,
+    z: c * r.z - s * r.x,
+    w: c * r.w - s * r.y,
+  });
+  // Give the handle back now rather than when the garbage collector runs.
+  cube[Symbol.dispose]();
+}

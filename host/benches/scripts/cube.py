@@ -1,0 +1,31 @@
+"""The spinning cube in Python, for the `languages` bench: each update
+fetches the cube's handle and turns it by SPEED * delta_time about world Y,
+as the Rust example does."""
+
+import math
+
+import wit_world
+from wit_world.imports import runtime, scene
+from wit_world.imports.types import Quat
+
+SPEED = math.pi / 2
+
+
+class WitWorld(wit_world.WitWorld):
+    def entrypoint(self) -> None:
+        runtime.subscribe_update(0)
+
+    def on_message(self, id: int) -> None:
+        half = SPEED * runtime.delta_time() / 2
+        s, c = math.sin(half), math.cos(half)
+        with scene.cube_transform() as cube:
+            r = cube.rotation()
+            # (0, s, 0, c) * r
+            cube.set_rotation(
+                Quat(
+                    c * r.x + s * r.z,
+                    c * r.y + s * r.w,
+                    c * r.z - s * r.x,
+                    c * r.w - s * r.y,
+                )
+            )
