@@ -1,0 +1,478 @@
+//! The peer benchmark: the same game-script scenarios run through this host
+//! (wasm), through Lua embedded with mlua (LuaJIT by default, Lua 5.4 with
+//! `--no-default-features --features lua54`), and natively, in one process.
+//!
+//! Each scenario first checks that the three sides compute the same result,
+//! then times them in interleaved rounds (wasm, Lua, native, wasm, ...) so
+//! that noise hits all sides alike, and prints medians in ns per operation
+//! and the ratios. Lua gets one state per script, as the host gets one
+//! instance per script.
+//!
+//! Run with `cargo bench -p peers` (or `cargo bench -p peers -- --quick`).
+
+use std::hint::black_box;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use glam::{Quat, Vec3};
+use host::limits::{Quotas, ScriptLimits};
+use host::log::MemoryLog;
+use host::scene::{Scene, SharedScene};
+use host::sync::LockExt;
+use host::{
+    BuildOutput, EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine,
+    build_script_crate,
+};
+use peers::{LUA_NAME, LuaScript, scripts};
+
+#[path = "../../host/tests/common/memory.rs"]
+mod memory;
+
+/// Entities moved per update in the "many" scenario.
+const MANY: usize = 10_000;
+/// Rotation of the cube per update at 60 Hz.
+const SPEED: f32 = std::f32::consts::FRAC_PI_2;
+const DT: f32 = 1.0 / 60.0;
+
+fn component(engine: &ScriptEngine, dir: &str) -> ScriptComponent {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
+    let file = build_script_crate(&path, BuildOutput::Capture).expect("build script");
+    engine.load_file(&file).expect("load")
+}
+
+fn runtime() -> Runtime {
+    Runtime::new(RuntimeConfig {
+        hz: 60.0,
+        log: Arc::new(MemoryLog::new()),
+        // The "many" script holds 10,000 handles.
+        quotas: Quotas {
+            handles: 2 * MANY,
+            ..Quotas::default()
+        },
+        ..RuntimeConfig::default()
+    })
+}
+
+/// Fails the benchmark if a script failed while being timed.
+fn assert_ran(runtime: &Runtime) {
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+}
+
+/// A runtime running `component` once, with `marker` entities in the scene
+/// first (the peers script picks its mode from them).
+fn wasm(component: &ScriptComponent, markers: &[&str]) -> Runtime {
+    let mut runtime = runtime();
+    for marker in markers {
+        runtime.scene().lock_unpoisoned().spawn(marker);
+    }
+    runtime.spawn(component).expect("spawn");
+    runtime
+}
+
+fn lua(source: &str) -> (LuaScript, SharedScene) {
+    let scene = Scene::with_default_cube().shared();
+    let script = LuaScript::new(&scene, source).expect("lua script");
+    (script, scene)
+}
+
+fn rotation(scene: &SharedScene) -> Quat {
+    let scene = scene.lock_unpoisoned();
+    scene
+        .transform(scene.find("cube").unwrap())
+        .unwrap()
+        .rotation
+}
+
+fn position(scene: &SharedScene, name: &str) -> Vec3 {
+    let scene = scene.lock_unpoisoned();
+    scene.transform(scene.find(name).unwrap()).unwrap().position
+}
+
+/// The native spinning-cube update: find the cube (or use its id), rotate.
+fn native_cube(scene: &SharedScene, kept: Option<host::scene::EntityId>) {
+    let mut scene = scene.lock_unpoisoned();
+    let id = kept.unwrap_or_else(|| scene.find(black_box("cube")).unwrap());
+    let t = scene.transform_mut(id).unwrap();
+    t.rotation = (Quat::from_rotation_y(SPEED * black_box(DT)) * t.rotation).normalize();
+}
+
+fn fib(n: u64) -> u64 {
+    if n < 2 { n } else { fib(n - 1) + fib(n - 2) }
+}
+
+/// One side of a scenario: a name and one operation.
+struct Side<'a> {
+    name: &'static str,
+    op: Box<dyn FnMut() + 'a>,
+}
+
+/// Times `ops` calls of each side per round, rounds interleaved; returns
+/// each side's name and median time per call.
+fn interleaved(sides: &mut [Side<'_>], ops: u32, rounds: u32) -> Vec<(&'static str, Duration)> {
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); sides.len()];
+    for side in sides.iter_mut() {
+        for _ in 0..ops.min(100) {
+            (side.op)(); // warm up
+        }
+    }
+    for _ in 0..rounds {
+        for (side, times) in sides.iter_mut().zip(&mut times) {
+            let started = Instant::now();
+            for _ in 0..ops {
+                (side.op)();
+            }
+            times.push(started.elapsed() / ops);
+        }
+    }
+    sides
+        .iter()
+        .zip(times)
+        .map(|(side, mut t)| {
+            t.sort();
+            (side.name, t[t.len() / 2])
+        })
+        .collect()
+}
+
+struct Row {
+    scenario: &'static str,
+    values: Vec<(&'static str, f64)>,
+}
+
+fn ns(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e9
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let rounds = if quick { 5 } else { 21 };
+    // Epoch checks stay compiled in, as by default; the deadline is long so
+    // that a descheduled update on a busy machine does not stop a script.
+    let engine = ScriptEngine::new(EngineOptions {
+        cache_dir: None,
+        max_instances: 1100,
+        limits: ScriptLimits {
+            update_deadline: Some(Duration::from_secs(1)),
+            start_deadline: Duration::from_secs(5),
+            ..ScriptLimits::default()
+        },
+        ..EngineOptions::default()
+    })
+    .expect("engine");
+    let noop = component(&engine, "host/tests/scripts/noop");
+    let cube = component(&engine, "examples/spinning-cube");
+    let peers = component(&engine, "host/tests/scripts/peers");
+    let fib_script = component(&engine, "host/tests/scripts/fib");
+    let mut rows = Vec::new();
+
+    // Same results first: 60 updates of each cube, then of the many.
+    {
+        let mut w = wasm(&cube, &[]);
+        let mut k = wasm(&peers, &["peers:kept"]);
+        let (l, ls) = lua(scripts::CUBE);
+        let (lk, lks) = lua(scripts::CUBE_KEPT);
+        let native = Scene::with_default_cube().shared();
+        for _ in 0..60 {
+            w.step();
+            k.step();
+            l.update().unwrap();
+            lk.update().unwrap();
+            native_cube(&native, None);
+        }
+        let expected = rotation(&native);
+        for (side, got) in [
+            ("wasm", rotation(w.scene())),
+            ("wasm, kept", rotation(k.scene())),
+            ("lua", rotation(&ls)),
+            ("lua, kept", rotation(&lks)),
+        ] {
+            assert!(
+                got.abs_diff_eq(expected, 1e-5),
+                "{side}: cube at {got}, native at {expected}"
+            );
+        }
+        let mut w = wasm(&peers, &["peers:many"]);
+        let (l, ls) = lua(scripts::MANY);
+        for _ in 0..3 {
+            w.step();
+            l.update().unwrap();
+        }
+        for name in ["e0", "e4321", "e9999"] {
+            let i: f32 = name[1..].parse().unwrap();
+            assert_eq!(
+                position(w.scene(), name),
+                Vec3::new(i, 3.0, 0.0),
+                "wasm {name}"
+            );
+            assert_eq!(position(&ls, name), Vec3::new(i, 3.0, 0.0), "lua {name}");
+        }
+        let (l, _) = lua(scripts::FIB);
+        l.update().unwrap();
+        assert_eq!(l.global::<u64>("last").unwrap(), 75_025);
+        assert_eq!(fib(black_box(25)), 75_025);
+        let mut w = wasm(&fib_script, &[]);
+        w.step(); // the script asserts fib(25) == 75025 itself
+        assert!(w.errors().is_empty(), "{:?}", w.errors());
+        println!("checked: the three sides compute the same transforms and results");
+    }
+
+    // 1. A bare host-to-script call.
+    {
+        let mut w = wasm(&noop, &[]);
+        let (l, _) = lua(scripts::BARE);
+        let mut native: Box<dyn FnMut(u32)> = Box::new(|id| {
+            black_box(id);
+        });
+        let t = interleaved(
+            &mut [
+                Side {
+                    name: "wasm",
+                    op: Box::new(|| {
+                        w.step();
+                    }),
+                },
+                Side {
+                    name: "lua",
+                    op: Box::new(|| l.update().unwrap()),
+                },
+                Side {
+                    name: "native",
+                    op: Box::new(|| native(black_box(0))),
+                },
+            ],
+            10_000,
+            rounds,
+        );
+        assert_ran(&w);
+        rows.push(row("bare host->script call (one frame)", &t));
+    }
+
+    // 2. and 3. The spinning-cube update, handle fetched / kept.
+    {
+        let mut w = wasm(&cube, &[]);
+        let (l, _) = lua(scripts::CUBE);
+        let native = Scene::with_default_cube().shared();
+        let t = interleaved(
+            &mut [
+                Side {
+                    name: "wasm",
+                    op: Box::new(|| {
+                        w.step();
+                    }),
+                },
+                Side {
+                    name: "lua",
+                    op: Box::new(|| l.update().unwrap()),
+                },
+                Side {
+                    name: "native",
+                    op: Box::new(|| native_cube(&native, None)),
+                },
+            ],
+            5_000,
+            rounds,
+        );
+        assert_ran(&w);
+        rows.push(row("spinning-cube update, handle fetched", &t));
+    }
+    {
+        let mut w = wasm(&peers, &["peers:kept"]);
+        let (l, _) = lua(scripts::CUBE_KEPT);
+        let native = Scene::with_default_cube().shared();
+        let id = native.lock_unpoisoned().find("cube");
+        let t = interleaved(
+            &mut [
+                Side {
+                    name: "wasm",
+                    op: Box::new(|| {
+                        w.step();
+                    }),
+                },
+                Side {
+                    name: "lua",
+                    op: Box::new(|| l.update().unwrap()),
+                },
+                Side {
+                    name: "native",
+                    op: Box::new(|| native_cube(&native, id)),
+                },
+            ],
+            5_000,
+            rounds,
+        );
+        assert_ran(&w);
+        rows.push(row("spinning-cube update, handle kept", &t));
+    }
+
+    // 4. One script sets 10,000 entity positions.
+    {
+        let mut w = wasm(&peers, &["peers:many"]);
+        let (l, _) = lua(scripts::MANY);
+        let native = Scene::with_default_cube().shared();
+        let ids: Vec<_> = {
+            let mut scene = native.lock_unpoisoned();
+            (0..MANY).map(|i| scene.spawn(&format!("e{i}"))).collect()
+        };
+        let mut frame = 0u64;
+        let t = interleaved(
+            &mut [
+                Side {
+                    name: "wasm",
+                    op: Box::new(|| {
+                        w.step();
+                    }),
+                },
+                Side {
+                    name: "lua",
+                    op: Box::new(|| l.update().unwrap()),
+                },
+                Side {
+                    name: "native",
+                    op: Box::new(|| {
+                        frame += 1;
+                        for (i, id) in ids.iter().enumerate() {
+                            let mut scene = native.lock_unpoisoned();
+                            scene.transform_mut(*id).unwrap().position =
+                                Vec3::new(i as f32, frame as f32, 0.0);
+                        }
+                    }),
+                },
+            ],
+            10,
+            rounds,
+        );
+        assert_ran(&w);
+        let per_entity: Vec<_> = t.iter().map(|(n, d)| (*n, *d / MANY as u32)).collect();
+        rows.push(row(
+            "10,000 entity positions from one script, per entity",
+            &per_entity,
+        ));
+    }
+
+    // 5. Compute: fib(25) in the script.
+    {
+        let mut w = wasm(&fib_script, &[]);
+        let (l, _) = lua(scripts::FIB);
+        let t = interleaved(
+            &mut [
+                Side {
+                    name: "wasm",
+                    op: Box::new(|| {
+                        w.step();
+                    }),
+                },
+                Side {
+                    name: "lua",
+                    op: Box::new(|| l.update().unwrap()),
+                },
+                Side {
+                    name: "native",
+                    op: Box::new(|| {
+                        black_box(fib(black_box(25)));
+                    }),
+                },
+            ],
+            3,
+            rounds,
+        );
+        assert_ran(&w);
+        rows.push(row("fib(25) in the script", &t));
+    }
+
+    // 6. Spawn + despawn of one script (instance / Lua state with the cube).
+    {
+        let mut r = runtime();
+        let scene = Scene::with_default_cube().shared();
+        let t = interleaved(
+            &mut [
+                Side {
+                    name: "wasm",
+                    op: Box::new(|| {
+                        let id = r.spawn(&cube).unwrap();
+                        r.despawn(id);
+                    }),
+                },
+                Side {
+                    name: "lua",
+                    op: Box::new(|| drop(LuaScript::new(&scene, scripts::CUBE).unwrap())),
+                },
+            ],
+            100,
+            rounds,
+        );
+        rows.push(row("spawn + despawn a script", &t));
+    }
+
+    // 7. Memory per live script, 1,000 of them.
+    {
+        let before = memory::status_kib("VmRSS");
+        let mut r = runtime();
+        let ids: Vec<_> = (0..1000).map(|_| r.spawn(&cube).unwrap()).collect();
+        r.step();
+        let wasm_kib = (memory::status_kib("VmRSS") - before) as f64 / 1000.0;
+        drop(ids);
+        drop(r);
+        let scene = Scene::with_default_cube().shared();
+        let before = memory::status_kib("VmRSS");
+        let states: Vec<_> = (0..1000)
+            .map(|_| LuaScript::new(&scene, scripts::CUBE).unwrap())
+            .collect();
+        let lua_kib = (memory::status_kib("VmRSS").saturating_sub(before)) as f64 / 1000.0;
+        let lua_used = states.iter().map(LuaScript::used_memory).sum::<usize>() as f64 / 1000.0;
+        drop(states);
+        println!(
+            "memory per live script (RSS growth over 1,000): wasm {wasm_kib:.0} KiB, \
+             {LUA_NAME} {lua_kib:.0} KiB (Lua's own count: {:.0} KiB)",
+            lua_used / 1024.0
+        );
+    }
+
+    print_table(&rows);
+}
+
+fn row(scenario: &'static str, times: &[(&'static str, Duration)]) -> Row {
+    Row {
+        scenario,
+        values: times.iter().map(|(n, t)| (*n, ns(*t))).collect(),
+    }
+}
+
+/// `ns` nanoseconds, in ns, µs or ms.
+fn duration(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e4 {
+        format!("{:.1} µs", ns / 1e3)
+    } else if ns >= 10.0 {
+        format!("{ns:.0} ns")
+    } else {
+        format!("{ns:.1} ns")
+    }
+}
+
+fn print_table(rows: &[Row]) {
+    println!();
+    println!(
+        "| scenario | wasm (this host) | {LUA_NAME} | native | wasm / {LUA_NAME} | wasm / native |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
+    for row in rows {
+        let get = |name| row.values.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+        let fmt = |v: Option<f64>| v.map_or("-".to_owned(), duration);
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
+            _ => "-".to_owned(),
+        };
+        let (w, l, n) = (get("wasm"), get("lua"), get("native"));
+        println!(
+            "| {} | {} | {} | {} | {} | {} |",
+            row.scenario,
+            fmt(w),
+            fmt(l),
+            fmt(n),
+            ratio(w, l),
+            ratio(w, n)
+        );
+    }
+}

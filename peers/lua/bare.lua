@@ -1,0 +1,2 @@
+function on_message(id)
+end
