@@ -54,6 +54,39 @@ fn runtime() -> Runtime {
     })
 }
 
+/// Times one update of the wasm runtime, the Lua script and the native
+/// code, interleaved; fails if the wasm script failed meanwhile.
+fn three_sides<'a>(
+    w: &'a mut Runtime,
+    l: &'a LuaScript,
+    native: impl FnMut() + 'a,
+    ops: u32,
+    rounds: u32,
+) -> Vec<(&'static str, Duration)> {
+    let times = interleaved(
+        &mut [
+            Side {
+                name: "wasm",
+                op: Box::new(|| {
+                    w.step();
+                }),
+            },
+            Side {
+                name: "lua",
+                op: Box::new(|| l.update().unwrap()),
+            },
+            Side {
+                name: "native",
+                op: Box::new(native),
+            },
+        ],
+        ops,
+        rounds,
+    );
+    assert_ran(w);
+    times
+}
+
 /// Fails the benchmark if a script failed while being timed.
 fn assert_ran(runtime: &Runtime) {
     assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
@@ -224,27 +257,7 @@ fn main() {
         let mut native: Box<dyn FnMut(u32)> = Box::new(|id| {
             black_box(id);
         });
-        let t = interleaved(
-            &mut [
-                Side {
-                    name: "wasm",
-                    op: Box::new(|| {
-                        w.step();
-                    }),
-                },
-                Side {
-                    name: "lua",
-                    op: Box::new(|| l.update().unwrap()),
-                },
-                Side {
-                    name: "native",
-                    op: Box::new(|| native(black_box(0))),
-                },
-            ],
-            10_000,
-            rounds,
-        );
-        assert_ran(&w);
+        let t = three_sides(&mut w, &l, || native(black_box(0)), 10_000, rounds);
         rows.push(row("bare host->script call (one frame)", &t));
     }
 
@@ -253,27 +266,7 @@ fn main() {
         let mut w = wasm(&cube, &[]);
         let (l, _) = lua(scripts::CUBE);
         let native = Scene::with_default_cube().shared();
-        let t = interleaved(
-            &mut [
-                Side {
-                    name: "wasm",
-                    op: Box::new(|| {
-                        w.step();
-                    }),
-                },
-                Side {
-                    name: "lua",
-                    op: Box::new(|| l.update().unwrap()),
-                },
-                Side {
-                    name: "native",
-                    op: Box::new(|| native_cube(&native, None)),
-                },
-            ],
-            5_000,
-            rounds,
-        );
-        assert_ran(&w);
+        let t = three_sides(&mut w, &l, || native_cube(&native, None), 5_000, rounds);
         rows.push(row("spinning-cube update, handle fetched", &t));
     }
     {
@@ -281,27 +274,7 @@ fn main() {
         let (l, _) = lua(scripts::CUBE_KEPT);
         let native = Scene::with_default_cube().shared();
         let id = native.lock_unpoisoned().find("cube");
-        let t = interleaved(
-            &mut [
-                Side {
-                    name: "wasm",
-                    op: Box::new(|| {
-                        w.step();
-                    }),
-                },
-                Side {
-                    name: "lua",
-                    op: Box::new(|| l.update().unwrap()),
-                },
-                Side {
-                    name: "native",
-                    op: Box::new(|| native_cube(&native, id)),
-                },
-            ],
-            5_000,
-            rounds,
-        );
-        assert_ran(&w);
+        let t = three_sides(&mut w, &l, || native_cube(&native, id), 5_000, rounds);
         rows.push(row("spinning-cube update, handle kept", &t));
     }
 
@@ -315,34 +288,20 @@ fn main() {
             (0..MANY).map(|i| scene.spawn(&format!("e{i}"))).collect()
         };
         let mut frame = 0u64;
-        let t = interleaved(
-            &mut [
-                Side {
-                    name: "wasm",
-                    op: Box::new(|| {
-                        w.step();
-                    }),
-                },
-                Side {
-                    name: "lua",
-                    op: Box::new(|| l.update().unwrap()),
-                },
-                Side {
-                    name: "native",
-                    op: Box::new(|| {
-                        frame += 1;
-                        for (i, id) in ids.iter().enumerate() {
-                            let mut scene = native.lock_unpoisoned();
-                            scene.transform_mut(*id).unwrap().position =
-                                Vec3::new(i as f32, frame as f32, 0.0);
-                        }
-                    }),
-                },
-            ],
+        let t = three_sides(
+            &mut w,
+            &l,
+            || {
+                frame += 1;
+                for (i, id) in ids.iter().enumerate() {
+                    let mut scene = native.lock_unpoisoned();
+                    scene.transform_mut(*id).unwrap().position =
+                        Vec3::new(i as f32, frame as f32, 0.0);
+                }
+            },
             10,
             rounds,
         );
-        assert_ran(&w);
         let per_entity: Vec<_> = t.iter().map(|(n, d)| (*n, *d / MANY as u32)).collect();
         rows.push(row(
             "10,000 entity positions from one script, per entity",
@@ -354,29 +313,15 @@ fn main() {
     {
         let mut w = wasm(&fib_script, &[]);
         let (l, _) = lua(scripts::FIB);
-        let t = interleaved(
-            &mut [
-                Side {
-                    name: "wasm",
-                    op: Box::new(|| {
-                        w.step();
-                    }),
-                },
-                Side {
-                    name: "lua",
-                    op: Box::new(|| l.update().unwrap()),
-                },
-                Side {
-                    name: "native",
-                    op: Box::new(|| {
-                        black_box(fib(black_box(25)));
-                    }),
-                },
-            ],
+        let t = three_sides(
+            &mut w,
+            &l,
+            || {
+                black_box(fib(black_box(25)));
+            },
             3,
             rounds,
         );
-        assert_ran(&w);
         rows.push(row("fib(25) in the script", &t));
     }
 

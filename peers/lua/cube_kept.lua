@@ -1,6 +1,4 @@
 -- The spinning cube, keeping its handle in the script's state.
-local SPEED = math.pi / 2
-local sin, cos, sqrt = math.sin, math.cos, math.sqrt
 local cube
 
 function entrypoint()
@@ -8,10 +6,5 @@ function entrypoint()
 end
 
 function on_message(id)
-  local half = SPEED * runtime.delta_time() / 2
-  local s, c = sin(half), cos(half)
-  local x, y, z, w = cube:rotation()
-  local nx, ny, nz, nw = c * x + s * z, c * y + s * w, c * z - s * x, c * w - s * y
-  local n = sqrt(nx * nx + ny * ny + nz * nz + nw * nw)
-  cube:set_rotation(nx / n, ny / n, nz / n, nw / n)
+  turn(cube)
 end

@@ -15,9 +15,15 @@ pub mod scripts {
     /// An `on_message` that does nothing.
     pub const BARE: &str = include_str!("../lua/bare.lua");
     /// The spinning cube, fetching the cube's handle every update.
-    pub const CUBE: &str = include_str!("../lua/cube.lua");
+    pub const CUBE: &str = concat!(
+        include_str!("../lua/turn.lua"),
+        include_str!("../lua/cube.lua")
+    );
     /// The spinning cube, keeping its handle.
-    pub const CUBE_KEPT: &str = include_str!("../lua/cube_kept.lua");
+    pub const CUBE_KEPT: &str = concat!(
+        include_str!("../lua/turn.lua"),
+        include_str!("../lua/cube_kept.lua")
+    );
     /// Spawns 10,000 entities and sets each one's position every update.
     pub const MANY: &str = include_str!("../lua/many.lua");
     /// `fib(25)` by naive recursion every update.
