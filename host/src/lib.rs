@@ -20,7 +20,8 @@
 //! registered by extensions such as [`terrain`]. A running instance can be
 //! swapped to new code between frames, keeping its id and, when it opts in,
 //! its state ([`Runtime::replace`], [`HotReloader`]). The scene is drawn with
-//! wgpu ([`render`]).
+//! wgpu ([`render`]). A [`Server`] runs many independent worlds on a few
+//! loop threads.
 //!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {
@@ -42,6 +43,8 @@
 //! `tests/module_graph.rs`, fails on any cycle):
 //!
 //! ```text
+//!  server (worlds on loop threads, HTTP control, metrics)
+//!     |
 //!  runner  hot_swap  source  terrain (extension)   render
 //!     |        |        |        |                    |
 //!  runtime ----+--------+--------+                    |
@@ -74,6 +77,9 @@
 //!   scene; [`terrain`]: the terrain extension; `hot_swap`, `source`,
 //!   `cargo_build`, [`componentize`]: building (Rust, Python, JavaScript)
 //!   and reloading scripts.
+//! - [`server`]: many worlds (a runtime each) on dedicated loop threads,
+//!   paced by the runner's policy, with an HTTP control surface, Prometheus
+//!   metrics and health checks (`host serve`).
 
 mod bindings;
 mod cargo_build;
@@ -92,6 +98,7 @@ pub mod render;
 pub mod runner;
 pub mod runtime;
 pub mod scene;
+pub mod server;
 mod source;
 pub mod state;
 pub mod sync;
@@ -107,4 +114,5 @@ pub use instance::InstanceInfo;
 pub use runner::{HeadlessRunner, WindowRunner};
 pub use runtime::{Runtime, RuntimeConfig};
 pub use scene::{Scene, Transform};
+pub use server::{Server, ServerConfig, WorldId, WorldSpec};
 pub use source::ScriptSource;

@@ -68,6 +68,11 @@ impl Runtime {
         self.slots.iter().count()
     }
 
+    /// Failed instances waiting for a restart under the [`RestartPolicy`](super::RestartPolicy).
+    pub fn pending_restarts(&self) -> usize {
+        self.restarts.len()
+    }
+
     /// Snapshots of the running instances, in slot order.
     pub fn instances(&self) -> Vec<InstanceInfo> {
         self.slots

@@ -1,52 +1,28 @@
-//! Command-line interface: argument parsing and the `run` command.
+//! `host run`: one game, headless or in a window.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, Parser, Subcommand};
-use host::engine::default_cache_dir;
+use clap::Args;
 use host::input::parse_input_script;
 use host::jobs::JobDelivery;
-use host::limits::{Quotas, ScriptLimits};
+use host::limits::Quotas;
 use host::log::TracingLog;
 use host::render::Offscreen;
-use host::runtime::RestartPolicy;
 use host::sync::LockExt;
-use host::terrain::{self, Terrain};
-use host::{
-    BuildOutput, EngineOptions, HeadlessRunner, HotReloader, Runtime, RuntimeConfig,
-    ScriptComponent, ScriptEngine, ScriptError, ScriptSource, WindowRunner,
-};
+use host::terrain::Terrain;
+use host::{HeadlessRunner, HotReloader, Runtime, RuntimeConfig, ScriptComponent, WindowRunner};
 use uuid::Uuid;
 
-/// The built-in default script: the spinning-cube example, built from the
-/// workspace's source for wasm32-wasip2 by `build.rs` and embedded here, so
-/// an installed `host` runs it from anywhere.
-const DEFAULT_SCRIPT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/spinning_cube.wasm"));
-
-/// The default script's name in logs and errors.
-const DEFAULT_SCRIPT_NAME: &str = "spinning_cube";
-
-/// Runs WebAssembly game scripts frame by frame.
-#[derive(Debug, Parser)]
-#[command(name = "host", version, about)]
-pub struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Load scripts and run the game loop.
-    Run(RunArgs),
-}
+use super::engine_args::{EngineArgs, default_script, load_script, report_failure};
+use super::positive;
 
 #[derive(Debug, Args)]
-struct RunArgs {
+pub struct RunArgs {
     /// Script components (.wasm), script crate directories (built with
     /// `cargo build --release --target wasm32-wasip2`), or Python /
     /// JavaScript scripts (.py, .js, or a directory holding app.py /
@@ -75,7 +51,7 @@ struct RunArgs {
     size: (u32, u32),
 
     /// Fixed timestep rate in frames per game second.
-    #[arg(long, value_name = "HZ", default_value_t = 60.0, value_parser = positive_hz)]
+    #[arg(long, value_name = "HZ", default_value_t = 60.0, value_parser = positive)]
     hz: f64,
 
     /// Write the scene as JSON to FILE at exit.
@@ -85,19 +61,6 @@ struct RunArgs {
     /// Instantiate each script this many times.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     instances: u32,
-
-    /// Directory for compiled components [default: $GAME_HOST_CACHE_DIR,
-    /// $XDG_CACHE_HOME/game-host or ~/.cache/game-host].
-    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
-    cache_dir: Option<PathBuf>,
-
-    /// Compile every script afresh; read and write no cache.
-    #[arg(long)]
-    no_cache: bool,
-
-    /// Most script instances alive at once (memory is reserved for them).
-    #[arg(long, value_name = "N", default_value_t = 256)]
-    max_instances: u32,
 
     /// Feed timed input events from FILE: one per line, `FRAME press KEY`,
     /// `FRAME release KEY` or `FRAME send CHANNEL PAYLOAD...` (`#` comments).
@@ -109,46 +72,14 @@ struct RunArgs {
     #[arg(long)]
     list_waits: bool,
 
-    /// Worker threads for background jobs such as terrain (0: one per core).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    job_threads: usize,
-
     /// Hot-swap scripts when they change: a crate directory is rebuilt when
     /// its sources change, a .wasm file is reloaded when it is rewritten.
     /// State is handed over to scripts that support it.
     #[arg(long)]
     watch: bool,
 
-    /// CPU deadline of one `on-message` call, in milliseconds; a script past
-    /// it is stopped like a trap. 0 turns CPU deadlines off.
-    #[arg(long, value_name = "MS", default_value_t = 5.0, value_parser = non_negative)]
-    script_deadline_ms: f64,
-
-    /// CPU deadline of `entrypoint`, `save-state` and `restore-state`, in
-    /// milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = non_negative)]
-    start_deadline_ms: f64,
-
-    /// Most linear memory one script instance may use, in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    memory_limit_mib: u32,
-
-    /// Restart a failed script instance from its component with fresh state,
-    /// up to N times (backoff doubling from --restart-backoff frames); then
-    /// leave it disabled. 0: never.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    restart: u32,
-
-    /// Frames before the first restart of a failed script.
-    #[arg(long, value_name = "FRAMES", default_value_t = 30)]
-    restart_backoff: u64,
-}
-
-fn non_negative(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(ms) if ms.is_finite() && ms >= 0.0 => Ok(ms),
-        _ => Err(format!("`{text}` is not a number of milliseconds")),
-    }
+    #[command(flatten)]
+    engine: EngineArgs,
 }
 
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
@@ -161,37 +92,8 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
     }
 }
 
-fn positive_hz(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(hz) if hz.is_finite() && hz > 0.0 => Ok(hz),
-        _ => Err(format!("`{text}` is not a positive number")),
-    }
-}
-
-pub fn main(cli: Cli) -> Result<ExitCode> {
-    match cli.command {
-        Command::Run(args) => run(args),
-    }
-}
-
-fn run(args: RunArgs) -> Result<ExitCode> {
-    let engine = Arc::new(ScriptEngine::new(EngineOptions {
-        cache_dir: match (args.no_cache, args.cache_dir) {
-            (true, _) => None,
-            (false, Some(dir)) => Some(dir),
-            (false, None) => default_cache_dir(),
-        },
-        pooling: true,
-        max_instances: args.max_instances,
-        extensions: vec![terrain::link],
-        limits: ScriptLimits {
-            update_deadline: Some(Duration::from_secs_f64(args.script_deadline_ms / 1e3))
-                .filter(|d| !d.is_zero()),
-            start_deadline: Duration::from_secs_f64(args.start_deadline_ms / 1e3),
-            memory: (args.memory_limit_mib as usize) << 20,
-            ..ScriptLimits::default()
-        },
-    })?);
+pub fn run(args: RunArgs) -> Result<ExitCode> {
+    let engine = args.engine.engine(256)?;
     let mut reloader = if args.watch {
         Some(HotReloader::new(engine.clone())?)
     } else {
@@ -202,7 +104,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     let mut runtime = Runtime::new(RuntimeConfig {
         hz: args.hz,
         log: Arc::new(TracingLog),
-        job_threads: args.job_threads,
+        job_threads: args.engine.job_threads,
         // A headless run of N frames is a simulation: make it reproducible.
         jobs: if args.headless && args.frames.is_some() {
             JobDelivery::Lockstep
@@ -210,10 +112,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             JobDelivery::WhenReady
         },
         quotas: Quotas::default(),
-        restart: RestartPolicy {
-            max_restarts: args.restart,
-            backoff_frames: args.restart_backoff,
-        },
+        restart: args.engine.restart_policy(),
     });
     runtime.register_job(Terrain)?;
     if let Some(file) = &args.input {
@@ -227,16 +126,14 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     }
     let mut load_failures = 0;
     if scripts.is_empty() {
-        tracing::info!("no script given; running the built-in spinning-cube example");
         if reloader.is_some() {
             tracing::warn!("--watch has nothing to watch: the built-in script has no source here");
         }
-        let component = engine.load_bytes(DEFAULT_SCRIPT_NAME, DEFAULT_SCRIPT)?;
+        let component = default_script(&engine)?;
         start(&mut runtime, &component, args.instances)?;
     }
     for path in &scripts {
-        let started = ScriptSource::new(path)
-            .and_then(|source| source.load(&engine, BuildOutput::Inherit))
+        let started = load_script(&engine, path)
             .and_then(|component| start(&mut runtime, &component, args.instances));
         match started {
             Ok(ids) => {
@@ -245,10 +142,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
                 }
             }
             Err(error) => {
-                // Traps in `entrypoint` were already reported by the runtime.
-                if error.downcast_ref::<ScriptError>().is_none() {
-                    eprintln!("error: {error:#}");
-                }
+                report_failure(&error);
                 load_failures += 1;
             }
         }

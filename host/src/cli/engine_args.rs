@@ -1,0 +1,115 @@
+//! The options `run` and `serve` share: the compile cache, the instance
+//! pool, the sandbox's limits, restarts and job threads.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+use host::engine::default_cache_dir;
+use host::limits::ScriptLimits;
+use host::runtime::RestartPolicy;
+use host::terrain;
+use host::{BuildOutput, EngineOptions, ScriptComponent, ScriptEngine, ScriptError, ScriptSource};
+
+use super::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME, non_negative};
+
+#[derive(Debug, Args)]
+pub struct EngineArgs {
+    /// Directory for compiled components [default: $GAME_HOST_CACHE_DIR,
+    /// $XDG_CACHE_HOME/game-host or ~/.cache/game-host].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+
+    /// Compile every script afresh; read and write no cache.
+    #[arg(long)]
+    no_cache: bool,
+
+    /// Most script instances alive at once (memory is reserved for them)
+    /// [default: 256; for `serve`, enough for its worlds].
+    #[arg(long, value_name = "N")]
+    pub max_instances: Option<u32>,
+
+    /// Worker threads for background jobs such as terrain (0: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub job_threads: usize,
+
+    /// CPU deadline of one `on-message` call, in milliseconds; a script past
+    /// it is stopped like a trap. 0 turns CPU deadlines off.
+    #[arg(long, value_name = "MS", default_value_t = 5.0, value_parser = non_negative)]
+    script_deadline_ms: f64,
+
+    /// CPU deadline of `entrypoint`, `save-state` and `restore-state`, in
+    /// milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = non_negative)]
+    start_deadline_ms: f64,
+
+    /// Most linear memory one script instance may use, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    memory_limit_mib: u32,
+
+    /// Restart a failed script instance from its component with fresh state,
+    /// up to N times (backoff doubling from --restart-backoff frames); then
+    /// leave it disabled. 0: never.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    restart: u32,
+
+    /// Frames before the first restart of a failed script.
+    #[arg(long, value_name = "FRAMES", default_value_t = 30)]
+    restart_backoff: u64,
+}
+
+impl EngineArgs {
+    /// The engine these options describe, with room for `max_instances`
+    /// instances unless `--max-instances` says otherwise.
+    pub fn engine(&self, max_instances: u32) -> Result<Arc<ScriptEngine>> {
+        Ok(Arc::new(ScriptEngine::new(EngineOptions {
+            cache_dir: match (self.no_cache, &self.cache_dir) {
+                (true, _) => None,
+                (false, Some(dir)) => Some(dir.clone()),
+                (false, None) => default_cache_dir(),
+            },
+            pooling: true,
+            max_instances: self.max_instances.unwrap_or(max_instances),
+            extensions: vec![terrain::link],
+            limits: ScriptLimits {
+                update_deadline: Some(Duration::from_secs_f64(self.script_deadline_ms / 1e3))
+                    .filter(|d| !d.is_zero()),
+                start_deadline: Duration::from_secs_f64(self.start_deadline_ms / 1e3),
+                memory: (self.memory_limit_mib as usize) << 20,
+                ..ScriptLimits::default()
+            },
+        })?))
+    }
+
+    /// What happens to a failed instance.
+    pub fn restart_policy(&self) -> RestartPolicy {
+        RestartPolicy {
+            max_restarts: self.restart,
+            backoff_frames: self.restart_backoff,
+        }
+    }
+}
+
+/// Loads (building where needed) one script given on the command line.
+pub fn load_script(engine: &ScriptEngine, path: &std::path::Path) -> Result<ScriptComponent> {
+    ScriptSource::new(path).and_then(|source| source.load(engine, BuildOutput::Inherit))
+}
+
+/// The built-in spinning-cube example.
+pub fn default_script(engine: &ScriptEngine) -> Result<ScriptComponent> {
+    tracing::info!("no script given; running the built-in spinning-cube example");
+    engine.load_bytes(DEFAULT_SCRIPT_NAME, DEFAULT_SCRIPT)
+}
+
+/// Prints a failure to start or load a script, unless the runtime already
+/// reported it (a trap in `entrypoint`).
+pub fn report_failure(error: &anyhow::Error) {
+    if error
+        .chain()
+        .all(|cause| cause.downcast_ref::<ScriptError>().is_none())
+    {
+        eprintln!("error: {error:#}");
+    }
+}

@@ -1,0 +1,416 @@
+//! Server mode: many independent worlds (a scene plus its script
+//! instances each: a battle, a match, a room) on a few dedicated loop
+//! threads, one per core by default. Each loop thread ticks all of its
+//! worlds once per frame at the server's rate, sleeping until the next
+//! frame is due by the shared pacing policy, and measures every frame.
+//!
+//! Worlds come and go while the server runs: [`Server::start_world`] builds
+//! the world on the caller's thread (instantiation and `entrypoint` never
+//! stall a loop) and hands it to the least loaded loop thread by measured
+//! frame time ([`placement`]); [`Server::stop_world`] and [`Server::send`]
+//! reach it between two of its frames through the thread's order channel.
+//!
+//! A frame longer than the budget (one timestep) is an overrun: counted,
+//! and logged at most once per second naming the slowest world. A world
+//! over its own budget frame after frame is stopped and reported, so it
+//! cannot starve the others on its thread; a world whose scripts all
+//! failed ends. Metrics go to a Prometheus registry ([`Metrics`]), and each
+//! thread's frame times to [`ThreadStats`] for summaries.
+//!
+//! [`control`] serves all of this over HTTP: worlds, `/metrics`,
+//! `/healthz` and `/readyz`.
+
+pub mod control;
+mod loop_thread;
+mod metrics;
+pub mod placement;
+mod stats;
+mod world;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::engine::ScriptComponent;
+use crate::input::Event;
+use crate::runtime::{Runtime, RuntimeConfig};
+use crate::sync::LockExt;
+use loop_thread::{LoopThread, Order};
+use placement::{ThreadLoad, least_loaded};
+
+pub use metrics::Metrics;
+pub use stats::{FrameTimes, ThreadStats, ThreadSummary};
+pub use world::{EndReason, WorldId, WorldReport, WorldStatus};
+
+/// Sets up a world's runtime before its scripts start (e.g. registers the
+/// job kinds its scripts may request).
+pub type WorldSetup = Arc<dyn Fn(&mut Runtime) -> Result<()> + Send + Sync>;
+
+/// How a [`Server`] runs.
+#[derive(Clone)]
+pub struct ServerConfig {
+    /// Loop threads (0: one per core).
+    pub threads: usize,
+    /// The runtime of every world; its `hz` is the server's frame rate.
+    pub runtime: RuntimeConfig,
+    /// Run before a world's scripts start.
+    pub setup: Option<WorldSetup>,
+    /// How long one world's frame may take (`None`: the whole frame budget).
+    pub world_budget: Option<Duration>,
+    /// A world over its budget this many frames in a row is stopped.
+    pub overrun_frames: u32,
+    /// Most worlds at once (`None`: no limit).
+    pub max_worlds: Option<usize>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            threads: 0,
+            runtime: RuntimeConfig::default(),
+            setup: None,
+            world_budget: None,
+            overrun_frames: 30,
+            max_worlds: None,
+        }
+    }
+}
+
+/// What a new world runs.
+#[derive(Clone, Default)]
+pub struct WorldSpec {
+    /// One instance of each, started in order.
+    pub scripts: Vec<ScriptComponent>,
+    /// End the world after this many frames (`None`: run until stopped).
+    pub frames: Option<u64>,
+}
+
+/// What the loop threads share with the server.
+struct Shared {
+    loads: Vec<ThreadLoad>,
+    /// The thread each running world is on.
+    placement: Mutex<HashMap<WorldId, usize>>,
+    /// Reports of ended worlds, oldest first, until taken.
+    ended: Mutex<Vec<WorldReport>>,
+    ended_signal: Condvar,
+}
+
+impl Shared {
+    fn ended(&self, thread: usize, report: WorldReport) {
+        self.placement.lock_unpoisoned().remove(&report.id);
+        self.loads[thread].unassign();
+        self.ended.lock_unpoisoned().push(report);
+        self.ended_signal.notify_all();
+    }
+}
+
+struct ThreadHandle {
+    orders: Sender<Order>,
+    stats: Arc<Mutex<ThreadStats>>,
+    join: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// Many worlds on dedicated loop threads.
+pub struct Server {
+    config: ServerConfig,
+    threads: Vec<ThreadHandle>,
+    shared: Arc<Shared>,
+    metrics: Arc<Metrics>,
+    next_id: AtomicU64,
+    accepting: AtomicBool,
+}
+
+impl Server {
+    /// Starts the loop threads (with no worlds yet).
+    pub fn start(config: ServerConfig) -> Result<Server> {
+        let hz = config.runtime.hz;
+        if !(hz.is_finite() && hz > 0.0) {
+            bail!("the frame rate must be positive, not {hz}");
+        }
+        let count = match config.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let dt = Duration::from_secs_f64(1.0 / hz);
+        let shared = Arc::new(Shared {
+            loads: (0..count).map(|_| ThreadLoad::default()).collect(),
+            placement: Mutex::new(HashMap::new()),
+            ended: Mutex::new(Vec::new()),
+            ended_signal: Condvar::new(),
+        });
+        let metrics = Arc::new(Metrics::new());
+        let mut threads = Vec::with_capacity(count);
+        for index in 0..count {
+            let (orders_tx, orders) = channel();
+            let stats = Arc::new(Mutex::new(ThreadStats::new(index, dt)));
+            let thread = LoopThread {
+                index,
+                orders,
+                shared: shared.clone(),
+                stats: stats.clone(),
+                metrics: metrics.thread(index),
+                dt,
+                world_budget: config.world_budget.unwrap_or(dt),
+                overrun_frames: config.overrun_frames.max(1),
+                worlds: Vec::new(),
+                unlogged_overruns: 0,
+                slowest: None,
+                last_warning: None,
+            };
+            let join = std::thread::Builder::new()
+                .name(format!("loop-{index}"))
+                .spawn(move || thread.run())
+                .context("failed to start a loop thread")?;
+            threads.push(ThreadHandle {
+                orders: orders_tx,
+                stats,
+                join: Mutex::new(Some(join)),
+            });
+        }
+        let server = Server {
+            config,
+            threads,
+            shared,
+            metrics,
+            next_id: AtomicU64::new(1),
+            accepting: AtomicBool::new(true),
+        };
+        server.publish_capacity();
+        Ok(server)
+    }
+
+    /// Builds a world on this thread (its scripts' `entrypoint`s run here)
+    /// and hands it to the least loaded loop thread, which runs its first
+    /// frame as frame 1 at its next frame. Fails, starting nothing, if the
+    /// server is draining or full, or a script fails to start.
+    pub fn start_world(&self, spec: &WorldSpec) -> Result<WorldId> {
+        if !self.is_accepting() {
+            bail!("the server is shutting down and accepts no new worlds");
+        }
+        if self.is_full() {
+            bail!(
+                "the server is full: it runs its maximum of {} world(s)",
+                self.world_count()
+            );
+        }
+        let id = WorldId(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let mut runtime = Runtime::new(self.config.runtime.clone());
+        if let Some(setup) = &self.config.setup {
+            setup(&mut runtime)?;
+        }
+        for script in &spec.scripts {
+            runtime
+                .spawn(script)
+                .with_context(|| format!("{id} could not start script `{}`", script.name()))?;
+        }
+        let world = world::World::new(id, runtime, spec.frames);
+        let thread = least_loaded(&self.shared.loads);
+        self.shared.loads[thread].assign();
+        self.shared.placement.lock_unpoisoned().insert(id, thread);
+        if self.threads[thread]
+            .orders
+            .send(Order::Start(Box::new(world)))
+            .is_err()
+        {
+            self.shared.placement.lock_unpoisoned().remove(&id);
+            self.shared.loads[thread].unassign();
+            bail!("loop thread {thread} has stopped");
+        }
+        self.publish_capacity();
+        Ok(id)
+    }
+
+    /// Stops a world between two of its frames and returns its report
+    /// (also kept for [`Server::take_ended`]).
+    pub fn stop_world(&self, id: WorldId) -> Result<WorldReport> {
+        let thread = self.thread_of(id)?;
+        let (reply, report) = channel();
+        self.threads[thread]
+            .orders
+            .send(Order::Stop(id, reply))
+            .map_err(|_| anyhow::anyhow!("loop thread {thread} has stopped"))?;
+        let report = report
+            .recv()
+            .ok()
+            .flatten()
+            .or_else(|| self.ended_report(id))
+            .with_context(|| format!("{id} is not running"))?;
+        self.publish_capacity();
+        Ok(report)
+    }
+
+    /// Queues an event for a world's next frame.
+    pub fn send(&self, id: WorldId, event: Event) -> Result<()> {
+        let thread = self.thread_of(id)?;
+        self.threads[thread]
+            .orders
+            .send(Order::Send(id, event))
+            .map_err(|_| anyhow::anyhow!("loop thread {thread} has stopped"))
+    }
+
+    /// Every running world, by id (asks each loop thread between frames).
+    pub fn worlds(&self) -> Vec<WorldStatus> {
+        let replies: Vec<_> = self
+            .threads
+            .iter()
+            .filter_map(|thread| {
+                let (reply, statuses) = channel();
+                thread.orders.send(Order::Status(reply)).ok()?;
+                Some(statuses)
+            })
+            .collect();
+        let mut worlds: Vec<WorldStatus> = replies
+            .into_iter()
+            .filter_map(|statuses| statuses.recv().ok())
+            .flatten()
+            .collect();
+        worlds.sort_by_key(|w| w.id);
+        worlds
+    }
+
+    /// Worlds placed and not ended.
+    pub fn world_count(&self) -> usize {
+        self.shared.placement.lock_unpoisoned().len()
+    }
+
+    /// The reports of worlds that ended since the last call.
+    pub fn take_ended(&self) -> Vec<WorldReport> {
+        std::mem::take(&mut *self.shared.ended.lock_unpoisoned())
+    }
+
+    /// Waits up to `timeout` until no world is left running; true if none is.
+    pub fn wait_idle(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut ended = self.shared.ended.lock_unpoisoned();
+        while self.world_count() > 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            ended = self
+                .shared
+                .ended_signal
+                .wait_timeout(ended, left.min(Duration::from_millis(50)))
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .0;
+        }
+        true
+    }
+
+    /// Whether the server accepts new worlds.
+    pub fn is_accepting(&self) -> bool {
+        self.accepting.load(Ordering::Relaxed)
+    }
+
+    /// Whether the server runs its maximum of worlds.
+    pub fn is_full(&self) -> bool {
+        self.config
+            .max_worlds
+            .is_some_and(|max| self.world_count() >= max)
+    }
+
+    /// Loop threads.
+    pub fn thread_count(&self) -> usize {
+        self.threads.len()
+    }
+
+    /// The frame budget (one timestep).
+    pub fn frame_budget(&self) -> Duration {
+        Duration::from_secs_f64(1.0 / self.config.runtime.hz)
+    }
+
+    /// The Prometheus metrics in the text exposition format, as `/metrics`
+    /// serves them.
+    pub fn metrics_text(&self) -> String {
+        self.publish_capacity();
+        self.metrics.encode()
+    }
+
+    /// The loop thread a running world is on.
+    pub fn thread_of_world(&self, id: WorldId) -> Option<usize> {
+        self.thread_of(id).ok()
+    }
+
+    /// Each thread's figures since the last call (or since the start).
+    pub fn take_window(&self) -> Vec<ThreadSummary> {
+        self.threads
+            .iter()
+            .map(|t| t.stats.lock_unpoisoned().take_window())
+            .collect()
+    }
+
+    /// Each thread's figures over the whole run.
+    pub fn totals(&self) -> Vec<ThreadSummary> {
+        self.threads
+            .iter()
+            .map(|t| t.stats.lock_unpoisoned().total())
+            .collect()
+    }
+
+    /// Stops accepting worlds (`/readyz` turns unready), lets every loop
+    /// thread finish its current frame, ends the worlds and joins the
+    /// threads. Returns false if they did not all stop within `grace`.
+    pub fn shut_down(&self, grace: Duration) -> bool {
+        self.accepting.store(false, Ordering::Relaxed);
+        self.publish_capacity();
+        for thread in &self.threads {
+            let _ = thread.orders.send(Order::Shutdown);
+        }
+        let deadline = Instant::now() + grace;
+        let mut all = true;
+        for thread in &self.threads {
+            let Some(join) = thread.join.lock_unpoisoned().take() else {
+                continue;
+            };
+            while !join.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if join.is_finished() {
+                if join.join().is_err() {
+                    tracing::error!("a loop thread panicked");
+                }
+            } else {
+                all = false;
+            }
+        }
+        all
+    }
+
+    fn thread_of(&self, id: WorldId) -> Result<usize> {
+        self.shared
+            .placement
+            .lock_unpoisoned()
+            .get(&id)
+            .copied()
+            .with_context(|| format!("{id} is not running"))
+    }
+
+    fn ended_report(&self, id: WorldId) -> Option<WorldReport> {
+        self.shared
+            .ended
+            .lock_unpoisoned()
+            .iter()
+            .find(|r| r.id == id)
+            .cloned()
+    }
+
+    fn publish_capacity(&self) {
+        let free = self
+            .config
+            .max_worlds
+            .map(|max| max.saturating_sub(self.world_count()));
+        self.metrics
+            .set_capacity(free, self.is_accepting() && free != Some(0));
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.shut_down(Duration::from_secs(5));
+    }
+}

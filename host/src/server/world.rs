@@ -1,0 +1,184 @@
+//! A world: one battle, match or room. A [`Runtime`] (its own scene and its
+//! own script instances) plus what its loop thread tracks about it.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::runtime::Runtime;
+use crate::scene::SceneDump;
+
+/// Names a world for as long as the server runs (never reused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct WorldId(pub u64);
+
+impl fmt::Display for WorldId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "world {}", self.0)
+    }
+}
+
+/// Why a world ended.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EndReason {
+    /// It ran the frames it was started for.
+    Finished,
+    /// [`Server::stop_world`](super::Server::stop_world) stopped it.
+    Stopped,
+    /// The server shut down.
+    ServerStopped,
+    /// Every script instance in it failed, with no restart pending.
+    ScriptsFailed,
+    /// Its frames took longer than its budget `frames` times in a row.
+    Overran {
+        budget_ms: f64,
+        frames: u32,
+        last_ms: f64,
+    },
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EndReason::Finished => f.write_str("finished its frames"),
+            EndReason::Stopped => f.write_str("stopped"),
+            EndReason::ServerStopped => f.write_str("the server stopped"),
+            EndReason::ScriptsFailed => f.write_str("every script in it failed"),
+            EndReason::Overran {
+                budget_ms,
+                frames,
+                last_ms,
+            } => write!(
+                f,
+                "overran its budget of {budget_ms:.2} ms in {frames} frames in a row \
+                 (the last took {last_ms:.2} ms); stopped so the other worlds on its \
+                 thread keep their frame rate"
+            ),
+        }
+    }
+}
+
+/// A world that ended, as its loop thread left it.
+#[derive(Debug, Clone, Serialize)]
+pub struct WorldReport {
+    pub id: WorldId,
+    /// The loop thread it ran on.
+    pub thread: usize,
+    /// Frames it ran; its first frame was frame 1.
+    pub frames: u64,
+    pub reason: EndReason,
+    /// One line per script failure, oldest first.
+    pub errors: Vec<String>,
+    /// Its scene after its last frame.
+    pub scene: SceneDump,
+}
+
+/// A running world, as [`Server::worlds`](super::Server::worlds) lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorldStatus {
+    pub id: WorldId,
+    pub thread: usize,
+    /// Frames run so far.
+    pub frame: u64,
+    pub instances: usize,
+    pub script_errors: usize,
+    /// Time its last frame took, in milliseconds.
+    pub last_frame_ms: f64,
+}
+
+/// A world on its loop thread.
+pub(super) struct World {
+    pub id: WorldId,
+    pub runtime: Runtime,
+    /// End after this many frames.
+    pub frames: Option<u64>,
+    /// Frames in a row over the world budget.
+    overrun_streak: u32,
+    /// Script errors already counted.
+    errors_seen: usize,
+    pub last_cost: Duration,
+}
+
+/// What one frame of a world came to.
+pub(super) struct Stepped {
+    /// New script errors in the frame.
+    pub new_errors: usize,
+    /// Set when the world ends after this frame.
+    pub end: Option<EndReason>,
+}
+
+impl World {
+    pub fn new(id: WorldId, runtime: Runtime, frames: Option<u64>) -> Self {
+        let errors_seen = runtime.errors().len();
+        World {
+            id,
+            runtime,
+            frames,
+            overrun_streak: 0,
+            errors_seen,
+            last_cost: Duration::ZERO,
+        }
+    }
+
+    /// Accounts for a frame that took `cost`, against a budget per world
+    /// that may be overrun at most `overrun_frames - 1` frames in a row.
+    pub fn stepped(&mut self, cost: Duration, budget: Duration, overrun_frames: u32) -> Stepped {
+        self.last_cost = cost;
+        let errors = self.runtime.errors().len();
+        let new_errors = errors - self.errors_seen;
+        self.errors_seen = errors;
+        self.overrun_streak = if cost > budget {
+            self.overrun_streak + 1
+        } else {
+            0
+        };
+        let end = if self.frames.is_some_and(|n| self.runtime.frame() >= n) {
+            Some(EndReason::Finished)
+        } else if self.runtime.live_instances() == 0
+            && errors > 0
+            && self.runtime.pending_restarts() == 0
+        {
+            Some(EndReason::ScriptsFailed)
+        } else if self.overrun_streak >= overrun_frames {
+            Some(EndReason::Overran {
+                budget_ms: budget.as_secs_f64() * 1e3,
+                frames: self.overrun_streak,
+                last_ms: cost.as_secs_f64() * 1e3,
+            })
+        } else {
+            None
+        };
+        Stepped { new_errors, end }
+    }
+
+    pub fn status(&self, thread: usize) -> WorldStatus {
+        WorldStatus {
+            id: self.id,
+            thread,
+            frame: self.runtime.frame(),
+            instances: self.runtime.live_instances(),
+            script_errors: self.runtime.errors().len(),
+            last_frame_ms: self.last_cost.as_secs_f64() * 1e3,
+        }
+    }
+
+    /// Ends the world: its report (its instances go with the runtime).
+    pub fn end(self, thread: usize, reason: EndReason) -> WorldReport {
+        WorldReport {
+            id: self.id,
+            thread,
+            frames: self.runtime.frame(),
+            errors: self
+                .runtime
+                .errors()
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+            scene: self.runtime.dump(),
+            reason,
+        }
+    }
+}
