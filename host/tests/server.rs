@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use host::log::MemoryLog;
 use host::runtime::RuntimeConfig;
 use host::server::{EndReason, WorldReport};
-use host::{Event, Key, Server, ServerConfig, WorldId, WorldSpec};
+use host::{Event, Key, ScriptComponent, Server, ServerConfig, WorldId, WorldSpec};
 
 fn server(threads: usize, log: &Arc<MemoryLog>, config: ServerConfig) -> Server {
     Server::start(ServerConfig {
@@ -23,6 +23,15 @@ fn server(threads: usize, log: &Arc<MemoryLog>, config: ServerConfig) -> Server 
         ..config
     })
     .expect("server starts")
+}
+
+/// Starts a world of one instance of each script, for `frames` frames.
+fn start(server: &Server, scripts: &[&ScriptComponent], frames: u64) -> WorldId {
+    let spec = WorldSpec {
+        scripts: scripts.iter().map(|s| (*s).clone()).collect(),
+        frames: Some(frames),
+    };
+    server.start_world(&spec).expect("world starts")
 }
 
 /// Waits until `world` has run at least `frames` frames.
@@ -130,18 +139,8 @@ fn worlds_with_frames_end_on_their_own_and_take_events() {
     let window = common::load(&engine, "message-window");
     let log = Arc::new(MemoryLog::new());
     let server = server(1, &log, ServerConfig::default());
-    let waiting = server
-        .start_world(&WorldSpec {
-            scripts: vec![window.clone()],
-            frames: Some(40),
-        })
-        .unwrap();
-    let pressed = server
-        .start_world(&WorldSpec {
-            scripts: vec![window],
-            frames: Some(40),
-        })
-        .unwrap();
+    let waiting = start(&server, &[&window], 40);
+    let pressed = start(&server, &[&window], 40);
     // The window is open at frame 20; Enter closes it over 10 frames.
     wait_for_frame(&server, pressed, 22);
     server.send(pressed, Event::KeyPressed(Key::Enter)).unwrap();
@@ -193,28 +192,9 @@ fn a_world_over_its_budget_is_stopped_and_its_thread_keeps_time() {
             ..ServerConfig::default()
         },
     );
-    let cubes: Vec<WorldId> = (0..3)
-        .map(|_| {
-            server
-                .start_world(&WorldSpec {
-                    scripts: vec![cube.clone()],
-                    frames: Some(60),
-                })
-                .unwrap()
-        })
-        .collect();
-    let heavy = server
-        .start_world(&WorldSpec {
-            scripts: vec![fib],
-            frames: Some(60),
-        })
-        .unwrap();
-    let failing = server
-        .start_world(&WorldSpec {
-            scripts: vec![trap],
-            frames: Some(60),
-        })
-        .unwrap();
+    let cubes: Vec<WorldId> = (0..3).map(|_| start(&server, &[&cube], 60)).collect();
+    let heavy = start(&server, &[&fib], 60);
+    let failing = start(&server, &[&trap], 60);
     assert!(server.wait_idle(Duration::from_secs(30)));
     let ended = server.take_ended();
     let report = |id| ended.iter().find(|r| r.id == id).unwrap();

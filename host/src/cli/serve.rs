@@ -143,7 +143,17 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     let launch = Instant::now();
     for _ in 0..args.worlds {
         if let Err(error) = server.start_world(&spec) {
-            report_failure(&error);
+            if format!("{error:#}").contains("os error 12") {
+                bail!(
+                    "world {} of {} could not be started: the process ran out of memory \
+                     or of memory mappings (each instance maps a few; Linux allows \
+                     vm.max_map_count = {} per process): see docs/scaling.md",
+                    server.world_count() + 1,
+                    args.worlds,
+                    std::fs::read_to_string("/proc/sys/vm/max_map_count")
+                        .map_or_else(|_| "?".into(), |n| n.trim().to_owned())
+                );
+            }
             bail!("a world could not be started: {error:#}");
         }
     }

@@ -78,6 +78,16 @@ const CORE_INSTANCES_PER_SCRIPT: u32 = 8;
 /// Bytes of each pooled memory and table kept resident between instances.
 const KEEP_RESIDENT: usize = 64 << 10;
 
+/// Address space the pool may reserve for linear memories. By default each
+/// pooled memory reserves 4 GiB plus a 32 MiB guard, so bounds checks are
+/// free; past this budget (about 4,000 instances) each memory reserves only
+/// the memory limit, and compiled code checks bounds explicitly. A 64-bit
+/// process has 128 TiB of address space.
+const POOL_ADDRESS_SPACE: u64 = 32 << 40;
+
+/// The default reservation (4 GiB) plus guard (32 MiB) of one memory.
+const DEFAULT_MEMORY_SLOT: u64 = (4 << 30) + (32 << 20);
+
 impl ScriptEngine {
     /// Creates an engine with `options`.
     pub fn new(options: EngineOptions) -> Result<Self> {
@@ -105,6 +115,16 @@ impl ScriptEngine {
                 // store's limiter reports it first, with a clear error.
                 .max_memory_size(limits.memory);
             config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+            let memories = u64::from(n) * 2;
+            if memories * DEFAULT_MEMORY_SLOT > POOL_ADDRESS_SPACE {
+                tracing::info!(
+                    instances = n,
+                    "reserving {} MiB of address space per linear memory, not 4 GiB, to fit \
+                     {n} instances: bounds are checked in compiled code",
+                    limits.memory >> 20
+                );
+                config.memory_reservation(limits.memory as u64);
+            }
         }
         let engine = Engine::new(&config)
             .map_err(anyhow::Error::from)
