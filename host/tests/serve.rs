@@ -440,10 +440,14 @@ fn a_real_prometheus_scrapes_the_server() {
         );
         std::thread::sleep(Duration::from_millis(250));
     };
-    assert_eq!(worlds, 3.0);
+    assert_eq!(worlds, 3.0, "host log:\n{}", serve.stderr());
     // 3 worlds at 60 Hz: 180 world updates per second of wall time (wide
     // bounds: this checks the counter's meaning, not the machine's speed).
-    assert!((90.0..=360.0).contains(&rate), "rate {rate}");
+    assert!(
+        (90.0..=360.0).contains(&rate),
+        "rate {rate}; host log:\n{}",
+        serve.stderr()
+    );
     let up = query("up{job=\"game-host\"}");
     assert_eq!(up, Some(1.0));
 }
