@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use host::log::MemoryLog;
 use host::runtime::RuntimeConfig;
 use host::server::{EndReason, WorldReport};
+use host::terrain::Terrain;
 use host::{Event, Key, ScriptComponent, Server, ServerConfig, WorldId, WorldSpec};
 
 fn server(threads: usize, log: &Arc<MemoryLog>, config: ServerConfig) -> Server {
@@ -131,6 +132,53 @@ fn worlds_start_and_stop_mid_run_and_count_every_frame() {
         2
     );
     assert_eq!(server.world_count(), 0);
+}
+
+/// Threads of this process named `job-worker-*`.
+fn job_worker_threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .filter(|name| name.starts_with("job-worker-"))
+        .count()
+}
+
+#[test]
+fn worlds_share_one_set_of_job_workers() {
+    let engine = common::engine();
+    let terrain = common::load(&engine, "terrain");
+    let log = Arc::new(MemoryLog::new());
+    let server = Server::start(ServerConfig {
+        threads: 2,
+        runtime: RuntimeConfig {
+            hz: 60.0,
+            log: log.clone(),
+            job_threads: 2,
+            ..RuntimeConfig::default()
+        },
+        setup: Some(Arc::new(|runtime| runtime.register_job(Terrain))),
+        ..ServerConfig::default()
+    })
+    .unwrap();
+    let worlds: Vec<WorldId> = (0..4).map(|_| start(&server, &[&terrain], 90)).collect();
+    let mut most = 0;
+    while !server.wait_idle(Duration::from_millis(10)) {
+        most = most.max(job_worker_threads());
+    }
+    // Four worlds requested tiles; two workers generated them all.
+    assert_eq!(most, 2);
+    let ended = server.take_ended();
+    for id in worlds {
+        let report = ended.iter().find(|r| r.id == id).unwrap();
+        assert_eq!(report.reason, EndReason::Finished);
+        let tiles = report
+            .scene
+            .entities
+            .iter()
+            .filter(|e| e.name.starts_with("tile "))
+            .count();
+        assert!(tiles > 0, "{id} placed no tile: {:?}", report.errors);
+    }
 }
 
 #[test]

@@ -113,6 +113,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         },
         quotas: Quotas::default(),
         restart: args.engine.restart_policy(),
+        ..RuntimeConfig::default()
     });
     runtime.register_job(Terrain)?;
     if let Some(file) = &args.input {

@@ -27,6 +27,7 @@ use std::sync::{Arc, RwLock};
 use crate::sync::RwLockExt;
 
 pub use outputs::JobOutputs;
+pub use pool::JobWorkers;
 pub(crate) use table::Jobs;
 
 /// A kind of background job.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 
-use super::pool::{JobPool, Output, Work};
+use super::pool::{JobPool, JobWorkers, Output, Work};
 use super::{ErasedKey, Job, JobDelivery, JobKindId, JobOutputs, JobRegistry, JobStats};
 
 /// Who waits for a job: `(instance slot, token)`, opaque here.
@@ -168,9 +168,9 @@ pub(crate) struct Jobs {
 }
 
 impl Jobs {
-    pub fn new(threads: usize, delivery: JobDelivery) -> Self {
+    pub fn new(workers: JobWorkers, delivery: JobDelivery) -> Self {
         Jobs {
-            pool: JobPool::new(threads),
+            pool: JobPool::new(workers),
             delivery,
             registry: Arc::default(),
             kinds: Vec::new(),

@@ -48,7 +48,7 @@ use crate::bindings::tasks::Wake;
 use crate::engine::ScriptComponent;
 use crate::error::{ScriptError, ScriptExport};
 use crate::instance::ScriptInstance;
-use crate::jobs::{Job, JobDelivery, Jobs};
+use crate::jobs::{Job, JobDelivery, JobWorkers, Jobs};
 use crate::limits::Quotas;
 use crate::log::{LogSink, TracingLog};
 use crate::scene::{Scene, SharedScene};
@@ -71,8 +71,11 @@ pub struct RuntimeConfig {
     pub hz: f64,
     /// Where script log lines go.
     pub log: Arc<dyn LogSink>,
-    /// Worker threads for background jobs (0: one per core).
+    /// Worker threads for background jobs (0: one per core), started with
+    /// the first job; ignored when `job_workers` is set.
     pub job_threads: usize,
+    /// Workers shared with other runtimes (a server's worlds share one set).
+    pub job_workers: Option<JobWorkers>,
     /// When finished jobs reach scripts.
     pub jobs: JobDelivery,
     /// What each instance may make the host keep or do.
@@ -87,6 +90,7 @@ impl Default for RuntimeConfig {
             hz: 60.0,
             log: Arc::new(TracingLog),
             job_threads: 0,
+            job_workers: None,
             jobs: JobDelivery::WhenReady,
             quotas: Quotas::default(),
             restart: RestartPolicy::default(),
@@ -129,7 +133,10 @@ impl Runtime {
             config.hz.is_finite() && config.hz > 0.0,
             "hz must be positive"
         );
-        let jobs = Jobs::new(config.job_threads, config.jobs);
+        let workers = config
+            .job_workers
+            .unwrap_or_else(|| JobWorkers::new(config.job_threads));
+        let jobs = Jobs::new(workers, config.jobs);
         Runtime {
             clock: FrameClock::new(config.hz),
             shared: RuntimeShared {

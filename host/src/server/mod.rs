@@ -38,6 +38,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::engine::ScriptComponent;
 use crate::input::Event;
+use crate::jobs::JobWorkers;
 use crate::runtime::{Runtime, RuntimeConfig};
 use crate::sync::LockExt;
 use loop_thread::{LoopThread, Order};
@@ -126,8 +127,14 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts the loop threads (with no worlds yet).
-    pub fn start(config: ServerConfig) -> Result<Server> {
+    /// Starts the loop threads (with no worlds yet). Every world's
+    /// background jobs run on one set of workers
+    /// ([`RuntimeConfig::job_workers`], made here from `job_threads` unless
+    /// given).
+    pub fn start(mut config: ServerConfig) -> Result<Server> {
+        if config.runtime.job_workers.is_none() {
+            config.runtime.job_workers = Some(JobWorkers::new(config.runtime.job_threads));
+        }
         let hz = config.runtime.hz;
         if !(hz.is_finite() && hz > 0.0) {
             bail!("the frame rate must be positive, not {hz}");
