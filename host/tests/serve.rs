@@ -212,6 +212,64 @@ fn worlds_on_threads_run_exactly_seconds_times_hz_frames() {
 }
 
 #[test]
+fn overruns_are_counted_and_logged_once_a_second_naming_the_slowest_world() {
+    // Four fib(25) worlds (0.3-0.6 ms each) on one thread at 1000 Hz: every
+    // frame overruns its 1 ms budget, for a few seconds of wall time. (No
+    // CPU deadlines: on a loaded machine a descheduled call could pass one.)
+    let fib = common::build("fib");
+    let fib = fib.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let metrics = dir.path().join("metrics.json");
+    let started = Instant::now();
+    let mut serve = Serve::start(&[
+        fib,
+        "--threads",
+        "1",
+        "--worlds",
+        "4",
+        "--hz",
+        "1000",
+        "--seconds",
+        "1",
+        "--script-deadline-ms",
+        "0",
+        "--overrun-frames",
+        "1000000",
+        "--metrics-json",
+        metrics.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        serve.wait(Duration::from_secs(120)),
+        0,
+        "{}",
+        serve.stderr()
+    );
+    let wall = started.elapsed().as_secs_f64();
+    let stderr = serve.stderr();
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("overran its 1.00 ms budget"))
+        .collect();
+    assert!(!warnings.is_empty(), "{stderr}");
+    assert!(
+        warnings.len() as f64 <= wall + 1.0,
+        "{} warnings in {wall:.1} s:\n{stderr}",
+        warnings.len()
+    );
+    for warning in &warnings {
+        assert!(
+            (1..=4).any(|w| warning.contains(&format!("slowest world: {w} at"))),
+            "{warning}"
+        );
+    }
+    let metrics = read_json(&metrics);
+    let thread = &metrics["threads"][0];
+    assert_eq!(thread["updates"], 4 * 1000, "{stderr}");
+    assert!(thread["overruns"].as_u64().unwrap() > 500, "{thread}");
+    assert_eq!(thread["worlds_evicted"], 0);
+}
+
+#[test]
 fn http_control_surface_and_sigterm_drain() {
     let dir = tempfile::tempdir().unwrap();
     let (dumps, metrics) = (dir.path().join("worlds"), dir.path().join("metrics.json"));
