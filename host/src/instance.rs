@@ -210,6 +210,12 @@ impl ScriptInstance {
         self.store.data().identity.end_frame();
     }
 
+    /// Whether the instance asked for anything since its commands were
+    /// last taken.
+    pub fn has_commands(&self) -> bool {
+        !self.store.data().commands.is_empty()
+    }
+
     /// Swaps the commands made since the last time (oldest first) with
     /// `buffer`, which must be empty.
     pub fn swap_commands(&mut self, buffer: &mut Vec<Command>) {

@@ -233,7 +233,8 @@ impl Jobs {
     /// Collects finished work and returns the jobs to deliver, in request
     /// order. In lockstep, waits for every queued job first.
     pub fn deliver(&mut self) -> Delivered {
-        loop {
+        // Results only come for queued jobs: most frames poll nothing.
+        while !self.queued.is_empty() {
             let next = match self.delivery {
                 JobDelivery::Lockstep if !self.queued.is_empty() => self.pool.wait_result(),
                 _ => self.pool.try_result(),

@@ -180,7 +180,10 @@ impl ScriptIdentity {
 
     /// Forgets stderr output of earlier calls; called before each call.
     pub fn begin_call(&self) {
-        if self.stderr_written.swap(false, Ordering::Relaxed) {
+        // A plain load first: most calls write nothing to stderr.
+        if self.stderr_written.load(Ordering::Relaxed)
+            && self.stderr_written.swap(false, Ordering::Relaxed)
+        {
             self.lock_tail().clear();
         }
     }

@@ -12,6 +12,9 @@ impl Runtime {
         let Some(instance) = self.slots.get_mut(slot) else {
             return;
         };
+        if !instance.has_commands() {
+            return;
+        }
         // Swap buffers with the instance: no allocation per frame.
         let mut commands = std::mem::take(&mut self.command_buffer);
         instance.swap_commands(&mut commands);
