@@ -20,6 +20,9 @@
 //!
 //! Without a mode it subscribes and logs `tick F` each frame.
 
+// The floods loop until a quota stops them, on purpose.
+#![allow(clippy::for_unbounded_range)]
+
 use script::Script;
 use script::bindings::game::engine::{events, runtime, tasks};
 
