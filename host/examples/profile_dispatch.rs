@@ -3,11 +3,17 @@
 //! target/wasm32-wasip2/release/test_noop.wasm 100000` (instructions per
 //! frame are reproducible where wall time is not). Arguments: the no-op
 //! component (`host/tests/scripts/noop`, built for wasm32-wasip2) and the
-//! number of frames (default 100,000).
+//! number of frames (default 100,000). Further arguments name entities to
+//! spawn before the script starts (the peers script picks its mode from
+//! them, e.g. `peers:behaviours:10000`), for profiling other paths:
+//! `valgrind --tool=callgrind --toggle-collect='host::runtime::Runtime::step'
+//! target/release/examples/profile_dispatch
+//! target/wasm32-wasip2/release/test_peers.wasm 20 peers:behaviours:10000`.
 
 use std::sync::Arc;
 
 use host::log::MemoryLog;
+use host::sync::LockExt;
 use host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
 
 fn main() -> anyhow::Result<()> {
@@ -28,6 +34,9 @@ fn main() -> anyhow::Result<()> {
         log: Arc::new(MemoryLog::new()),
         ..RuntimeConfig::default()
     });
+    for marker in args {
+        runtime.scene().lock_unpoisoned().spawn(&marker);
+    }
     runtime.spawn(&noop)?;
     runtime.run_frames(frames);
     println!(

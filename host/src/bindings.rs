@@ -12,4 +12,4 @@ wasmtime::component::bindgen!({
     },
 });
 
-pub use game::engine::{events, input, log, motion, runtime, scene, tasks, types};
+pub use game::engine::{entities, events, frame, input, log, motion, runtime, scene, tasks, types};

@@ -10,8 +10,11 @@ use wasmtime::{Trap, WasmBacktrace};
 pub enum ScriptExport {
     /// `entrypoint`, called once at start.
     Entrypoint,
-    /// `on-message`, called every frame per subscription.
+    /// `on-message`, called every frame per subscription (and for wakes).
     OnMessage,
+    /// `on-update`, called instead of `on-message` with the frame clock
+    /// when a component exports it (`game-script`, 0.1.4).
+    OnUpdate,
     /// `save-state`, called on the old instance during a hot-swap.
     SaveState,
     /// `restore-state`, called on the new instance during a hot-swap.
@@ -23,6 +26,7 @@ impl fmt::Display for ScriptExport {
         f.write_str(match self {
             ScriptExport::Entrypoint => "entrypoint",
             ScriptExport::OnMessage => "on-message",
+            ScriptExport::OnUpdate => "on-update",
             ScriptExport::SaveState => "save-state",
             ScriptExport::RestoreState => "restore-state",
         })

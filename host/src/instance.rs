@@ -7,8 +7,9 @@ use wasmtime::error::Context as _;
 use wasmtime::{Store, Trap};
 
 use crate::bindings::Script;
+use crate::bindings::frame::FrameClock;
 use crate::bindings::tasks::Wake;
-use crate::engine::ScriptComponent;
+use crate::engine::{OnUpdate, ScriptComponent};
 use crate::error::{ScriptError, ScriptExport};
 use crate::limits::ScriptLimits;
 use crate::state::{Command, HandleStats, RuntimeShared, ScriptState};
@@ -40,6 +41,8 @@ pub struct InstanceInfo {
 pub(crate) struct ScriptInstance {
     store: Store<ScriptState>,
     exports: Script,
+    /// `on-update`, called instead of `on-message` when exported.
+    on_update: Option<OnUpdate>,
     instance: Instance,
     /// The component this instance runs (its name, size and optional
     /// hand-over exports, looked up when a swap needs them).
@@ -69,9 +72,13 @@ impl ScriptInstance {
             .indices()
             .load(&mut store, &instance)
             .with_context(context)?;
+        let on_update = component
+            .on_update(&mut store, &instance)
+            .with_context(context)?;
         Ok(ScriptInstance {
             store,
             exports,
+            on_update,
             instance,
             component: component.clone(),
             swaps: 0,
@@ -104,21 +111,32 @@ impl ScriptInstance {
         self.store.data().identity.id
     }
 
-    /// Calls `entrypoint` (`id` is ignored) or `on-message(id)` with the
-    /// frame's timing. The hand-over exports have their own methods.
-    pub fn call(
-        &mut self,
-        export: ScriptExport,
-        time: FrameTime,
-        id: u32,
-    ) -> Result<(), Box<ScriptError>> {
-        self.call_export(export, time, |exports, store| match export {
-            ScriptExport::OnMessage => exports.call_on_message(store, id),
-            ScriptExport::Entrypoint => exports.call_entrypoint(store),
-            ScriptExport::SaveState | ScriptExport::RestoreState => {
-                wasmtime::bail!("`{export}` is called through the hand-over methods")
-            }
+    /// Calls `entrypoint` once, with the frame's timing.
+    pub fn start(&mut self, time: FrameTime) -> Result<(), Box<ScriptError>> {
+        self.call_export(ScriptExport::Entrypoint, time, |exports, store| {
+            exports.call_entrypoint(store)
         })
+    }
+
+    /// The frame's call for message `id` (an update id or the wake
+    /// message): `on-update(id, clock)` if the component exports it, else
+    /// `on-message(id)`.
+    pub fn message(&mut self, time: FrameTime, id: u32) -> Result<(), Box<ScriptError>> {
+        match self.on_update {
+            Some(on_update) => {
+                let clock = FrameClock {
+                    frame: time.frame,
+                    delta_time: time.delta,
+                    time: time.time,
+                };
+                self.call_export(ScriptExport::OnUpdate, time, |_, store| {
+                    on_update.call(store, (id, clock))
+                })
+            }
+            None => self.call_export(ScriptExport::OnMessage, time, |exports, store| {
+                exports.call_on_message(store, id)
+            }),
+        }
     }
 
     /// Calls `save-state`; `None` when the script has no state to hand over
@@ -144,7 +162,7 @@ impl ScriptInstance {
         state: Vec<u8>,
     ) -> Result<(), Box<ScriptError>> {
         let Some(index) = self.component.handover().restore else {
-            return self.call(ScriptExport::Entrypoint, time, 0);
+            return self.start(time);
         };
         let instance = self.instance;
         self.call_export(ScriptExport::RestoreState, time, |_, store| {
@@ -165,7 +183,7 @@ impl ScriptInstance {
     ) -> Result<R, Box<ScriptError>> {
         let limits = *self.component.limits();
         let deadline = limits.update_deadline.map(|update| match export {
-            ScriptExport::OnMessage => update,
+            ScriptExport::OnMessage | ScriptExport::OnUpdate => update,
             _ => limits.start_deadline,
         });
         if let Some(deadline) = deadline {

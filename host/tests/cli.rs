@@ -146,7 +146,7 @@ fn trapping_script_fails_the_run_but_not_the_others() {
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
     assert!(
-        err.contains("script `test_trap`") && err.contains("failed in `on-message` at frame 3"),
+        err.contains("script `test_trap`") && err.contains("failed in `on-update` at frame 3"),
         "{err}"
     );
     assert!(err.contains("wasm backtrace"), "{err}");

@@ -21,21 +21,21 @@ fn trap_in_on_message_removes_only_that_script() {
     };
     assert_eq!(error.script, "test_trap");
     assert_eq!(error.instance, bad);
-    assert_eq!(error.export, ScriptExport::OnMessage);
+    assert_eq!(error.export, ScriptExport::OnUpdate);
     assert_eq!(error.frame, 3);
     assert!(error.cause.contains("unreachable"), "{}", error.cause);
     let line = error.to_string();
     assert!(!line.contains('\n'), "not one line: {line}");
-    assert!(line.contains("`test_trap`") && line.contains("`on-message`"));
+    assert!(line.contains("`test_trap`") && line.contains("`on-update`"));
     assert!(line.contains("boom at frame 3"), "{line}");
     let backtrace = error.backtrace.as_deref().expect("a wasm backtrace");
     assert!(
-        backtrace.contains("test_trap.wasm!on-message"),
+        backtrace.contains("test_trap.wasm!on-update"),
         "{backtrace}"
     );
     let report = error.report();
     assert_eq!(report.lines().next(), Some(line.as_str()));
-    assert!(report.contains("test_trap.wasm!on-message"), "{report}");
+    assert!(report.contains("test_trap.wasm!on-update"), "{report}");
     assert!(report.contains("guest stderr"), "{report}");
 
     // The trapping script ran frames 1-3 only; the healthy one all 6.
@@ -123,6 +123,34 @@ fn files_that_are_not_components_are_refused() {
     let message = load_error(&missing);
     assert!(message.contains("failed to read script"), "{message}");
     assert!(message.contains("missing.wasm"), "{message}");
+}
+
+#[test]
+fn a_script_built_against_frozen_wit_0_1_3_still_runs_and_hands_over() {
+    // The last release before `entities` and `on-update`: the host calls
+    // its `on-message`, it fetches the clock by call, and its timer wakes
+    // and state hand-over work as they did.
+    let engine = common::engine();
+    let old = common::load(&engine, "compat-0-1-3");
+    assert!(old.is_stateful());
+    let (mut runtime, _log) = common::runtime();
+    let id = runtime.spawn(&old).unwrap();
+    runtime.run_frames(25);
+    let p = common::transform(&runtime, "old13").position;
+    assert_eq!(
+        (p.x, p.y),
+        (25.0, 2.0),
+        "25 updates, wakes at frames 10, 20"
+    );
+    runtime.replace(id, &old).unwrap();
+    runtime.run_frames(10);
+    let p = common::transform(&runtime, "old13").position;
+    assert_eq!(
+        (p.x, p.y),
+        (35.0, 3.0),
+        "the timer restarted after the swap"
+    );
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
 }
 
 #[test]

@@ -129,7 +129,7 @@ const START_BOUND: Duration = Duration::from_secs(1); // 10x the 100 ms deadline
 #[test]
 fn an_endless_loop_in_on_message_is_stopped_at_its_deadline() {
     let run = beside_cube(&default_engine(), "loop-update");
-    assert_contained(&run, "on-message", "ran past its CPU deadline of 5 ms");
+    assert_contained(&run, "on-update", "ran past its CPU deadline of 5 ms");
     assert!(run.slowest < UPDATE_BOUND, "{:?}", run.slowest);
     assert_eq!(run.errors[0].frame, 1);
 }
@@ -184,7 +184,7 @@ fn a_memory_bomb_fails_at_its_limit_and_the_host_stays_small() {
         ..ScriptLimits::default()
     });
     let run = beside_cube(&engine, "memory");
-    assert_contained(&run, "on-message", "past its limit of 16 MiB");
+    assert_contained(&run, "on-update", "past its limit of 16 MiB");
     assert!(
         run.slowest < Duration::from_millis(500),
         "{:?}",
@@ -206,7 +206,7 @@ fn unbounded_recursion_is_contained() {
     } else {
         "out of bounds memory access"
     };
-    assert_contained(&run, "on-message", overflow);
+    assert_contained(&run, "on-update", overflow);
     assert!(run.slowest < UPDATE_BOUND, "{:?}", run.slowest);
 }
 
@@ -228,13 +228,33 @@ fn floods_of_host_state_meet_their_quotas() {
             "quota exceeded: more than 1000 entities spawned",
         ),
         (
+            "entities-bulk",
+            "quota exceeded: more than 1000 entities spawned",
+        ),
+        (
             "messages",
             "quota exceeded: more than 100 messages sent in one frame",
         ),
     ] {
         let run = beside_cube(&engine, mode);
-        assert_contained(&run, "on-message", cause);
+        assert_contained(&run, "on-update", cause);
         assert!(run.slowest < UPDATE_BOUND, "{mode}: {:?}", run.slowest);
+    }
+}
+
+#[test]
+fn batched_calls_with_bad_ids_or_values_fail_naming_them() {
+    let engine = default_engine();
+    for (mode, cause) in [
+        ("bad-entity-id", "entities: no entity has id 4000000000"),
+        (
+            "bad-values",
+            "entities: set-positions got 2 ids and 5 values; it takes 3 values per id",
+        ),
+    ] {
+        let run = beside_cube(&engine, mode);
+        assert_contained(&run, "on-update", cause);
+        assert_eq!(run.errors[0].frame, 1, "{mode}");
     }
 }
 
@@ -248,7 +268,7 @@ fn log_floods_are_capped_per_frame_and_summarised() {
     ] {
         let run = beside_cube(&engine, mode);
         // The flood is endless, so the deadline ends it.
-        assert_contained(&run, "on-message", "ran past its CPU deadline");
+        assert_contained(&run, "on-update", "ran past its CPU deadline");
         let lines = run
             .hostile_log
             .iter()
@@ -313,7 +333,7 @@ fn a_script_built_for_another_api_version_says_which() {
     let text = format!("{error:#}");
     assert!(
         text.contains(
-            "it was built against game:engine@0.2.0, but this host provides game:engine@0.1.3"
+            "it was built against game:engine@0.2.0, but this host provides game:engine@0.1.4"
         ),
         "{text}"
     );

@@ -6,7 +6,9 @@
 ///
 /// The host calls [`Script::entrypoint`] once when the instance starts, then
 /// [`Script::on_message`] once per frame for every id the script subscribed
-/// with [`update::subscribe`](crate::update::subscribe). Tasks started
+/// with [`update::subscribe`](crate::update::subscribe) (through the
+/// `on-update` export, which brings the frame clock along, so
+/// [`time::delta_time`](crate::time::delta_time) costs no host call). Tasks started
 /// with [`task::spawn`](crate::task::spawn) run between those calls, woken by the host only
 /// when what they wait for is due. Each instance of a component has its own
 /// memory, so its own value of `Self`.
@@ -62,12 +64,14 @@ macro_rules! export {
 
             impl $crate::bindings::Guest for Exports {
                 fn entrypoint() {
+                    $crate::__private::begin_call(::core::option::Option::None);
                     let state = <$script as $crate::Script>::entrypoint();
                     STATE.with(|cell| *cell.borrow_mut() = ::core::option::Option::Some(state));
-                    $crate::__private::run_until_stalled();
+                    $crate::__private::end_call();
                 }
 
                 fn save_state() -> ::core::option::Option<::std::vec::Vec<u8>> {
+                    $crate::__private::begin_call(::core::option::Option::None);
                     STATE.with(|cell| {
                         cell.borrow()
                             .as_ref()
@@ -76,28 +80,39 @@ macro_rules! export {
                 }
 
                 fn restore_state(saved: ::std::vec::Vec<u8>) {
+                    $crate::__private::begin_call(::core::option::Option::None);
                     let state = <$script as $crate::Script>::restore_state(&saved)
                         .unwrap_or_else(<$script as $crate::Script>::entrypoint);
                     STATE.with(|cell| *cell.borrow_mut() = ::core::option::Option::Some(state));
-                    $crate::__private::run_until_stalled();
+                    $crate::__private::end_call();
                 }
 
                 fn on_message(id: u32) {
-                    if id == $crate::update::WAKE_MESSAGE {
-                        $crate::__private::deliver_wakes();
-                    } else {
+                    $crate::__private::begin_call(::core::option::Option::None);
+                    Self::message(id);
+                }
+
+                fn on_update(id: u32, clock: $crate::time::FrameClock) {
+                    $crate::__private::begin_call(::core::option::Option::Some(clock));
+                    Self::message(id);
+                }
+            }
+
+            impl Exports {
+                fn message(id: u32) {
+                    $crate::__private::message(id, |id| {
                         STATE.with(|cell| {
                             if let ::core::option::Option::Some(state) = cell.borrow_mut().as_mut()
                             {
                                 <$script as $crate::Script>::on_message(state, id);
                             }
                         });
-                    }
-                    $crate::__private::run_until_stalled();
+                    });
+                    $crate::__private::end_call();
                 }
             }
 
-    $crate::bindings::export_world!(Exports with_types_in $crate::bindings);
+            $crate::bindings::export_world!(Exports with_types_in $crate::bindings);
         };
     };
 }

@@ -33,6 +33,10 @@
 //! - [`time`]: the frame clock; waiting for frames and game seconds.
 //! - [`scene`]: entities and their transforms ([`scene::TransformExt`] for
 //!   glam types).
+//! - [`entities`]: many transforms per host call, by entity id, with
+//!   buffered writes.
+//! - [`behaviour`]: per-entity game logic, thousands of entities served by
+//!   one instance in one call per frame.
 //! - [`task`]: async tasks ([`task::spawn`], [`task::Task`]).
 //! - [`events`]: input events and messages between scripts.
 //! - [`motion`]: host-driven movement.
@@ -47,8 +51,10 @@
 
 #![warn(missing_docs)]
 
+pub mod behaviour;
 #[allow(missing_docs)] // generated from the WIT, documented there
 pub mod bindings;
+pub mod entities;
 pub mod events;
 mod executor;
 mod export;
@@ -71,4 +77,27 @@ pub use glam;
 pub mod __private {
     pub use crate::executor::run_until_stalled;
     pub use crate::wait::deliver_wakes;
+
+    use crate::time::FrameClock;
+
+    /// Before a call into the script: the clock it came with, if any.
+    pub fn begin_call(clock: Option<FrameClock>) {
+        crate::time::set_clock(clock);
+    }
+
+    /// Handles message `id`: wakes, the behaviours' update, or the script's
+    /// own `on_message`.
+    pub fn message(id: u32, on_message: impl FnOnce(u32)) {
+        match id {
+            crate::update::WAKE_MESSAGE => deliver_wakes(),
+            crate::behaviour::UPDATE_ID => crate::behaviour::run_all(&crate::time::clock()),
+            _ => on_message(id),
+        }
+    }
+
+    /// After a call: runs woken tasks, then sends buffered entity writes.
+    pub fn end_call() {
+        run_until_stalled();
+        crate::entities::flush();
+    }
 }

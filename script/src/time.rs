@@ -1,24 +1,53 @@
 //! Game time: the frame clock, and waiting for frames and seconds.
+//!
+//! The host passes the frame clock with every per-frame call (`on-update`,
+//! 0.1.4), so [`delta_time`], [`frame`] and [`time`] cost no call into the
+//! host there. Outside those calls (`entrypoint`, the state hand-over) they
+//! ask the host.
 
+use std::cell::Cell;
 use std::future::Future;
 
+pub use crate::bindings::game::engine::frame::FrameClock;
 use crate::bindings::game::engine::runtime;
 use crate::bindings::game::engine::tasks::{self, WakeData};
 use crate::wait::HostWait;
 
+thread_local! {
+    /// The clock the host passed with the call being run, if it passed one.
+    static CLOCK: Cell<Option<FrameClock>> = const { Cell::new(None) };
+}
+
+/// Sets (or, with `None`, forgets) the clock of the call being run.
+pub(crate) fn set_clock(clock: Option<FrameClock>) {
+    CLOCK.set(clock);
+}
+
+/// The clock of the current frame: the one passed with this call, or the
+/// host's.
+pub fn clock() -> FrameClock {
+    CLOCK.get().unwrap_or_else(|| FrameClock {
+        frame: runtime::frame(),
+        delta_time: runtime::delta_time(),
+        time: runtime::time(),
+    })
+}
+
 /// Seconds of game time the current frame advances (the fixed timestep).
 pub fn delta_time() -> f32 {
-    runtime::delta_time()
+    CLOCK
+        .get()
+        .map_or_else(runtime::delta_time, |clock| clock.delta_time)
 }
 
 /// Number of the current frame: 1 on the first frame, 0 during `entrypoint`.
 pub fn frame() -> u64 {
-    runtime::frame()
+    CLOCK.get().map_or_else(runtime::frame, |clock| clock.frame)
 }
 
 /// Game time in seconds at the end of the current frame.
 pub fn time() -> f64 {
-    runtime::time()
+    CLOCK.get().map_or_else(runtime::time, |clock| clock.time)
 }
 
 /// Completes at the start of the next frame.

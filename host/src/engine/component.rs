@@ -3,9 +3,11 @@
 use std::sync::Arc;
 
 use wasmtime::Store;
-use wasmtime::component::{ComponentExportIndex, InstancePre};
+use wasmtime::component::{ComponentExportIndex, Instance, InstancePre, TypedFunc};
+use wasmtime::error::Context as _;
 
 use crate::bindings::ScriptIndices;
+use crate::bindings::frame::FrameClock;
 use crate::limits::ScriptLimits;
 use crate::state::{RuntimeShared, ScriptLimiter, ScriptState};
 use crate::time::FrameTime;
@@ -18,6 +20,9 @@ pub(crate) struct HandoverExports {
     pub restore: Option<ComponentExportIndex>,
 }
 
+/// `on-update(id, clock)`: `on-message(id)` with the frame clock.
+pub(crate) type OnUpdate = TypedFunc<(u32, FrameClock), ()>;
+
 /// A compiled, linked script component. Cloning is cheap; each
 /// instantiation gets its own store, memory and id.
 #[derive(Clone)]
@@ -28,6 +33,8 @@ pub struct ScriptComponent {
     indices: Arc<ScriptIndices>,
     size: usize,
     handover: HandoverExports,
+    /// `on-update`, if the component exports it (`game-script`, 0.1.4).
+    on_update: Option<ComponentExportIndex>,
     limits: ScriptLimits,
 }
 
@@ -46,12 +53,14 @@ impl ScriptComponent {
             save: component.get_export_index(None, "save-state"),
             restore: component.get_export_index(None, "restore-state"),
         };
+        let on_update = component.get_export_index(None, "on-update");
         Ok(ScriptComponent {
             name: name.into(),
             pre,
             indices,
             size,
             handover,
+            on_update,
             limits,
         })
     }
@@ -121,6 +130,21 @@ impl ScriptComponent {
 
     pub(crate) fn indices(&self) -> &ScriptIndices {
         &self.indices
+    }
+
+    /// The instance's `on-update` function, if the component exports one.
+    pub(crate) fn on_update(
+        &self,
+        store: &mut Store<ScriptState>,
+        instance: &Instance,
+    ) -> wasmtime::Result<Option<OnUpdate>> {
+        let Some(index) = self.on_update else {
+            return Ok(None);
+        };
+        instance
+            .get_typed_func(store, index)
+            .context("`on-update` has the wrong type")
+            .map(Some)
     }
 }
 

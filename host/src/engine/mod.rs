@@ -25,6 +25,7 @@ use component::{WasmKind, wasm_kind};
 use ticker::EpochTicker;
 
 pub use cache::default_cache_dir;
+pub(crate) use component::OnUpdate;
 pub use component::ScriptComponent;
 
 /// Adds host functions beyond the `script` world to the linker: the WIT
@@ -237,7 +238,7 @@ impl ScriptEngine {
 const LARGE_COMPONENT: usize = 4 << 20;
 
 /// The version of the `game:engine` WIT package this host provides.
-pub const API_VERSION: &str = "0.1.3";
+pub const API_VERSION: &str = "0.1.4";
 
 /// Why a component failed to link, when the cause is known: the first
 /// `game:engine` import whose version this host cannot provide, or a

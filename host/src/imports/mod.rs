@@ -3,6 +3,7 @@
 //! and holding the conversions between WIT and domain types it needs.
 //! [`add_to_linker`] composes them (with WASI) into one linker.
 
+mod entities;
 mod events;
 mod frame;
 mod log;
@@ -24,3 +25,5 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ScriptState>) -> wasmtime::Resul
 }
 
 impl crate::bindings::types::Host for ScriptState {}
+
+impl crate::bindings::frame::Host for ScriptState {}

@@ -9,7 +9,9 @@
 //! 4. delivers finished background jobs (of every registered kind);
 //! 5. delivers the frame's queued events (input, script messages);
 //! 6. calls `on-message(id)` for every update subscription, in the order the
-//!    subscriptions were made (stable across frames);
+//!    subscriptions were made (stable across frames); a component that
+//!    exports `on-update` gets `on-update(id, clock)` instead, here and in
+//!    step 7;
 //! 7. calls `on-message(WAKE_MESSAGE)` once on each instance with completed
 //!    waits (in the order their first wake completed); the guest takes them
 //!    with `take-wakes` and polls exactly the woken tasks. Instances with
@@ -46,7 +48,7 @@ use uuid::Uuid;
 use crate::bindings::events::Event;
 use crate::bindings::tasks::Wake;
 use crate::engine::ScriptComponent;
-use crate::error::{ScriptError, ScriptExport};
+use crate::error::ScriptError;
 use crate::instance::ScriptInstance;
 use crate::jobs::{Job, JobDelivery, JobWorkers, Jobs};
 use crate::limits::Quotas;
@@ -175,7 +177,7 @@ impl Runtime {
     pub fn spawn(&mut self, component: &ScriptComponent) -> Result<Uuid> {
         let now = self.clock.now();
         let mut instance = ScriptInstance::new(component, &self.shared, now, None)?;
-        if let Err(error) = instance.call(ScriptExport::Entrypoint, now, 0) {
+        if let Err(error) = instance.start(now) {
             self.record(*error.clone());
             return Err((*error).into());
         }
@@ -252,7 +254,7 @@ impl Runtime {
             return;
         };
         instance.set_known_usage(self.waits.count(slot), self.subscriptions.count(slot));
-        if let Err(error) = instance.call(ScriptExport::OnMessage, time, id) {
+        if let Err(error) = instance.message(time, id) {
             self.record(*error);
             if let Some(failed) = self.slots.take(slot) {
                 failed.end_frame();

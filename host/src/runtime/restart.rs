@@ -6,7 +6,6 @@ use uuid::Uuid;
 
 use super::Runtime;
 use crate::engine::ScriptComponent;
-use crate::error::ScriptExport;
 use crate::instance::ScriptInstance;
 
 /// What happens to an instance that fails (traps, runs past its deadline,
@@ -107,7 +106,7 @@ impl Runtime {
                 restart.attempt,
                 self.restart_policy.max_restarts
             );
-            match instance.call(ScriptExport::Entrypoint, now, 0) {
+            match instance.start(now) {
                 Ok(()) => {
                     let slot = self.slots.insert(instance);
                     self.apply_commands_of(slot);

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::Runtime;
 use crate::engine::ScriptComponent;
-use crate::error::{ScriptError, ScriptExport};
+use crate::error::ScriptError;
 use crate::instance::ScriptInstance;
 
 /// What a successful [`Runtime::replace`] did.
@@ -66,7 +66,7 @@ impl Runtime {
         let restored = saved.is_some();
         match saved {
             Some(state) => new.restore_state(now, state),
-            None => new.call(ScriptExport::Entrypoint, now, 0),
+            None => new.start(now),
         }
         .map_err(trapped)?;
 

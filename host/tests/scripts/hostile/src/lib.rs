@@ -12,6 +12,11 @@
 //!   messages without end;
 //! - `log-lines`, `stdout`: logs short lines / prints 4 KB lines to stdout
 //!   without end;
+//! - `entities-bulk`: spawns entities 10,000 per call (`entities`) without
+//!   end;
+//! - `bad-entity-id`: sets the position of an entity id that does not
+//!   exist (buffered, sent at the end of the update);
+//! - `bad-values`: sends two ids with five floats of positions;
 //! - `trap-once`: traps in its first update (it logs `started` each time it
 //!   starts, for restart tests);
 //! - `churn`: not hostile, busy: every frame it fetches and drops a handle,
@@ -39,6 +44,9 @@ const MODES: &[&str] = &[
     "messages",
     "log-lines",
     "stdout",
+    "entities-bulk",
+    "bad-entity-id",
+    "bad-values",
     "trap-once",
     "churn",
 ];
@@ -143,6 +151,15 @@ impl Script for Hostile {
                 loop {
                     println!("{line}");
                 }
+            }
+            "entities-bulk" => loop {
+                script::entities::spawn_many("spam", 10_000);
+            },
+            "bad-entity-id" => {
+                script::entities::set_position(4_000_000_000, script::glam::Vec3::ONE)
+            }
+            "bad-values" => {
+                script::bindings::game::engine::entities::set_positions(&[0, 0], &[1.0; 5]);
             }
             "trap-once" => panic!("trap-once fails at frame {frame}"),
             "churn" => churn(frame),

@@ -5,34 +5,72 @@
 //!   it every update;
 //! - an entity named `peers:many`: spawns 10,000 entities in `entrypoint`,
 //!   keeps their handles, and every update sets each one's position to
-//!   `(i, frame, 0)`.
+//!   `(i, frame, 0)`, one host call per entity;
+//! - an entity named `peers:batched`: the same through the batched
+//!   `entities` API (buffered writes, flushed in one call per update);
+//! - an entity named `peers:behaviours:N`: spawns N entities in one call
+//!   and attaches a [`Spin`] behaviour to each, which turns its entity like
+//!   the spinning cube, at a speed of its own.
 
 use script::Script;
-use script::glam::Quat;
+use script::behaviour::{self, Behaviour};
+use script::entities::{self, EntityId, Transform};
+use script::glam::{Quat, Vec3};
 use script::scene::{TransformComponent, TransformExt};
+use script::time::FrameClock;
 
 /// Radians per second about world Y, as the spinning-cube example.
 const ANGULAR_SPEED: f32 = std::f32::consts::FRAC_PI_2;
-/// Entities moved by `peers:many`.
+/// Entities moved by `peers:many` and `peers:batched`.
 pub const MANY: usize = 10_000;
+/// Behaviour counts the bench may ask for.
+const BEHAVIOUR_COUNTS: [u32; 4] = [1_000, 10_000, 100_000, 500_000];
+
+/// Turns its entity about Y at `speed` times the cube's speed.
+pub struct Spin {
+    speed: f32,
+}
+
+impl Behaviour for Spin {
+    fn update(&mut self, transform: &mut Transform, clock: &FrameClock) {
+        let delta = Quat::from_rotation_y(self.speed * ANGULAR_SPEED * clock.delta_time);
+        transform.rotation = (delta * transform.rotation).normalize();
+    }
+}
 
 enum Peers {
     Kept(TransformComponent),
     Many(Vec<TransformComponent>),
+    Batched(Vec<EntityId>),
     Idle,
 }
 
 impl Script for Peers {
     fn entrypoint() -> Self {
+        let found = |name: &str| script::scene::find(name).is_some();
+        if let Some(count) = BEHAVIOUR_COUNTS
+            .into_iter()
+            .find(|n| found(&format!("peers:behaviours:{n}")))
+        {
+            let ids = entities::spawn_many("b", count);
+            // Speeds 1, 2, 3, 4, 1, ...: the bench checks each entity.
+            behaviour::attach_all(&ids, |i, _| Spin {
+                speed: (i % 4 + 1) as f32,
+            });
+            return Peers::Idle;
+        }
         script::update::subscribe(0);
-        if script::scene::find("peers:kept").is_some() {
+        if found("peers:kept") {
             Peers::Kept(script::scene::cube())
-        } else if script::scene::find("peers:many").is_some() {
+        } else if found("peers:many") {
             Peers::Many(
                 (0..MANY)
                     .map(|i| script::scene::spawn(&format!("e{i}")))
                     .collect(),
             )
+        } else if found("peers:batched") {
+            let ids = entities::spawn_many("batched", MANY as u32);
+            Peers::Batched(ids)
         } else {
             Peers::Idle
         }
@@ -48,7 +86,13 @@ impl Script for Peers {
             Peers::Many(entities) => {
                 let frame = script::time::frame() as f32;
                 for (i, entity) in entities.iter().enumerate() {
-                    entity.set_translation(script::glam::Vec3::new(i as f32, frame, 0.0));
+                    entity.set_translation(Vec3::new(i as f32, frame, 0.0));
+                }
+            }
+            Peers::Batched(ids) => {
+                let frame = script::time::frame() as f32;
+                for (i, &id) in ids.iter().enumerate() {
+                    entities::set_position(id, Vec3::new(i as f32, frame, 0.0));
                 }
             }
             Peers::Idle => {}

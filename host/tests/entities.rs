@@ -1,0 +1,126 @@
+//! The batched `entities` API and entity behaviours (game:engine@0.1.4),
+//! through `scripts/peers` built from source: many entities moved by one
+//! script in a few calls per frame, checked entity by entity.
+
+mod common;
+
+use glam::{Quat, Vec3};
+use host::Runtime;
+use host::scene::EntityId;
+use host::sync::LockExt;
+
+const DT: f32 = 1.0 / 60.0;
+
+/// The peers script in `mode`, beside the spinning cube.
+fn peers(mode: &str) -> Runtime {
+    let engine = common::engine();
+    let (mut runtime, _log) = common::runtime();
+    runtime.scene().lock_unpoisoned().spawn(mode);
+    runtime.spawn(&common::load(&engine, "peers")).unwrap();
+    runtime
+        .spawn(&common::load(&engine, "spinning-cube"))
+        .unwrap();
+    runtime
+}
+
+/// The transform of the entity `offset` after the first one named `name`.
+fn after(runtime: &Runtime, name: &str, offset: usize) -> host::Transform {
+    let scene = runtime.scene().lock_unpoisoned();
+    let first = scene.find(name).expect(name).index();
+    *scene
+        .transform(EntityId::from((first + offset) as u32))
+        .unwrap()
+}
+
+/// Calls the host has made into the peers script so far.
+fn calls(runtime: &Runtime) -> u64 {
+    runtime
+        .instances()
+        .iter()
+        .find(|i| i.name == "test_peers")
+        .unwrap()
+        .calls
+}
+
+#[test]
+fn buffered_writes_move_ten_thousand_entities_in_one_update_call() {
+    let mut runtime = peers("peers:batched");
+    runtime.run_frames(3);
+    let before = calls(&runtime);
+    runtime.run_frames(2);
+    assert_eq!(calls(&runtime) - before, 2, "one call per frame");
+    for i in [0, 1, 4321, 9_999] {
+        assert_eq!(
+            after(&runtime, "batched", i).position,
+            Vec3::new(i as f32, 5.0, 0.0),
+            "entity {i}"
+        );
+    }
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    // The cube ran beside it: 5 frames at a quarter turn per second.
+    let cube = common::transform(&runtime, "cube").rotation;
+    let expected = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2 * DT * 5.0);
+    assert!(cube.abs_diff_eq(expected, 1e-5), "{cube}");
+}
+
+#[test]
+fn a_thousand_behaviours_run_in_one_call_per_frame() {
+    let mut runtime = peers("peers:behaviours:1000");
+    runtime.run_frames(1);
+    let before = calls(&runtime);
+    runtime.run_frames(59);
+    assert_eq!(calls(&runtime) - before, 59, "one call per frame");
+    // Attached in entrypoint, each has run every frame since the first, at
+    // its own speed (1, 2, 3, 4, 1, ...).
+    for i in [0, 1, 2, 3, 4, 999] {
+        let speed = (i % 4 + 1) as f32;
+        let mut expected = Quat::IDENTITY;
+        for _ in 0..60 {
+            expected = (Quat::from_rotation_y(speed * std::f32::consts::FRAC_PI_2 * DT) * expected)
+                .normalize();
+        }
+        let t = after(&runtime, "b", i);
+        assert!(
+            t.rotation.abs_diff_eq(expected, 1e-5),
+            "behaviour {i}: {} vs {expected}",
+            t.rotation
+        );
+        assert_eq!((t.position, t.scale), (Vec3::ZERO, Vec3::ONE), "{i}");
+    }
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+}
+
+#[test]
+fn the_swarm_example_orbits_five_thousand_entities() {
+    let engine = common::engine();
+    let (mut runtime, log) = common::runtime();
+    runtime.spawn(&common::load(&engine, "swarm")).unwrap();
+    runtime.run_frames(120);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        log.records()
+            .iter()
+            .any(|r| r.message == "5000 behaviours attached"),
+        "{:?}",
+        log.records()
+    );
+    // Entity i: ring i % 10, height from i % 7, starting angle i * 0.618,
+    // advanced by its speed for 120 frames (as the example computes it).
+    for i in [0usize, 1, 2_345, 4_999] {
+        let ring = (i % 10) as f32;
+        let (radius, speed) = (2.0 + ring * 0.5, 1.0 / (1.0 + ring * 0.25));
+        let mut angle = i as f32 * 0.618;
+        for _ in 0..120 {
+            angle += speed * DT;
+        }
+        let (sin, cos) = angle.sin_cos();
+        let expected = Vec3::new(cos * radius, (i % 7) as f32 * 0.2 - 0.6, sin * radius);
+        let t = after(&runtime, "swarm", i);
+        assert!(
+            t.position.abs_diff_eq(expected, 1e-4),
+            "entity {i}: {} vs {expected}",
+            t.position
+        );
+        assert_eq!(t.scale, Vec3::splat(0.05));
+    }
+}
