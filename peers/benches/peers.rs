@@ -11,7 +11,7 @@
 //! Run with `cargo bench -p peers` (or `cargo bench -p peers -- --quick`).
 
 use std::hint::black_box;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -29,16 +29,28 @@ use peers::{LUA_NAME, LuaScript, scripts};
 #[path = "../../host/tests/common/memory.rs"]
 mod memory;
 
-/// Entities moved per update in the "many" scenario.
+/// Entities moved per update in the "many" and "batched" scenarios.
 const MANY: usize = 10_000;
+/// Behaviours in the per-entity scenario.
+const BEHAVIOURS: usize = 10_000;
+/// Behaviours in one instance for the capacity figure.
+const BIG_BEHAVIOURS: usize = 500_000;
+/// Cube instances in one runtime for the capacity figure.
+const CUBES: usize = 4_000;
+/// One frame at 60 Hz.
+const FRAME_NS: f64 = 1e9 / 60.0;
 /// Rotation of the cube per update at 60 Hz.
 const SPEED: f32 = std::f32::consts::FRAC_PI_2;
 const DT: f32 = 1.0 / 60.0;
 
-fn component(engine: &ScriptEngine, dir: &str) -> ScriptComponent {
+/// The component file of the script crate `dir` (built if needed).
+fn script_file(dir: &str) -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
-    let file = build_script_crate(&path, BuildOutput::Capture).expect("build script");
-    engine.load_file(&file).expect("load")
+    build_script_crate(&path, BuildOutput::Capture).expect("build script")
+}
+
+fn component(engine: &ScriptEngine, dir: &str) -> ScriptComponent {
+    engine.load_file(&script_file(dir)).expect("load")
 }
 
 fn runtime() -> Runtime {
@@ -48,6 +60,7 @@ fn runtime() -> Runtime {
         // The "many" script holds 10,000 handles.
         quotas: Quotas {
             handles: 2 * MANY,
+            entities: 2 * BIG_BEHAVIOURS as u64,
             ..Quotas::default()
         },
         ..RuntimeConfig::default()
@@ -118,8 +131,43 @@ fn rotation(scene: &SharedScene) -> Quat {
 }
 
 fn position(scene: &SharedScene, name: &str) -> Vec3 {
+    transform_after(scene, name, 0).position
+}
+
+/// The transform of the entity `offset` places after the first named `name`
+/// (entities spawned together have consecutive ids).
+fn transform_after(scene: &SharedScene, name: &str, offset: usize) -> host::scene::Transform {
     let scene = scene.lock_unpoisoned();
-    scene.transform(scene.find(name).unwrap()).unwrap().position
+    let first = scene.find(name).unwrap().index();
+    *scene
+        .transform(host::scene::EntityId::from((first + offset) as u32))
+        .unwrap()
+}
+
+/// Speed factor of behaviour `i` (as the wasm and Lua scripts give them).
+fn speed(i: usize) -> f32 {
+    (i % 4 + 1) as f32
+}
+
+/// The native behaviours' update: turn each entity at its own speed.
+fn native_behaviours(scene: &SharedScene, ids: &[host::scene::EntityId]) {
+    let mut scene = scene.lock_unpoisoned();
+    let dt = black_box(DT);
+    for (i, id) in ids.iter().enumerate() {
+        let t = scene.transform_mut(*id).unwrap();
+        t.rotation = (Quat::from_rotation_y(speed(i) * SPEED * dt) * t.rotation).normalize();
+    }
+}
+
+/// `count` entities named `b` in a fresh scene (with the cube), for the
+/// native behaviours.
+fn native_behaviour_scene(count: usize) -> (SharedScene, Vec<host::scene::EntityId>) {
+    let scene = Scene::with_default_cube().shared();
+    let ids = {
+        let mut s = scene.lock_unpoisoned();
+        (0..count).map(|_| s.spawn("b")).collect()
+    };
+    (scene, ids)
 }
 
 /// The native spinning-cube update: find the cube (or use its id), rotate.
@@ -184,7 +232,7 @@ fn main() {
     // that a descheduled update on a busy machine does not stop a script.
     let engine = ScriptEngine::new(EngineOptions {
         cache_dir: None,
-        max_instances: 1100,
+        max_instances: CUBES as u32 + 100,
         limits: ScriptLimits {
             update_deadline: Some(Duration::from_secs(1)),
             start_deadline: Duration::from_secs(5),
@@ -239,6 +287,35 @@ fn main() {
                 "wasm {name}"
             );
             assert_eq!(position(&ls, name), Vec3::new(i, 3.0, 0.0), "lua {name}");
+        }
+        let mut w = wasm(&peers, &["peers:batched"]);
+        for _ in 0..3 {
+            w.step();
+        }
+        for i in [0, 4321, MANY - 1] {
+            assert_eq!(
+                transform_after(w.scene(), "batched", i).position,
+                Vec3::new(i as f32, 3.0, 0.0),
+                "wasm batched {i}"
+            );
+        }
+        let mut w = wasm(&peers, &[&format!("peers:behaviours:{BEHAVIOURS}")]);
+        let (l, ls) = lua(&scripts::behaviours(BEHAVIOURS));
+        let (native, ids) = native_behaviour_scene(BEHAVIOURS);
+        for _ in 0..60 {
+            w.step();
+            l.update().unwrap();
+            native_behaviours(&native, &ids);
+        }
+        for i in [0, 1, 2, 3, 4321, BEHAVIOURS - 1] {
+            let expected = transform_after(&native, "b", i).rotation;
+            for (side, scene) in [("wasm", w.scene()), ("lua", &ls)] {
+                let got = transform_after(scene, "b", i).rotation;
+                assert!(
+                    got.abs_diff_eq(expected, 1e-5),
+                    "{side} behaviour {i}: {got}, native {expected}"
+                );
+            }
         }
         let (l, _) = lua(scripts::FIB);
         l.update().unwrap();
@@ -309,6 +386,55 @@ fn main() {
         ));
     }
 
+    // 4b. The same through the batched API (SDK-buffered writes, one
+    // host call per update); Lua keeps its per-entity calls, which is how
+    // a Lua script sets positions.
+    {
+        let mut w = wasm(&peers, &["peers:batched"]);
+        let (l, _) = lua(scripts::MANY);
+        let native = Scene::with_default_cube().shared();
+        let ids: Vec<_> = {
+            let mut scene = native.lock_unpoisoned();
+            (0..MANY).map(|i| scene.spawn(&format!("e{i}"))).collect()
+        };
+        let mut frame = 0u64;
+        let t = three_sides(
+            &mut w,
+            &l,
+            || {
+                frame += 1;
+                let mut scene = native.lock_unpoisoned();
+                for (i, id) in ids.iter().enumerate() {
+                    scene.transform_mut(*id).unwrap().position =
+                        Vec3::new(i as f32, frame as f32, 0.0);
+                }
+            },
+            10,
+            rounds,
+        );
+        let per_entity: Vec<_> = t.iter().map(|(n, d)| (*n, *d / MANY as u32)).collect();
+        rows.push(row(
+            "10,000 entity positions, batched API (Lua: per entity), per entity",
+            &per_entity,
+        ));
+    }
+
+    // 4c. Entity behaviours: 10,000 spinning entities in one script.
+    {
+        let mut w = wasm(&peers, &[&format!("peers:behaviours:{BEHAVIOURS}")]);
+        let (l, _) = lua(&scripts::behaviours(BEHAVIOURS));
+        let (native, ids) = native_behaviour_scene(BEHAVIOURS);
+        let t = three_sides(&mut w, &l, || native_behaviours(&native, &ids), 10, rounds);
+        let per_entity: Vec<_> = t
+            .iter()
+            .map(|(n, d)| (*n, *d / BEHAVIOURS as u32))
+            .collect();
+        rows.push(row(
+            "10,000 entity behaviours in one script, per behaviour",
+            &per_entity,
+        ));
+    }
+
     // 5. Compute: fib(25) in the script.
     {
         let mut w = wasm(&fib_script, &[]);
@@ -349,6 +475,10 @@ fn main() {
         rows.push(row("spawn + despawn a script", &t));
     }
 
+    // 8. Capacity: how many fit in one 60 Hz frame on one core, from the
+    // frame time of many (cube instances / Lua states; behaviours).
+    capacity(&peers, rounds.min(7));
+
     // 7. Memory per live script, 1,000 of them.
     {
         let before = memory::status_kib("VmRSS");
@@ -374,6 +504,118 @@ fn main() {
     }
 
     print_table(&rows);
+    let speedups: Vec<(String, f64)> = rows
+        .iter()
+        .filter_map(|row| {
+            let get = |name| row.values.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+            Some((row.scenario.to_owned(), get("lua")? / get("wasm")?))
+        })
+        .collect();
+    let chart = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/peers.svg");
+    match peers::chart::speedups(&chart, LUA_NAME, &speedups) {
+        Ok(()) => println!("chart: {}", chart.display()),
+        Err(error) => eprintln!("could not write the chart {}: {error}", chart.display()),
+    }
+}
+
+/// Frame time of `CUBES` kept-handle cube instances, `CUBES` Lua states
+/// and `BIG_BEHAVIOURS` behaviours in one instance / one Lua state, and
+/// what each means per 60 Hz frame.
+fn capacity(peers: &ScriptComponent, rounds: u32) {
+    let mut w = runtime();
+    w.scene().lock_unpoisoned().spawn("peers:kept");
+    for _ in 0..CUBES {
+        w.spawn(peers).expect("spawn cube");
+    }
+    let scene = Scene::with_default_cube().shared();
+    let states: Vec<_> = (0..CUBES)
+        .map(|_| LuaScript::new(&scene, scripts::CUBE_KEPT).unwrap())
+        .collect();
+    let t = interleaved(
+        &mut [
+            Side {
+                name: "wasm",
+                op: Box::new(|| {
+                    w.step();
+                }),
+            },
+            Side {
+                name: "lua",
+                op: Box::new(|| {
+                    for state in &states {
+                        state.update().unwrap();
+                    }
+                }),
+            },
+        ],
+        5,
+        rounds,
+    );
+    assert_ran(&w);
+    drop(states);
+    drop(w);
+    println!();
+    println!("| capacity in one 60 Hz frame, one core | wasm (this host) | {LUA_NAME} |");
+    println!("| --- | ---: | ---: |");
+    let per: Vec<f64> = t.iter().map(|(_, d)| ns(*d) / CUBES as f64).collect();
+    println!(
+        "| spinning cubes, one instance / state each, handle kept ({CUBES} measured) | {:.0} ({:.0} ns each) | {:.0} ({:.0} ns each) |",
+        FRAME_NS / per[0],
+        per[0],
+        FRAME_NS / per[1],
+        per[1]
+    );
+
+    // One instance with many behaviours needs more memory than a script's
+    // default 64 MiB: its own lists plus the transforms in flight.
+    let big = ScriptEngine::new(EngineOptions {
+        cache_dir: None,
+        pooling: false,
+        limits: ScriptLimits {
+            update_deadline: Some(Duration::from_secs(5)),
+            start_deadline: Duration::from_secs(30),
+            memory: 1 << 30,
+            ..ScriptLimits::default()
+        },
+        ..EngineOptions::default()
+    })
+    .expect("engine");
+    let component = big
+        .load_file(&script_file("host/tests/scripts/peers"))
+        .expect("load");
+    let mut w = wasm(&component, &[&format!("peers:behaviours:{BIG_BEHAVIOURS}")]);
+    let (l, _) = lua(&scripts::behaviours(BIG_BEHAVIOURS));
+    let t = interleaved(
+        &mut [
+            Side {
+                name: "wasm",
+                op: Box::new(|| {
+                    w.step();
+                }),
+            },
+            Side {
+                name: "lua",
+                op: Box::new(|| l.update().unwrap()),
+            },
+        ],
+        1,
+        rounds,
+    );
+    assert_ran(&w);
+    let per: Vec<f64> = t
+        .iter()
+        .map(|(_, d)| ns(*d) / BIG_BEHAVIOURS as f64)
+        .collect();
+    println!(
+        "| entity behaviours in one instance / state ({BIG_BEHAVIOURS} measured: {} / {} per frame) | {:.0} ({:.1} ns each) | {:.0} ({:.1} ns each) |",
+        duration(ns(t[0].1)),
+        duration(ns(t[1].1)),
+        FRAME_NS / per[0],
+        per[0],
+        FRAME_NS / per[1],
+        per[1]
+    );
+    println!();
 }
 
 fn row(scenario: &'static str, times: &[(&'static str, Duration)]) -> Row {

@@ -10,6 +10,8 @@ use host::scene::{EntityId, SharedScene};
 use host::sync::LockExt;
 use mlua::{Function, Lua, UserData, UserDataMethods};
 
+pub mod chart;
+
 /// The scenarios' Lua scripts, by name.
 pub mod scripts {
     /// An `on_message` that does nothing.
@@ -28,6 +30,12 @@ pub mod scripts {
     pub const MANY: &str = include_str!("../lua/many.lua");
     /// `fib(25)` by naive recursion every update.
     pub const FIB: &str = include_str!("../lua/fib.lua");
+
+    /// `count` entities, each with a spinning behaviour (a table with an
+    /// update method), all run every update.
+    pub fn behaviours(count: usize) -> String {
+        format!("COUNT = {count}\n{}", include_str!("../lua/behaviours.lua"))
+    }
 }
 
 /// Which Lua this build embeds.
