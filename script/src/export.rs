@@ -112,7 +112,7 @@ macro_rules! export {
                 }
             }
 
-            $crate::bindings::export_world!(Exports with_types_in $crate::bindings);
+    $crate::bindings::export_world!(Exports with_types_in $crate::bindings);
         };
     };
 }
