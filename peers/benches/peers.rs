@@ -355,34 +355,13 @@ fn main() {
         rows.push(row("spinning-cube update, handle kept", &t));
     }
 
-    // 4. One script sets 10,000 entity positions.
+    // 4. One script sets 10,000 entity positions, one host call each; the
+    // native side locks the scene per entity, as each call does.
     {
-        let mut w = wasm(&peers, &["peers:many"]);
-        let (l, _) = lua(scripts::MANY);
-        let native = Scene::with_default_cube().shared();
-        let ids: Vec<_> = {
-            let mut scene = native.lock_unpoisoned();
-            (0..MANY).map(|i| scene.spawn(&format!("e{i}"))).collect()
-        };
-        let mut frame = 0u64;
-        let t = three_sides(
-            &mut w,
-            &l,
-            || {
-                frame += 1;
-                for (i, id) in ids.iter().enumerate() {
-                    let mut scene = native.lock_unpoisoned();
-                    scene.transform_mut(*id).unwrap().position =
-                        Vec3::new(i as f32, frame as f32, 0.0);
-                }
-            },
-            10,
-            rounds,
-        );
-        let per_entity: Vec<_> = t.iter().map(|(n, d)| (*n, *d / MANY as u32)).collect();
+        let t = positions(&peers, "peers:many", true, rounds);
         rows.push(row(
             "10,000 entity positions from one script, per entity",
-            &per_entity,
+            &t,
         ));
     }
 
@@ -390,32 +369,10 @@ fn main() {
     // host call per update); Lua keeps its per-entity calls, which is how
     // a Lua script sets positions.
     {
-        let mut w = wasm(&peers, &["peers:batched"]);
-        let (l, _) = lua(scripts::MANY);
-        let native = Scene::with_default_cube().shared();
-        let ids: Vec<_> = {
-            let mut scene = native.lock_unpoisoned();
-            (0..MANY).map(|i| scene.spawn(&format!("e{i}"))).collect()
-        };
-        let mut frame = 0u64;
-        let t = three_sides(
-            &mut w,
-            &l,
-            || {
-                frame += 1;
-                let mut scene = native.lock_unpoisoned();
-                for (i, id) in ids.iter().enumerate() {
-                    scene.transform_mut(*id).unwrap().position =
-                        Vec3::new(i as f32, frame as f32, 0.0);
-                }
-            },
-            10,
-            rounds,
-        );
-        let per_entity: Vec<_> = t.iter().map(|(n, d)| (*n, *d / MANY as u32)).collect();
+        let t = positions(&peers, "peers:batched", false, rounds);
         rows.push(row(
             "10,000 entity positions, batched API (Lua: per entity), per entity",
-            &per_entity,
+            &t,
         ));
     }
 
@@ -516,6 +473,49 @@ fn main() {
         Ok(()) => println!("chart: {}", chart.display()),
         Err(error) => eprintln!("could not write the chart {}: {error}", chart.display()),
     }
+}
+
+/// Per-entity times of setting `MANY` entity positions: the peers script in
+/// `mode`, Lua's per-entity calls, and native code that locks the scene
+/// once per entity (`lock_each`) or once for all.
+fn positions(
+    peers: &ScriptComponent,
+    mode: &str,
+    lock_each: bool,
+    rounds: u32,
+) -> Vec<(&'static str, Duration)> {
+    let mut w = wasm(peers, &[mode]);
+    let (l, _) = lua(scripts::MANY);
+    let native = Scene::with_default_cube().shared();
+    let ids: Vec<_> = {
+        let mut scene = native.lock_unpoisoned();
+        (0..MANY).map(|i| scene.spawn(&format!("e{i}"))).collect()
+    };
+    let mut frame = 0u64;
+    let t = three_sides(
+        &mut w,
+        &l,
+        || {
+            frame += 1;
+            let mut held = (!lock_each).then(|| native.lock_unpoisoned());
+            for (i, id) in ids.iter().enumerate() {
+                let position = Vec3::new(i as f32, frame as f32, 0.0);
+                match held.as_mut() {
+                    Some(scene) => scene.transform_mut(*id).unwrap().position = position,
+                    None => {
+                        native
+                            .lock_unpoisoned()
+                            .transform_mut(*id)
+                            .unwrap()
+                            .position = position
+                    }
+                }
+            }
+        },
+        10,
+        rounds,
+    );
+    t.iter().map(|(n, d)| (*n, *d / MANY as u32)).collect()
 }
 
 /// Frame time of `CUBES` kept-handle cube instances, `CUBES` Lua states
