@@ -12,11 +12,11 @@
 //     host run examples/js-orbiter --frames 120 --headless --dump-scene scene.json
 //     host run examples/js-orbiter --watch
 
-import { log } from "game:engine/log@0.1.4";
-import { subscribeUpdate, deltaTime, frame } from "game:engine/runtime@0.1.4";
-import { find, spawn } from "game:engine/scene@0.1.4";
-import { listen } from "game:engine/events@0.1.4";
-import { takeWakes } from "game:engine/tasks@0.1.4";
+import { log } from "game:engine/log@0.1.5";
+import { subscribeUpdate, deltaTime, frame } from "game:engine/runtime@0.1.5";
+import { find, spawn } from "game:engine/scene@0.1.5";
+import { listen } from "game:engine/events@0.1.5";
+import { takeWakes } from "game:engine/tasks@0.1.5";
 
 // Radius of the orbit, in world units.
 const RADIUS = 3.0;

@@ -12,4 +12,6 @@ wasmtime::component::bindgen!({
     },
 });
 
-pub use game::engine::{entities, events, frame, input, log, motion, runtime, scene, tasks, types};
+pub use game::engine::{
+    entities, entity, events, frame, input, log, motion, runtime, scene, tasks, types,
+};

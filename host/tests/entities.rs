@@ -1,6 +1,7 @@
 //! The batched `entities` API and entity behaviours (game:engine@0.1.4),
-//! through `scripts/peers` built from source: many entities moved by one
-//! script in a few calls per frame, checked entity by entity.
+//! and one entity kept by id (`entity`, 0.1.5), through `scripts/peers`
+//! built from source: many entities moved by one script in a few calls per
+//! frame, checked entity by entity.
 
 mod common;
 
@@ -61,6 +62,30 @@ fn buffered_writes_move_ten_thousand_entities_in_one_update_call() {
     let cube = common::transform(&runtime, "cube").rotation;
     let expected = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2 * DT * 5.0);
     assert!(cube.abs_diff_eq(expected, 1e-5), "{cube}");
+}
+
+#[test]
+fn an_entity_kept_by_id_turns_as_one_kept_by_handle() {
+    // The peers script and the spinning cube both turn the cube: twice a
+    // frame, a quarter turn per second each.
+    let mut expected = Quat::IDENTITY;
+    for _ in 0..20 {
+        expected = (Quat::from_rotation_y(std::f32::consts::FRAC_PI_2 * DT) * expected).normalize();
+    }
+    for mode in ["peers:kept", "peers:kept-handle"] {
+        let mut runtime = peers(mode);
+        runtime.run_frames(10);
+        assert!(
+            runtime.errors().is_empty(),
+            "{mode}: {:?}",
+            runtime.errors()
+        );
+        let cube = common::transform(&runtime, "cube").rotation;
+        assert!(
+            cube.abs_diff_eq(expected, 1e-5),
+            "{mode}: {cube} vs {expected}"
+        );
+    }
 }
 
 #[test]

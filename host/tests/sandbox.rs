@@ -243,10 +243,12 @@ fn floods_of_host_state_meet_their_quotas() {
 }
 
 #[test]
-fn batched_calls_with_bad_ids_or_values_fail_naming_them() {
+fn entity_calls_with_bad_ids_or_values_fail_naming_them() {
     let engine = default_engine();
     for (mode, cause) in [
         ("bad-entity-id", "entities: no entity has id 4000000000"),
+        ("bad-entity-write", "entity: no entity has id 4000000000"),
+        ("bad-entity-read", "entity: no entity has id 4000000000"),
         (
             "bad-values",
             "entities: set-positions got 2 ids and 5 values; it takes 3 values per id",
@@ -333,7 +335,7 @@ fn a_script_built_for_another_api_version_says_which() {
     let text = format!("{error:#}");
     assert!(
         text.contains(
-            "it was built against game:engine@0.2.0, but this host provides game:engine@0.1.4"
+            "it was built against game:engine@0.2.0, but this host provides game:engine@0.1.5"
         ),
         "{text}"
     );

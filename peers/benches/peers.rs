@@ -251,12 +251,14 @@ fn main() {
     {
         let mut w = wasm(&cube, &[]);
         let mut k = wasm(&peers, &["peers:kept"]);
+        let mut kh = wasm(&peers, &["peers:kept-handle"]);
         let (l, ls) = lua(scripts::CUBE);
         let (lk, lks) = lua(scripts::CUBE_KEPT);
         let native = Scene::with_default_cube().shared();
         for _ in 0..60 {
             w.step();
             k.step();
+            kh.step();
             l.update().unwrap();
             lk.update().unwrap();
             native_cube(&native, None);
@@ -264,7 +266,8 @@ fn main() {
         let expected = rotation(&native);
         for (side, got) in [
             ("wasm", rotation(w.scene())),
-            ("wasm, kept", rotation(k.scene())),
+            ("wasm, id kept", rotation(k.scene())),
+            ("wasm, handle kept", rotation(kh.scene())),
             ("lua", rotation(&ls)),
             ("lua, kept", rotation(&lks)),
         ] {
@@ -346,13 +349,21 @@ fn main() {
         let t = three_sides(&mut w, &l, || native_cube(&native, None), 5_000, rounds);
         rows.push(row("spinning-cube update, handle fetched", &t));
     }
-    {
-        let mut w = wasm(&peers, &["peers:kept"]);
+    // Kept as a resource handle (`TransformComponent`), then as an entity
+    // id (WIT `entity`, flat values); Lua keeps its userdata either way.
+    for (marker, scenario) in [
+        (
+            "peers:kept-handle",
+            "spinning-cube update, resource handle kept",
+        ),
+        ("peers:kept", "spinning-cube update, entity id kept"),
+    ] {
+        let mut w = wasm(&peers, &[marker]);
         let (l, _) = lua(scripts::CUBE_KEPT);
         let native = Scene::with_default_cube().shared();
         let id = native.lock_unpoisoned().find("cube");
         let t = three_sides(&mut w, &l, || native_cube(&native, id), 5_000, rounds);
-        rows.push(row("spinning-cube update, handle kept", &t));
+        rows.push(row(scenario, &t));
     }
 
     // 4. One script sets 10,000 entity positions, one host call each; the

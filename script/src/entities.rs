@@ -4,8 +4,16 @@
 //! Writes ([`set_position`], [`set_rotation`], [`set_transform`]) are
 //! buffered in the script and sent to the host in one call per run of
 //! same-kind writes, at the end of the current call into the script (the
-//! export macro flushes), or earlier with [`flush`]. Reads ([`transforms`],
-//! [`transform`]) flush first, so a script always reads what it wrote.
+//! export macro flushes), or earlier with [`flush`]. A run of one write
+//! goes by the single-entity call of WIT `entity` (0.1.5), which copies no
+//! list. Reads ([`transforms`], [`transform`], [`position`], [`rotation`])
+//! flush first, so a script always reads what it wrote.
+//!
+//! An [`EntityId`] is also the cheapest handle to keep for one entity:
+//! [`position`] and [`rotation`] read it with flat values, where a
+//! [`TransformComponent`] method borrows a resource handle (which the
+//! engine tracks per call).
+//!
 //! A write through a [`TransformComponent`] handle goes to the host at once,
 //! so do not mix the two for one entity within a call.
 //!
@@ -15,6 +23,7 @@
 use std::cell::RefCell;
 
 use crate::bindings::game::engine::entities as wit;
+use crate::bindings::game::engine::entity as single;
 use crate::bindings::game::engine::scene::TransformComponent;
 
 /// An entity's id: its index in the scene's creation order.
@@ -91,15 +100,20 @@ impl Writes {
     }
 
     /// Sends the buffered writes to the host and empties the buffer (its
-    /// allocations are kept for the next frame's writes).
+    /// allocations are kept for the next frame's writes). One position or
+    /// rotation goes by the single-entity call, which copies no list.
     fn flush(&mut self) {
-        if self.ids.is_empty() {
-            return;
-        }
-        match self.kind {
-            Kind::Positions => wit::set_positions(&self.ids, &self.values),
-            Kind::Rotations => wit::set_rotations(&self.ids, &self.values),
-            Kind::Transforms => wit::set_transforms(&self.ids, &self.values),
+        match (self.kind, self.ids.as_slice(), self.values.as_slice()) {
+            (_, [], _) => return,
+            (Kind::Positions, &[id], &[x, y, z]) => {
+                single::set_position(id, glam::Vec3::new(x, y, z).into())
+            }
+            (Kind::Rotations, &[id], &[x, y, z, w]) => {
+                single::set_rotation(id, glam::Quat::from_xyzw(x, y, z, w).into())
+            }
+            (Kind::Positions, ..) => wit::set_positions(&self.ids, &self.values),
+            (Kind::Rotations, ..) => wit::set_rotations(&self.ids, &self.values),
+            (Kind::Transforms, ..) => wit::set_transforms(&self.ids, &self.values),
         }
         self.ids.clear();
         self.values.clear();
@@ -159,6 +173,20 @@ pub fn set_packed_transforms(ids: &[EntityId], values: &[f32]) {
 /// The transform of one entity (one call; buffered writes go first).
 pub fn transform(id: EntityId) -> Transform {
     transforms(&[id])[0]
+}
+
+/// The position of one entity (one call with flat values; buffered writes
+/// go first).
+pub fn position(id: EntityId) -> glam::Vec3 {
+    flush();
+    single::position(id).into()
+}
+
+/// The rotation of one entity (one call with flat values; buffered writes
+/// go first).
+pub fn rotation(id: EntityId) -> glam::Quat {
+    flush();
+    single::rotation(id).into()
 }
 
 /// Creates `count` entities named `name` in one call and returns their ids.

@@ -2,8 +2,8 @@
 // fetches the cube's handle and turns it by SPEED * deltaTime about world Y,
 // as the Rust example does.
 
-import { subscribeUpdate, deltaTime } from "game:engine/runtime@0.1.4";
-import { cubeTransform } from "game:engine/scene@0.1.4";
+import { subscribeUpdate, deltaTime } from "game:engine/runtime@0.1.5";
+import { cubeTransform } from "game:engine/scene@0.1.5";
 
 const SPEED = Math.PI / 2;
 

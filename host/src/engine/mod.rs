@@ -238,7 +238,7 @@ impl ScriptEngine {
 const LARGE_COMPONENT: usize = 4 << 20;
 
 /// The version of the `game:engine` WIT package this host provides.
-pub const API_VERSION: &str = "0.1.4";
+pub const API_VERSION: &str = "0.1.5";
 
 /// Why a component failed to link, when the cause is known: the first
 /// `game:engine` import whose version this host cannot provide, or a

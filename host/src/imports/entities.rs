@@ -9,7 +9,7 @@
 //! Each call locks the scene once for all of its ids. An id that names no
 //! entity fails the call (a trap naming the id), as does a list of values
 //! of the wrong length: both are bugs in the script, never silently
-//! skipped.
+//! skipped. A write that fails changes no entity (ids are checked first).
 
 use glam::{Quat, Vec3};
 use wasmtime::component::Resource;
@@ -24,17 +24,20 @@ const VEC3: usize = 3;
 const QUAT: usize = 4;
 const TRANSFORM: usize = 10;
 
-fn unknown(id: WitEntityId) -> wasmtime::Error {
-    wasmtime::format_err!("entities: no entity has id {id}")
+/// The error of a call naming an id that is no entity; `interface` is
+/// `entities` or `entity`.
+pub(super) fn unknown(interface: &str, id: WitEntityId) -> wasmtime::Error {
+    wasmtime::format_err!("{interface}: no entity has id {id}")
 }
 
 fn transform_mut(scene: &mut Scene, id: WitEntityId) -> wasmtime::Result<&mut Transform> {
     scene
         .transform_mut(EntityId::from(id))
-        .ok_or_else(|| unknown(id))
+        .ok_or_else(|| unknown("entities", id))
 }
 
-/// Applies `values` (`N` floats per id) to `ids` with `set`, under one lock.
+/// Applies `values` (`N` floats per id) to `ids` with `set`, under one
+/// lock. All or nothing: a call naming an unknown id changes no entity.
 fn write_each<const N: usize>(
     state: &ScriptState,
     call: &str,
@@ -51,6 +54,10 @@ fn write_each<const N: usize>(
         );
     }
     let mut scene = state.scene.lock_unpoisoned();
+    let count = scene.len();
+    if let Some(&id) = ids.iter().find(|&&id| id as usize >= count) {
+        return Err(unknown("entities", id));
+    }
     for (&id, chunk) in ids.iter().zip(chunks) {
         set(transform_mut(&mut scene, id)?, chunk);
     }
@@ -91,7 +98,7 @@ impl Host for ScriptState {
         for &id in &ids {
             let t = scene
                 .transform(EntityId::from(id))
-                .ok_or_else(|| unknown(id))?;
+                .ok_or_else(|| unknown("entities", id))?;
             values.extend_from_slice(&t.position.to_array());
             values.extend_from_slice(&t.rotation.to_array());
             values.extend_from_slice(&t.scale.to_array());

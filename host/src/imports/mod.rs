@@ -4,6 +4,7 @@
 //! [`add_to_linker`] composes them (with WASI) into one linker.
 
 mod entities;
+mod entity;
 mod events;
 mod frame;
 mod log;

@@ -4,7 +4,7 @@
 
 wasmtime::component::bindgen!({
     path: "../wit",
-    interfaces: "import game:engine/terrain@0.1.4;",
+    interfaces: "import game:engine/terrain@0.1.5;",
     imports: { default: trappable },
 });
 

@@ -14,8 +14,13 @@
 //!   without end;
 //! - `entities-bulk`: spawns entities 10,000 per call (`entities`) without
 //!   end;
-//! - `bad-entity-id`: sets the position of an entity id that does not
-//!   exist (buffered, sent at the end of the update);
+//! - `bad-entity-id`: sets the positions of entity 0 (the cube) and of an
+//!   id that does not exist (buffered, sent in one `entities` call at the
+//!   end of the update); the call fails whole, so the cube stays put;
+//! - `bad-entity-write`: sets the position of an id that does not exist
+//!   (buffered alone, so sent by one `entity` call);
+//! - `bad-entity-read`: reads the rotation of an id that does not exist
+//!   (one `entity` call);
 //! - `bad-values`: sends two ids with five floats of positions;
 //! - `trap-once`: traps in its first update (it logs `started` each time it
 //!   starts, for restart tests);
@@ -46,6 +51,8 @@ const MODES: &[&str] = &[
     "stdout",
     "entities-bulk",
     "bad-entity-id",
+    "bad-entity-write",
+    "bad-entity-read",
     "bad-values",
     "trap-once",
     "churn",
@@ -156,7 +163,14 @@ impl Script for Hostile {
                 script::entities::spawn_many("spam", 10_000);
             },
             "bad-entity-id" => {
+                script::entities::set_position(0, script::glam::Vec3::ONE);
+                script::entities::set_position(4_000_000_000, script::glam::Vec3::ONE);
+            }
+            "bad-entity-write" => {
                 script::entities::set_position(4_000_000_000, script::glam::Vec3::ONE)
+            }
+            "bad-entity-read" => {
+                script::entities::rotation(4_000_000_000);
             }
             "bad-values" => {
                 script::bindings::game::engine::entities::set_positions(&[0, 0], &[1.0; 5]);

@@ -1,8 +1,10 @@
 //! Benchmark script for `benches/peers.rs`. Its mode comes from the scene:
 //!
-//! - an entity named `peers:kept`: the spinning cube, keeping its
-//!   `TransformComponent` handle in the script's state instead of fetching
-//!   it every update;
+//! - an entity named `peers:kept`: the spinning cube, keeping its entity
+//!   id in the script's state and turning it by id (WIT `entity`: flat
+//!   values, no resource borrowed);
+//! - an entity named `peers:kept-handle`: the same, keeping its
+//!   `TransformComponent` handle (a resource) instead;
 //! - an entity named `peers:many`: spawns 10,000 entities in `entrypoint`,
 //!   keeps their handles, and every update sets each one's position to
 //!   `(i, frame, 0)`, one host call per entity;
@@ -39,7 +41,8 @@ impl Behaviour for Spin {
 }
 
 enum Peers {
-    Kept(TransformComponent),
+    Kept(EntityId),
+    KeptHandle(TransformComponent),
     Many(Vec<TransformComponent>),
     Batched(Vec<EntityId>),
     Idle,
@@ -61,7 +64,9 @@ impl Script for Peers {
         }
         script::update::subscribe(0);
         if found("peers:kept") {
-            Peers::Kept(script::scene::cube())
+            Peers::Kept(entities::id_of(&script::scene::cube()))
+        } else if found("peers:kept-handle") {
+            Peers::KeptHandle(script::scene::cube())
         } else if found("peers:many") {
             Peers::Many(
                 (0..MANY)
@@ -79,6 +84,10 @@ impl Script for Peers {
     fn on_message(&mut self, _id: u32) {
         match self {
             Peers::Kept(cube) => {
+                let delta = Quat::from_rotation_y(ANGULAR_SPEED * script::time::delta_time());
+                entities::set_rotation(*cube, (delta * entities::rotation(*cube)).normalize());
+            }
+            Peers::KeptHandle(cube) => {
                 cube.rotate(Quat::from_rotation_y(
                     ANGULAR_SPEED * script::time::delta_time(),
                 ));
