@@ -43,6 +43,7 @@ fn engine_with(pooling: bool, cache_dir: Option<PathBuf>, limits: ScriptLimits) 
         max_instances: 256,
         extensions: Vec::new(),
         limits,
+        perf_map: false,
     })
     .expect("engine")
 }

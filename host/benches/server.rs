@@ -165,6 +165,7 @@ fn main() {
         max_instances: max_instances as u32 + 64,
         extensions: Vec::new(),
         limits: ScriptLimits::default(),
+        perf_map: false,
     })
     .expect("engine");
     let cube = load(&engine, "examples/spinning-cube");

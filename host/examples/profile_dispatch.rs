@@ -1,17 +1,21 @@
-//! Runs frames of one no-op script for profiling the bare dispatch path:
+//! Runs frames of one script for profiling the dispatch path:
 //! `valgrind --tool=callgrind target/release/examples/profile_dispatch
 //! target/wasm32-wasip2/release/test_noop.wasm 100000` (instructions per
-//! frame are reproducible where wall time is not). Arguments: the no-op
-//! component (`host/tests/scripts/noop`, built for wasm32-wasip2) and the
-//! number of frames (default 100,000). Further arguments name entities to
-//! spawn before the script starts (the peers script picks its mode from
-//! them, e.g. `peers:behaviours:10000`), for profiling other paths:
-//! `valgrind --tool=callgrind --toggle-collect='host::runtime::Runtime::step'
-//! target/release/examples/profile_dispatch
-//! target/wasm32-wasip2/release/test_peers.wasm 20 peers:behaviours:10000`.
+//! frame are reproducible where wall time is not). Arguments: the component
+//! (`host/tests/scripts/noop`, built for wasm32-wasip2) and the number of
+//! frames (default 100,000). Further arguments name entities to spawn
+//! before the script starts (the peers script picks its mode from them,
+//! e.g. `peers:kept` or `peers:behaviours:10000`), for profiling other
+//! paths. To count only the frames, not compiling the script:
+//! `--toggle-collect='<host::runtime::Runtime>::step'`. Compiled script
+//! functions show as `???` addresses; the run writes `/tmp/perf-PID.map`,
+//! which names them (see `docs/benchmarks.md`). Deadlines stay on but
+//! long, since valgrind runs a call some fifty times slower.
 
 use std::sync::Arc;
+use std::time::Duration;
 
+use host::limits::ScriptLimits;
 use host::log::MemoryLog;
 use host::sync::LockExt;
 use host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
@@ -27,6 +31,14 @@ fn main() -> anyhow::Result<()> {
     let engine = ScriptEngine::new(EngineOptions {
         cache_dir: None,
         max_instances: 4,
+        // Deadlines stay compiled in, as by default, but long: under
+        // valgrind a call runs some fifty times slower than it would.
+        limits: ScriptLimits {
+            update_deadline: Some(Duration::from_secs(60)),
+            start_deadline: Duration::from_secs(60),
+            ..ScriptLimits::default()
+        },
+        perf_map: true,
         ..EngineOptions::default()
     })?;
     let noop = engine.load_file(path.as_ref())?;
@@ -44,5 +56,8 @@ fn main() -> anyhow::Result<()> {
         runtime.frame(),
         runtime.errors().len()
     );
+    for error in runtime.errors() {
+        eprintln!("{}", error.report());
+    }
     Ok(())
 }

@@ -58,6 +58,11 @@ pub struct EngineArgs {
     /// Frames before the first restart of a failed script.
     #[arg(long, value_name = "FRAMES", default_value_t = 30)]
     restart_backoff: u64,
+
+    /// Write /tmp/perf-PID.map naming each compiled script function, so
+    /// that `perf record` / `perf report` show script functions by name.
+    #[arg(long)]
+    perf_map: bool,
 }
 
 impl EngineArgs {
@@ -80,6 +85,7 @@ impl EngineArgs {
                 memory: (self.memory_limit_mib as usize) << 20,
                 ..ScriptLimits::default()
             },
+            perf_map: self.perf_map,
         })?))
     }
 

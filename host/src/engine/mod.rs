@@ -47,6 +47,10 @@ pub struct EngineOptions {
     pub extensions: Vec<LinkerExtension>,
     /// CPU deadlines and memory limits of every instance.
     pub limits: ScriptLimits,
+    /// Write `/tmp/perf-PID.map`, naming each compiled script function at
+    /// its address, for `perf report` or to name the addresses callgrind
+    /// shows as `???` (see `docs/benchmarks.md`).
+    pub perf_map: bool,
 }
 
 impl Default for EngineOptions {
@@ -57,6 +61,7 @@ impl Default for EngineOptions {
             max_instances: 256,
             extensions: Vec::new(),
             limits: ScriptLimits::default(),
+            perf_map: false,
         }
     }
 }
@@ -95,6 +100,9 @@ impl ScriptEngine {
         let limits = options.limits;
         let mut config = Config::new();
         config.concurrency_support(false);
+        if options.perf_map {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         // Epoch checks in compiled code, only when deadlines are enforced.
         config.epoch_interruption(limits.update_deadline.is_some());
         if options.pooling {

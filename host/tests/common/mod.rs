@@ -62,6 +62,7 @@ pub fn engine() -> ScriptEngine {
             start_deadline: Duration::from_secs(2),
             ..ScriptLimits::default()
         },
+        ..EngineOptions::default()
     })
     .expect("engine")
 }
