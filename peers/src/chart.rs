@@ -13,7 +13,7 @@ pub fn speedups(
     rows: &[(String, f64)],
 ) -> Result<(), Box<dyn std::error::Error>> {
     let n = rows.len() as i32;
-    let root = SVGBackend::new(path, (960, 90 + 36 * rows.len() as u32)).into_drawing_area();
+    let root = SVGBackend::new(path, (1200, 90 + 36 * rows.len() as u32)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(
@@ -22,7 +22,7 @@ pub fn speedups(
         )
         .margin(12)
         .x_label_area_size(36)
-        .y_label_area_size(430)
+        .y_label_area_size(600)
         .build_cartesian_2d((0.1f64..100.0f64).log_scale(), (0..n).into_segmented())?;
     chart
         .configure_mesh()
