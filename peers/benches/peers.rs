@@ -78,16 +78,8 @@ fn three_sides<'a>(
 ) -> Vec<(&'static str, Duration)> {
     let times = interleaved(
         &mut [
-            Side {
-                name: "wasm",
-                op: Box::new(|| {
-                    w.step();
-                }),
-            },
-            Side {
-                name: "lua",
-                op: Box::new(|| l.update().unwrap()),
-            },
+            wasm_side(w),
+            lua_side(l),
             Side {
                 name: "native",
                 op: Box::new(native),
@@ -98,6 +90,24 @@ fn three_sides<'a>(
     );
     assert_ran(w);
     times
+}
+
+/// The wasm side of a timing: one frame of `runtime`.
+fn wasm_side(runtime: &mut Runtime) -> Side<'_> {
+    Side {
+        name: "wasm",
+        op: Box::new(|| {
+            runtime.step();
+        }),
+    }
+}
+
+/// The Lua side of a timing: one update of `script`.
+fn lua_side(script: &LuaScript) -> Side<'_> {
+    Side {
+        name: "lua",
+        op: Box::new(|| script.update().unwrap()),
+    }
 }
 
 /// Fails the benchmark if a script failed while being timed.
@@ -529,9 +539,9 @@ fn positions(
     t.iter().map(|(n, d)| (*n, *d / MANY as u32)).collect()
 }
 
-/// Frame time of `CUBES` kept-handle cube instances, `CUBES` Lua states
-/// and `BIG_BEHAVIOURS` behaviours in one instance / one Lua state, and
-/// what each means per 60 Hz frame.
+/// Frame time of `CUBES` cube instances (keeping the cube's entity id),
+/// `CUBES` Lua states and `BIG_BEHAVIOURS` behaviours in one instance / one
+/// Lua state, and what each means per 60 Hz frame.
 fn capacity(peers: &ScriptComponent, rounds: u32) {
     let mut w = runtime();
     w.scene().lock_unpoisoned().spawn("peers:kept");
@@ -544,12 +554,7 @@ fn capacity(peers: &ScriptComponent, rounds: u32) {
         .collect();
     let t = interleaved(
         &mut [
-            Side {
-                name: "wasm",
-                op: Box::new(|| {
-                    w.step();
-                }),
-            },
+            wasm_side(&mut w),
             Side {
                 name: "lua",
                 op: Box::new(|| {
@@ -570,7 +575,7 @@ fn capacity(peers: &ScriptComponent, rounds: u32) {
     println!("| --- | ---: | ---: |");
     let per: Vec<f64> = t.iter().map(|(_, d)| ns(*d) / CUBES as f64).collect();
     println!(
-        "| spinning cubes, one instance / state each, handle kept ({CUBES} measured) | {:.0} ({:.0} ns each) | {:.0} ({:.0} ns each) |",
+        "| spinning cubes, one instance / state each, entity id kept ({CUBES} measured) | {:.0} ({:.0} ns each) | {:.0} ({:.0} ns each) |",
         FRAME_NS / per[0],
         per[0],
         FRAME_NS / per[1],
@@ -596,22 +601,7 @@ fn capacity(peers: &ScriptComponent, rounds: u32) {
         .expect("load");
     let mut w = wasm(&component, &[&format!("peers:behaviours:{BIG_BEHAVIOURS}")]);
     let (l, _) = lua(&scripts::behaviours(BIG_BEHAVIOURS));
-    let t = interleaved(
-        &mut [
-            Side {
-                name: "wasm",
-                op: Box::new(|| {
-                    w.step();
-                }),
-            },
-            Side {
-                name: "lua",
-                op: Box::new(|| l.update().unwrap()),
-            },
-        ],
-        1,
-        rounds,
-    );
+    let t = interleaved(&mut [wasm_side(&mut w), lua_side(&l)], 1, rounds);
     assert_ran(&w);
     let per: Vec<f64> = t
         .iter()
