@@ -43,13 +43,19 @@ fn calls(runtime: &Runtime) -> u64 {
         .calls
 }
 
+/// Calls the host makes into the peers script while `runtime` runs
+/// `frames` frames.
+fn calls_in(runtime: &mut Runtime, frames: u64) -> u64 {
+    let before = calls(runtime);
+    runtime.run_frames(frames);
+    calls(runtime) - before
+}
+
 #[test]
 fn buffered_writes_move_ten_thousand_entities_in_one_update_call() {
     let mut runtime = peers("peers:batched");
     runtime.run_frames(3);
-    let before = calls(&runtime);
-    runtime.run_frames(2);
-    assert_eq!(calls(&runtime) - before, 2, "one call per frame");
+    assert_eq!(calls_in(&mut runtime, 2), 2, "one call per frame");
     for i in [0, 1, 4321, 9_999] {
         assert_eq!(
             after(&runtime, "batched", i).position,
@@ -92,9 +98,7 @@ fn an_entity_kept_by_id_turns_as_one_kept_by_handle() {
 fn a_thousand_behaviours_run_in_one_call_per_frame() {
     let mut runtime = peers("peers:behaviours:1000");
     runtime.run_frames(1);
-    let before = calls(&runtime);
-    runtime.run_frames(59);
-    assert_eq!(calls(&runtime) - before, 59, "one call per frame");
+    assert_eq!(calls_in(&mut runtime, 59), 59, "one call per frame");
     // Attached in entrypoint, each has run every frame since the first, at
     // its own speed (1, 2, 3, 4, 1, ...).
     for i in [0, 1, 2, 3, 4, 999] {
