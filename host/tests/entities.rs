@@ -71,6 +71,32 @@ fn buffered_writes_move_ten_thousand_entities_in_one_update_call() {
 }
 
 #[test]
+fn buffered_writes_of_mixed_kinds_land_in_the_order_made() {
+    let mut runtime = peers("peers:mixed");
+    // One frame: the reads can only see this frame's writes.
+    runtime.run_frames(1);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    let turn = Quat::from_rotation_y(0.5);
+    let t: Vec<host::Transform> = (0..4).map(|i| after(&runtime, "mixed", i)).collect();
+    assert_eq!(t[0].position, Vec3::new(1.0, 2.0, 3.0));
+    assert_eq!(t[0].rotation, turn);
+    assert_eq!(t[1].position, Vec3::new(4.0, 5.0, 6.0));
+    assert_eq!(t[1].rotation, Quat::IDENTITY, "only its position written");
+    assert_eq!(
+        t[2].position,
+        Vec3::new(10.0, 11.0, 12.0),
+        "last write wins"
+    );
+    assert_eq!((t[2].rotation, t[2].scale), (turn, Vec3::splat(2.0)));
+    assert_eq!(t[3].position, Vec3::new(14.0, 16.0, 18.0), "reads flush");
+    assert!(
+        t[3].rotation.abs_diff_eq(turn * turn, 1e-6),
+        "{}",
+        t[3].rotation
+    );
+}
+
+#[test]
 fn an_entity_kept_by_id_turns_as_one_kept_by_handle() {
     // The peers script and the spinning cube both turn the cube: twice a
     // frame, a quarter turn per second each.

@@ -117,8 +117,19 @@ pub(crate) fn current_task() -> u32 {
 }
 
 /// Polls every ready task until none is ready. Called by the export macro
-/// after `entrypoint` and after each `on-message`.
+/// after `entrypoint` and after each `on-message`; inlined there, so a
+/// call with no task to run costs one check.
+#[inline]
 pub fn run_until_stalled() {
+    if with(|ex| ex.ready.borrow().is_empty()) {
+        return;
+    }
+    run_ready();
+}
+
+/// The loop of [`run_until_stalled`].
+#[inline(never)]
+fn run_ready() {
     while let Some(runnable) = with(|ex| ex.ready.borrow_mut().pop_front()) {
         let number = *runnable.metadata();
         let outer = with(|ex| ex.current.replace(number));

@@ -81,12 +81,14 @@ pub mod __private {
     use crate::time::FrameClock;
 
     /// Before a call into the script: the clock it came with, if any.
+    #[inline]
     pub fn begin_call(clock: Option<FrameClock>) {
         crate::time::set_clock(clock);
     }
 
     /// Handles message `id`: wakes, the behaviours' update, or the script's
     /// own `on_message`.
+    #[inline]
     pub fn message(id: u32, on_message: impl FnOnce(u32)) {
         match id {
             crate::update::WAKE_MESSAGE => deliver_wakes(),
@@ -96,6 +98,7 @@ pub mod __private {
     }
 
     /// After a call: runs woken tasks, then sends buffered entity writes.
+    #[inline]
     pub fn end_call() {
         run_until_stalled();
         crate::entities::flush();

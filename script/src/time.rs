@@ -19,12 +19,14 @@ thread_local! {
 }
 
 /// Sets (or, with `None`, forgets) the clock of the call being run.
+#[inline]
 pub(crate) fn set_clock(clock: Option<FrameClock>) {
     CLOCK.set(clock);
 }
 
 /// The clock of the current frame: the one passed with this call, or the
 /// host's.
+#[inline]
 pub fn clock() -> FrameClock {
     CLOCK.get().unwrap_or_else(|| FrameClock {
         frame: runtime::frame(),
@@ -34,6 +36,7 @@ pub fn clock() -> FrameClock {
 }
 
 /// Seconds of game time the current frame advances (the fixed timestep).
+#[inline]
 pub fn delta_time() -> f32 {
     CLOCK
         .get()
@@ -41,11 +44,13 @@ pub fn delta_time() -> f32 {
 }
 
 /// Number of the current frame: 1 on the first frame, 0 during `entrypoint`.
+#[inline]
 pub fn frame() -> u64 {
     CLOCK.get().map_or_else(runtime::frame, |clock| clock.frame)
 }
 
 /// Game time in seconds at the end of the current frame.
+#[inline]
 pub fn time() -> f64 {
     CLOCK.get().map_or_else(runtime::time, |clock| clock.time)
 }

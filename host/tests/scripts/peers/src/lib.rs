@@ -10,6 +10,9 @@
 //!   `(i, frame, 0)`, one host call per entity;
 //! - an entity named `peers:batched`: the same through the batched
 //!   `entities` API (buffered writes, flushed in one call per update);
+//! - an entity named `peers:mixed` (a test, not a benchmark): every update
+//!   buffers writes of each kind to four entities, overlapping, and reads
+//!   one back in between, so the order of buffered writes is checked;
 //! - an entity named `peers:behaviours:N`: spawns N entities in one call
 //!   and attaches a [`Spin`] behaviour to each, which turns its entity like
 //!   the spinning cube, at a speed of its own.
@@ -45,6 +48,7 @@ enum Peers {
     KeptHandle(TransformComponent),
     Many(Vec<TransformComponent>),
     Batched(Vec<EntityId>),
+    Mixed(Vec<EntityId>),
     Idle,
 }
 
@@ -73,6 +77,8 @@ impl Script for Peers {
                     .map(|i| script::scene::spawn(&format!("e{i}")))
                     .collect(),
             )
+        } else if found("peers:mixed") {
+            Peers::Mixed(entities::spawn_many("mixed", 4))
         } else if found("peers:batched") {
             let ids = entities::spawn_many("batched", MANY as u32);
             Peers::Batched(ids)
@@ -103,6 +109,26 @@ impl Script for Peers {
                 for (i, &id) in ids.iter().enumerate() {
                     entities::set_position(id, Vec3::new(i as f32, frame, 0.0));
                 }
+            }
+            Peers::Mixed(ids) => {
+                let turn = Quat::from_rotation_y(0.5);
+                entities::set_position(ids[0], Vec3::new(1.0, 2.0, 3.0));
+                entities::set_rotation(ids[0], turn);
+                entities::set_position(ids[1], Vec3::new(4.0, 5.0, 6.0));
+                entities::set_transform(
+                    ids[2],
+                    Transform {
+                        position: Vec3::splat(7.0),
+                        rotation: turn,
+                        scale: Vec3::splat(2.0),
+                    },
+                );
+                // Later writes win over earlier ones of another kind.
+                entities::set_position(ids[2], Vec3::new(10.0, 11.0, 12.0));
+                // A read sees every write buffered before it.
+                let read = entities::position(ids[1]) + entities::position(ids[2]);
+                entities::set_position(ids[3], read);
+                entities::set_rotation(ids[3], entities::rotation(ids[0]) * turn);
             }
             Peers::Idle => {}
         }
