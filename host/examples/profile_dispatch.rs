@@ -7,13 +7,17 @@
 //! before the script starts (the peers script picks its mode from them,
 //! e.g. `peers:kept` or `peers:behaviours:10000`), for profiling other
 //! paths. To count only the frames, not compiling the script:
-//! `--toggle-collect='<host::runtime::Runtime>::step'`. Compiled script
+//! `--toggle-collect='<host::runtime::Runtime>::step'`. With `spawn:N` in
+//! place of the number of frames it spawns and despawns the script N times
+//! instead, for profiling instantiation
+//! (`--toggle-collect='<host::runtime::Runtime>::spawn'
+//! --toggle-collect='<host::runtime::Runtime>::despawn'`). Compiled script
 //! functions show as `???` addresses; the run writes `/tmp/perf-PID.map`,
 //! which names them (see `docs/benchmarks.md`). Deadlines stay on but
 //! long, since valgrind runs a call some fifty times slower.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use host::limits::ScriptLimits;
 use host::log::MemoryLog;
@@ -25,9 +29,11 @@ fn main() -> anyhow::Result<()> {
     let path = args
         .next()
         .expect("usage: profile_dispatch NOOP.wasm [FRAMES]");
-    let frames: u64 = args
-        .next()
-        .map_or(100_000, |n| n.parse().expect("a number of frames"));
+    let count = args.next().unwrap_or_else(|| "100000".into());
+    let (spawns, frames): (Option<u64>, u64) = match count.strip_prefix("spawn:") {
+        Some(n) => (Some(n.parse().expect("a number of spawns")), 0),
+        None => (None, count.parse().expect("a number of frames")),
+    };
     let engine = ScriptEngine::new(EngineOptions {
         cache_dir: None,
         max_instances: 4,
@@ -48,6 +54,23 @@ fn main() -> anyhow::Result<()> {
     });
     for marker in args {
         runtime.scene().lock_unpoisoned().spawn(&marker);
+    }
+    if let Some(spawns) = spawns {
+        let (mut spawning, mut despawning) = (Duration::ZERO, Duration::ZERO);
+        for _ in 0..spawns {
+            let started = Instant::now();
+            let id = runtime.spawn(&noop)?;
+            let spawned = Instant::now();
+            runtime.despawn(id);
+            spawning += spawned - started;
+            despawning += spawned.elapsed();
+        }
+        let n = spawns.max(1) as u32;
+        println!(
+            "{spawns} spawns and despawns: spawn {:?}, despawn {:?} each",
+            spawning / n,
+            despawning / n
+        );
     }
     runtime.spawn(&noop)?;
     runtime.run_frames(frames);
