@@ -28,7 +28,7 @@ fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
-        .expect("usage: profile_dispatch NOOP.wasm [FRAMES]");
+        .expect("usage: profile_dispatch SCRIPT.wasm [FRAMES | spawn:N] [ENTITY...]");
     let count = args.next().unwrap_or_else(|| "100000".into());
     let (spawns, frames): (Option<u64>, u64) = match count.strip_prefix("spawn:") {
         Some(n) => (Some(n.parse().expect("a number of spawns")), 0),

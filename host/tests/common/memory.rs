@@ -1,5 +1,5 @@
-//! This process's memory, from `/proc/self/status` (Linux), for tests and
-//! benches that report or bound it.
+//! This process's memory, from `/proc` (Linux), for tests and benches that
+//! report or bound it: resident size and the calling thread's page faults.
 
 #![allow(dead_code)] // each test binary and bench uses a different subset
 
