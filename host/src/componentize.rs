@@ -19,7 +19,9 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 use crate::cargo_build::BuildOutput;
+use crate::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE, read_capped, write_atomic};
 use crate::progress::Progress;
+use crate::sealed::{Seal, evict, touch};
 
 /// The WIT package scripts are built against, as the host was built with it.
 const ENGINE_WIT: &str = include_str!("../../wit/engine.wit");
@@ -127,8 +129,8 @@ pub fn build(
     let version = tool_version(language)?;
     let world = language.world(&sources);
     let key = cache_key(language, &version, world, &sources);
-    let cached = cache_dir.map(|dir| dir.join("builds").join(format!("{key}.wasm")));
-    if let Some(bytes) = cached.as_ref().and_then(|path| std::fs::read(path).ok()) {
+    let cache = cache_dir.and_then(BuildCache::open);
+    if let Some(bytes) = cache.as_ref().and_then(|cache| cache.get(&key)) {
         tracing::debug!(script = name, "build cache hit");
         return Ok(bytes);
     }
@@ -141,8 +143,8 @@ pub fn build(
         .and_then(|entry| run_tool(language, &entry, name, world, &version, output, &work));
     let _ = std::fs::remove_dir_all(&work);
     let bytes = result?;
-    if let Some(path) = cached {
-        store(&path, &bytes);
+    if let Some(cache) = cache {
+        cache.put(&key, &bytes);
     }
     Ok(bytes)
 }
@@ -157,7 +159,8 @@ pub fn fingerprint(language: Language, entry: &Path) -> Result<String> {
 /// The script's source files with their contents, sorted by path.
 fn read_sources(language: Language, entry: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>> {
     let read = |path: &Path| {
-        std::fs::read(path).with_context(|| format!("failed to read `{}`", path.display()))
+        read_capped(path, MAX_TEXT_FILE)
+            .with_context(|| format!("failed to read `{}`", path.display()))
     };
     let mut sources = vec![(entry.to_owned(), read(entry)?)];
     if language == Language::Python {
@@ -356,18 +359,62 @@ fn run_tool(
     Ok(bytes)
 }
 
-/// Writes a build cache entry by renaming a complete file into place.
-/// Failures only log: the next run builds again.
-fn store(path: &Path, bytes: &[u8]) {
-    let tmp = path.with_extension(format!("{}.tmp", uuid::Uuid::now_v7().simple()));
-    let written = path
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| std::fs::write(&tmp, bytes))
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(error) = written {
-        let _ = std::fs::remove_file(&tmp);
-        tracing::warn!(path = %path.display(), "could not write the build cache: {error}");
+/// Most bytes of builds the build cache keeps (a Python or JavaScript
+/// build is 12-20 MB).
+pub const MAX_BUILD_CACHE_BYTES: u64 = 512 << 20;
+
+/// Built components under `<cache dir>/builds/`, sealed with the cache's
+/// key like compiled code (`crate::sealed`): a build someone else put
+/// there is a miss, never a script that runs.
+struct BuildCache {
+    dir: PathBuf,
+    seal: Seal,
+}
+
+impl BuildCache {
+    fn open(cache_dir: &Path) -> Option<BuildCache> {
+        let seal = Seal::open(cache_dir)
+            .inspect_err(|error| tracing::warn!("not using the build cache: {error:#}"))
+            .ok()?;
+        Some(BuildCache {
+            dir: cache_dir.join("builds"),
+            seal,
+        })
+    }
+
+    fn path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{key}.wasm"))
+    }
+
+    fn get(&self, key: &str) -> Option<Vec<u8>> {
+        let path = self.path(key);
+        let sealed = read_capped(&path, MAX_COMPONENT_FILE).ok()?;
+        match self.seal.unseal(&sealed) {
+            Some(bytes) => {
+                touch(&path);
+                Some(bytes.to_vec())
+            }
+            None => {
+                tracing::warn!(
+                    "ignoring build-cache entry `{}`: its seal does not match; building again",
+                    path.display()
+                );
+                let _ = std::fs::remove_file(&path);
+                None
+            }
+        }
+    }
+
+    /// Writes an entry, then evicts past the cache's size. Failures only
+    /// log: the next run builds again.
+    fn put(&self, key: &str, bytes: &[u8]) {
+        let written = std::fs::create_dir_all(&self.dir)
+            .map_err(anyhow::Error::from)
+            .and_then(|()| write_atomic(&self.path(key), &self.seal.seal(bytes)));
+        if let Err(error) = written {
+            tracing::warn!("could not write the build cache: {error:#}");
+        }
+        evict(&self.dir, "wasm", MAX_BUILD_CACHE_BYTES);
     }
 }
 

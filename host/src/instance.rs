@@ -9,9 +9,8 @@ use wasmtime::{Store, Trap};
 use crate::bindings::Script;
 use crate::bindings::frame::FrameClock;
 use crate::bindings::tasks::Wake;
-use crate::engine::{OnUpdate, ScriptComponent};
+use crate::engine::{OnUpdate, ScriptComponent, arm_deadline};
 use crate::error::{ScriptError, ScriptExport};
-use crate::limits::ScriptLimits;
 use crate::state::{Command, HandleStats, RuntimeShared, ScriptState};
 use crate::time::FrameTime;
 
@@ -187,7 +186,7 @@ impl ScriptInstance {
             _ => limits.start_deadline,
         });
         if let Some(deadline) = deadline {
-            self.store.set_epoch_deadline(ScriptLimits::ticks(deadline));
+            arm_deadline(&mut self.store, deadline, &limits);
         }
         let state = self.store.data_mut();
         state.time = time;
@@ -203,13 +202,10 @@ impl ScriptInstance {
                 &error,
                 identity.take_stderr_tail(),
             );
-            if let Some(deadline) = deadline
+            if let Some(overrun) = self.store.data().deadline.overrun()
                 && error.downcast_ref::<Trap>() == Some(&Trap::Interrupt)
             {
-                failure.cause = format!(
-                    "ran past its CPU deadline of {} ms for one call and was stopped",
-                    deadline.as_secs_f64() * 1e3
-                );
+                failure.cause = overrun.cause();
             }
             Box::new(failure)
         })

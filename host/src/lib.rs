@@ -60,6 +60,7 @@
 //!  bindings  input  jobs                              |
 //!     |                                               |
 //!  scene  log  error  time  sync  limits  progress <--+
+//!  deadline  files  sealed
 //! ```
 //!
 //! - `time`, `sync`, `log`, `error`, `scene`, [`limits`], `progress`: leaves
@@ -84,8 +85,10 @@
 mod bindings;
 mod cargo_build;
 pub mod componentize;
+mod deadline;
 pub mod engine;
 mod error;
+pub mod files;
 mod hot_swap;
 mod imports;
 pub mod input;
@@ -98,6 +101,7 @@ pub mod render;
 pub mod runner;
 pub mod runtime;
 pub mod scene;
+mod sealed;
 pub mod server;
 mod source;
 pub mod state;

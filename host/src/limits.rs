@@ -5,9 +5,11 @@
 //!
 //! CPU deadlines use wasmtime's epoch interruption: compiled code checks a
 //! shared epoch counter at function entries and loop back-edges, a ticker
-//! thread (not the frame thread) advances it every [`TICK`], and each call
-//! into a script gets a deadline a number of ticks ahead. A script past its
-//! deadline traps; the runtime handles it like any other trap.
+//! thread (not the frame thread) advances it every [`TICK`], and at each
+//! tick during a call the call's own CPU time is compared with its budget
+//! (the `deadline` module), so a thread descheduled on a busy machine is never
+//! blamed. A script past its deadline traps; the runtime handles it like
+//! any other trap.
 
 use std::time::Duration;
 
@@ -18,12 +20,16 @@ pub const TICK: Duration = Duration::from_millis(1);
 /// mods at 60 Hz.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScriptLimits {
-    /// Longest an `on-message` call (update or wake) may run; `None`: no
+    /// CPU time an `on-message` call (update or wake) may use; `None`: no
     /// CPU deadlines at all (the engine compiles no epoch checks).
     pub update_deadline: Option<Duration>,
-    /// Longest `entrypoint`, `save-state` or `restore-state` may run (they
+    /// CPU time `entrypoint`, `save-state` or `restore-state` may use (they
     /// set up state, so they get longer). Ignored without `update_deadline`.
     pub start_deadline: Duration,
+    /// Wall-clock backstop of any call, whatever its CPU time: stops a call
+    /// whose thread is not running it (never shorter than the call's CPU
+    /// budget). Ignored without `update_deadline`.
+    pub wall_deadline: Duration,
     /// Most bytes of linear memory an instance may have, summed over its
     /// memories.
     pub memory: usize,
@@ -36,6 +42,7 @@ impl Default for ScriptLimits {
         ScriptLimits {
             update_deadline: Some(Duration::from_millis(5)),
             start_deadline: Duration::from_millis(100),
+            wall_deadline: Duration::from_secs(1),
             memory: 64 << 20,
             table_elements: 100_000,
         }
@@ -48,6 +55,7 @@ impl ScriptLimits {
         ScriptLimits {
             update_deadline: None,
             start_deadline: Duration::MAX,
+            wall_deadline: Duration::MAX,
             memory: 4 << 30,
             table_elements: u32::MAX as usize,
         }

@@ -10,6 +10,7 @@ use anyhow::{Context, Result, bail};
 use crate::cargo_build::{BuildOutput, build_script_crate};
 use crate::componentize::{self, Language};
 use crate::engine::{ScriptComponent, ScriptEngine, script_name};
+use crate::files::{MAX_COMPONENT_FILE, read_capped};
 
 /// A script given by path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,7 +139,7 @@ impl ScriptSource {
                 return Ok((name, bytes));
             }
         };
-        let bytes = std::fs::read(&file)
+        let bytes = read_capped(&file, MAX_COMPONENT_FILE)
             .with_context(|| format!("failed to read script `{}`", file.display()))?;
         Ok((script_name(&file), bytes))
     }

@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::time::Duration;
 
 use uuid::Uuid;
 use wasmtime::component::ResourceTable;
@@ -15,6 +16,7 @@ use wasmtime::ResourceLimiter;
 
 use crate::bindings::events::{EventFilter, ScriptMessage};
 use crate::bindings::tasks::Wake;
+use crate::deadline::CallDeadline;
 use crate::jobs::{ErasedKey, Job, JobKindId, JobRegistry};
 use crate::limits::{Quotas, ScriptLimits};
 use crate::log::{LogLevel, LogSink, LogSource, MemoryLog, ScriptIdentity, ScriptStdio};
@@ -178,6 +180,8 @@ pub struct ScriptState {
     pub(crate) calls: u64,
     /// Refuses memory and table growth past the script's limits.
     pub(crate) limiter: ScriptLimiter,
+    /// The CPU budget of the call under way.
+    pub(crate) deadline: CallDeadline,
     pub(crate) quotas: Quotas,
     pub(crate) usage: Usage,
 }
@@ -237,6 +241,7 @@ impl ScriptState {
             handles: HandleStats::default(),
             calls: 0,
             limiter: ScriptLimiter::default(),
+            deadline: CallDeadline::new(Duration::MAX, &ScriptLimits::unlimited()),
             quotas: shared.quotas,
             usage: Usage::default(),
         }

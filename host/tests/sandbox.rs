@@ -135,6 +135,41 @@ fn an_endless_loop_in_on_message_is_stopped_at_its_deadline() {
 }
 
 #[test]
+fn a_script_may_get_its_own_budget() {
+    let engine = default_engine();
+    let cube = common::load(&engine, "spinning-cube");
+    let generous = ScriptLimits {
+        update_deadline: Some(Duration::from_millis(20)),
+        ..ScriptLimits::default()
+    };
+    let trusted = common::load(&engine, "hostile")
+        .with_limits(generous)
+        .unwrap();
+    let (mut runtime, _) = common::runtime();
+    runtime.scene().lock().unwrap().spawn("hostile:loop-update");
+    runtime.spawn(&cube).unwrap();
+    runtime.spawn(&trusted).unwrap();
+    runtime.run_frames(2);
+    assert_eq!(runtime.errors().len(), 1);
+    let cause = &runtime.errors()[0].cause;
+    assert!(cause.contains("CPU deadline of 20 ms"), "{cause}");
+    // What the engine cannot enforce is refused.
+    let too_much = ScriptLimits {
+        memory: 128 << 20,
+        ..ScriptLimits::default()
+    };
+    let error = cube.with_limits(too_much).err().unwrap().to_string();
+    assert!(error.contains("its engine allows 64 MiB"), "{error}");
+    let unlimited = engine_with(ScriptLimits::unlimited());
+    let error = common::load(&unlimited, "spinning-cube")
+        .with_limits(ScriptLimits::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(error.contains("made without them"), "{error}");
+}
+
+#[test]
 fn an_endless_loop_in_entrypoint_is_stopped_at_its_deadline() {
     let run = beside_cube(&default_engine(), "loop-entrypoint");
     assert_contained(&run, "entrypoint", "ran past its CPU deadline of 100 ms");
@@ -174,6 +209,31 @@ fn an_endless_loop_in_restore_state_fails_the_swap_and_the_old_version_runs_on()
         .collect();
     assert_eq!(ticks, ["tick 1", "tick 2", "tick 3", "tick 4"]);
     assert_eq!(runtime.instance(id).unwrap().swaps, 0);
+}
+
+#[test]
+fn a_blocking_sleep_fails_the_script_at_once_instead_of_freezing_the_frame() {
+    let run = beside_cube(&default_engine(), "sleep");
+    assert_contained(&run, "on-update", "would freeze the frame loop");
+    assert!(
+        run.errors[0].cause.contains("script::time::wait_seconds"),
+        "{}",
+        run.errors[0].cause
+    );
+    assert_eq!(run.errors[0].frame, 1);
+    assert!(run.slowest < UPDATE_BOUND, "{:?}", run.slowest);
+}
+
+#[test]
+fn a_wasi_wait_that_is_ready_at_once_is_allowed() {
+    let run = beside_cube(&default_engine(), "ready-timer");
+    assert!(run.errors.is_empty(), "{:?}", run.errors);
+    let ready = run
+        .hostile_log
+        .iter()
+        .filter(|r| r.message == "timer ready")
+        .count();
+    assert_eq!(ready as u64, FRAMES);
 }
 
 #[test]

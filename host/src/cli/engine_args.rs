@@ -13,7 +13,7 @@ use host::runtime::RestartPolicy;
 use host::terrain;
 use host::{BuildOutput, EngineOptions, ScriptComponent, ScriptEngine, ScriptError, ScriptSource};
 
-use super::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME, non_negative};
+use super::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME, number_in};
 
 #[derive(Debug, Args)]
 pub struct EngineArgs {
@@ -26,24 +26,31 @@ pub struct EngineArgs {
     #[arg(long)]
     no_cache: bool,
 
-    /// Most script instances alive at once (memory is reserved for them)
-    /// [default: 256; for `serve`, enough for its worlds].
-    #[arg(long, value_name = "N")]
+    /// Most script instances alive at once (address space is reserved for
+    /// them) [default: what the command runs, plus room, and at least 256].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_instances: Option<u32>,
 
     /// Worker threads for background jobs such as terrain (0: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub job_threads: usize,
 
-    /// CPU deadline of one `on-message` call, in milliseconds; a script past
-    /// it is stopped like a trap. 0 turns CPU deadlines off.
-    #[arg(long, value_name = "MS", default_value_t = 5.0, value_parser = non_negative)]
+    /// CPU time one `on-message` call may use, in milliseconds (the calling
+    /// thread's own CPU time: a busy machine never stops an innocent call);
+    /// a script past it is stopped like a trap. 0 turns deadlines off.
+    #[arg(long, value_name = "MS", default_value_t = 5.0, value_parser = number_in(0.0, 60_000.0))]
     script_deadline_ms: f64,
 
-    /// CPU deadline of `entrypoint`, `save-state` and `restore-state`, in
+    /// CPU time `entrypoint`, `save-state` and `restore-state` may use, in
     /// milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = non_negative)]
+    #[arg(long, value_name = "MS", default_value_t = 100.0, value_parser = number_in(0.01, 600_000.0))]
     start_deadline_ms: f64,
+
+    /// Wall-clock time any one call may take, whatever CPU time it used, in
+    /// milliseconds: a backstop for a call whose thread is not running it
+    /// (never shorter than the call's CPU deadline).
+    #[arg(long, value_name = "MS", default_value_t = 1_000.0, value_parser = number_in(1.0, 3_600_000.0))]
+    wall_deadline_ms: f64,
 
     /// Most linear memory one script instance may use, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
@@ -66,8 +73,9 @@ pub struct EngineArgs {
 }
 
 impl EngineArgs {
-    /// The engine these options describe, with room for `max_instances`
-    /// instances unless `--max-instances` says otherwise.
+    /// The engine these options describe, with a pool of `max_instances`
+    /// instances (the command sizes it from `--max-instances` and what it
+    /// runs).
     pub fn engine(&self, max_instances: u32) -> Result<Arc<ScriptEngine>> {
         Ok(Arc::new(ScriptEngine::new(EngineOptions {
             cache_dir: match (self.no_cache, &self.cache_dir) {
@@ -76,12 +84,13 @@ impl EngineArgs {
                 (false, None) => default_cache_dir(),
             },
             pooling: true,
-            max_instances: self.max_instances.unwrap_or(max_instances),
+            max_instances,
             extensions: vec![terrain::link],
             limits: ScriptLimits {
                 update_deadline: Some(Duration::from_secs_f64(self.script_deadline_ms / 1e3))
                     .filter(|d| !d.is_zero()),
                 start_deadline: Duration::from_secs_f64(self.start_deadline_ms / 1e3),
+                wall_deadline: Duration::from_secs_f64(self.wall_deadline_ms / 1e3),
                 memory: (self.memory_limit_mib as usize) << 20,
                 ..ScriptLimits::default()
             },

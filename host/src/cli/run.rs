@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use host::files::{MAX_TEXT_FILE, read_capped};
 use host::input::parse_input_script;
 use host::jobs::JobDelivery;
 use host::limits::Quotas;
@@ -19,7 +20,7 @@ use host::{HeadlessRunner, HotReloader, Runtime, RuntimeConfig, ScriptComponent,
 use uuid::Uuid;
 
 use super::engine_args::{EngineArgs, default_script, load_script, report_failure};
-use super::positive;
+use super::{HZ, number_in};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -51,7 +52,7 @@ pub struct RunArgs {
     size: (u32, u32),
 
     /// Fixed timestep rate in frames per game second.
-    #[arg(long, value_name = "HZ", default_value_t = 60.0, value_parser = positive)]
+    #[arg(long, value_name = "HZ", default_value_t = 60.0, value_parser = number_in(HZ.0, HZ.1))]
     hz: f64,
 
     /// Write the scene as JSON to FILE at exit.
@@ -93,7 +94,19 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    let engine = args.engine.engine(256)?;
+    let needed = args.instances as usize * args.scripts.len().max(1);
+    let pool = match args.engine.max_instances {
+        Some(max) if (max as usize) < needed => bail!(
+            "--instances {} of {} script(s) need {needed} instances, more than \
+             --max-instances {max}",
+            args.instances,
+            args.scripts.len().max(1)
+        ),
+        Some(max) => max,
+        // Room beside them for hot-swaps and restarts.
+        None => u32::try_from(needed + 64).unwrap_or(u32::MAX).max(256),
+    };
+    let engine = args.engine.engine(pool)?;
     let mut reloader = if args.watch {
         Some(HotReloader::new(engine.clone())?)
     } else {
@@ -117,7 +130,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     });
     runtime.register_job(Terrain)?;
     if let Some(file) = &args.input {
-        let text = std::fs::read_to_string(file)
+        let text = read_capped(file, MAX_TEXT_FILE)
+            .and_then(|bytes| Ok(String::from_utf8(bytes)?))
             .with_context(|| format!("failed to read input file `{}`", file.display()))?;
         let events = parse_input_script(&text)
             .map_err(|e| anyhow::anyhow!("bad input file `{}`: {e}", file.display()))?;
@@ -149,6 +163,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         }
     }
     if runtime.live_instances() == 0 && load_failures > 0 {
+        if scripts.len() == 1 {
+            // Its error, printed above, says all.
+            return Ok(ExitCode::FAILURE);
+        }
         bail!("no script could be started");
     }
 

@@ -10,17 +10,18 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use host::files::{ensure_writable_dir, write_atomic};
 use host::limits::Quotas;
 use host::log::TracingLog;
 use host::runtime::RuntimeConfig;
-use host::server::control::{Catalog, ControlServer};
+use host::server::control::{Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken};
 use host::server::{ServerConfig, WorldReport, WorldSetup};
 use host::terrain::Terrain;
-use host::{Server, WorldSpec};
+use host::{ScriptComponent, ScriptEngine, Server, WorldSpec};
 use serde_json::json;
 
 use super::engine_args::{EngineArgs, default_script, load_script, report_failure};
-use super::{non_negative, positive};
+use super::{HZ, number_in};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -37,19 +38,26 @@ pub struct ServeArgs {
     worlds: usize,
 
     /// Frames per second of every world: the loop threads' frame rate.
-    #[arg(long, value_name = "H", default_value_t = 60.0, value_parser = positive)]
+    #[arg(long, value_name = "H", default_value_t = 60.0, value_parser = number_in(HZ.0, HZ.1))]
     hz: f64,
 
     /// Run each world for S seconds of game time (S x H frames), then end
     /// it; the server exits when no world is left. Without it the server
     /// runs until SIGTERM or Ctrl-C.
-    #[arg(long, value_name = "S", value_parser = positive)]
+    #[arg(long, value_name = "S", value_parser = number_in(0.001, 1e6))]
     seconds: Option<f64>,
 
     /// Address of the HTTP control surface, /metrics, /healthz and /readyz
-    /// (port 0 picks a free port; the address is logged).
+    /// (port 0 picks a free port; the address is logged). Off loopback it
+    /// needs a control token.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9464")]
     listen: String,
+
+    /// A file holding the bearer token that POST and DELETE requests must
+    /// carry (`Authorization: Bearer TOKEN`) [default: $GAME_HOST_CONTROL_TOKEN].
+    /// Health, readiness, metrics and GET /worlds stay open.
+    #[arg(long, value_name = "FILE")]
+    control_token_file: Option<PathBuf>,
 
     /// Most worlds at once; /readyz reports "full" at the limit.
     #[arg(long, value_name = "N")]
@@ -57,7 +65,7 @@ pub struct ServeArgs {
 
     /// How long one world's frame may take before it counts as overrunning
     /// [default: the whole frame, 1/H s].
-    #[arg(long, value_name = "MS", value_parser = positive)]
+    #[arg(long, value_name = "MS", value_parser = number_in(0.001, 60_000.0))]
     world_budget_ms: Option<f64>,
 
     /// Stop a world that overruns its budget this many frames in a row.
@@ -65,10 +73,11 @@ pub struct ServeArgs {
     overrun_frames: u32,
 
     /// Print a summary per loop thread every S seconds (0: only at exit).
-    #[arg(long, value_name = "S", default_value_t = 5.0, value_parser = non_negative)]
+    #[arg(long, value_name = "S", default_value_t = 5.0, value_parser = number_in(0.0, 86_400.0))]
     summary_every: f64,
 
-    /// At exit, write each thread's figures and each world's end as JSON.
+    /// Write each thread's figures and each ended world's end as JSON to
+    /// FILE, every few seconds and at exit.
     #[arg(long, value_name = "FILE")]
     metrics_json: Option<PathBuf>,
 
@@ -78,7 +87,7 @@ pub struct ServeArgs {
 
     /// On SIGTERM or Ctrl-C: how long running worlds get to finish their
     /// current frame before the process exits anyway (with status 1).
-    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = non_negative)]
+    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = number_in(0.0, 3_600.0))]
     grace_seconds: f64,
 
     #[command(flatten)]
@@ -86,27 +95,95 @@ pub struct ServeArgs {
 }
 
 pub fn serve(args: ServeArgs) -> Result<ExitCode> {
-    let scripts_per_world = args.scripts.len().max(1);
-    let room = args.max_worlds.unwrap_or(args.worlds).max(args.worlds) * scripts_per_world;
-    let engine = args
+    let output = Output::open(args.dump_worlds.clone(), args.metrics_json.clone())?;
+    let token = ControlToken::load(args.control_token_file.as_deref())?;
+    let per_world = args.scripts.len().max(1);
+    let room = args.max_worlds.unwrap_or(args.worlds).max(args.worlds) * per_world;
+    let pool = args
         .engine
-        .engine(u32::try_from(room + 64).unwrap_or(u32::MAX).max(256))?;
-    let mut scripts = Vec::new();
-    if args.scripts.is_empty() {
-        scripts.push(default_script(&engine)?);
+        .max_instances
+        .unwrap_or(u32::try_from(room + 64).unwrap_or(u32::MAX).max(256));
+    if (pool as usize) < args.worlds * per_world {
+        bail!(
+            "--worlds {} of {per_world} script(s) need {} instances, more than \
+             --max-instances {pool}",
+            args.worlds,
+            args.worlds * per_world
+        );
     }
-    for path in &args.scripts {
-        match load_script(&engine, path) {
-            Ok(script) => scripts.push(script),
-            Err(error) => {
-                report_failure(&error);
-                bail!("script `{}` could not be loaded", path.display());
-            }
-        }
-    }
+    let engine = args.engine.engine(pool)?;
+    let scripts = load_scripts(&engine, &args.scripts)?;
+    let server = Arc::new(Server::start(server_config(
+        &args,
+        pool as usize,
+        per_world,
+    ))?);
+    let frames = args.seconds.map(|s| (s * args.hz).round().max(1.0) as u64);
+    let control = ControlServer::start(
+        ControlConfig {
+            listen: args.listen.clone(),
+            token,
+            limits: ControlLimits::default(),
+            starting: true,
+        },
+        server.clone(),
+        Catalog {
+            scripts: scripts.clone(),
+            frames,
+        },
+    )?;
+    tracing::info!(
+        "listening on http://{}/ (/healthz answers; /readyz once {} world(s) have started)",
+        control.addr(),
+        args.worlds
+    );
+    launch(&server, &WorldSpec { scripts, frames }, args.worlds)?;
+    control.launched();
+    tracing::info!(
+        threads = server.thread_count(),
+        hz = args.hz,
+        "serving on http://{}/ (POST /worlds, GET /metrics, /healthz, /readyz)",
+        control.addr()
+    );
 
+    let stop = Arc::new(AtomicBool::new(false));
+    let signalled = stop.clone();
+    if let Err(error) = ctrlc::set_handler(move || signalled.store(true, Ordering::Relaxed)) {
+        tracing::warn!("cannot catch SIGTERM / Ctrl-C: {error}");
+    }
+    let mut output = output;
+    run_until_done(
+        &server,
+        &stop,
+        frames.is_some(),
+        args.summary_every,
+        &mut output,
+    );
+    let stopped = Instant::now();
+    let clean = server.shut_down(Duration::from_secs_f64(args.grace_seconds));
+    output.take(&server);
+    tracing::info!(elapsed = ?stopped.elapsed(), worlds = output.reports.len(), "loop threads stopped");
+    for summary in &server.totals() {
+        tracing::info!("total {summary}");
+    }
+    output.write_metrics(&server);
+    if let Some(file) = &args.metrics_json {
+        tracing::info!(file = %file.display(), "wrote final metrics");
+    }
+    drop(control);
+    if !clean {
+        eprintln!(
+            "error: loop threads did not stop within the {} s grace period",
+            args.grace_seconds
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfig {
     let setup: WorldSetup = Arc::new(|runtime| runtime.register_job(Terrain));
-    let server = Arc::new(Server::start(ServerConfig {
+    ServerConfig {
         threads: args.threads,
         runtime: RuntimeConfig {
             hz: args.hz,
@@ -122,34 +199,44 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             .map(|ms| Duration::from_secs_f64(ms / 1e3)),
         overrun_frames: args.overrun_frames,
         max_worlds: args.max_worlds,
-    })?);
-    let frames = args.seconds.map(|s| (s * args.hz).round().max(1.0) as u64);
-    let control = ControlServer::start(
-        &args.listen,
-        server.clone(),
-        Catalog {
-            scripts: scripts.clone(),
-            frames,
-        },
-    )?;
-    tracing::info!(
-        threads = server.thread_count(),
-        hz = args.hz,
-        "serving on http://{}/ (POST /worlds, GET /metrics, /healthz, /readyz)",
-        control.addr()
-    );
+        max_instances: Some(pool),
+        instances_per_world: per_world,
+    }
+}
 
-    let spec = WorldSpec { scripts, frames };
-    let launch = Instant::now();
-    for _ in 0..args.worlds {
-        if let Err(error) = server.start_world(&spec) {
+/// The scripts given (loaded, built where needed), or the default one.
+fn load_scripts(engine: &ScriptEngine, paths: &[PathBuf]) -> Result<Vec<ScriptComponent>> {
+    if paths.is_empty() {
+        return Ok(vec![default_script(engine)?]);
+    }
+    paths
+        .iter()
+        .map(|path| {
+            load_script(engine, path).map_err(|error| {
+                report_failure(&error);
+                anyhow::anyhow!("script `{}` could not be loaded", path.display())
+            })
+        })
+        .collect()
+}
+
+/// Starts the launch's worlds. A world that does not fit ends the launch
+/// with a warning and the server runs on; a script that fails to start
+/// ends the process.
+fn launch(server: &Server, spec: &WorldSpec, worlds: usize) -> Result<()> {
+    let started = Instant::now();
+    for n in 0..worlds {
+        if let Err(error) = server.start_world(spec) {
+            if server.is_full() {
+                tracing::warn!("launched {n} of {worlds} worlds: {error:#}");
+                return Ok(());
+            }
             if format!("{error:#}").contains("os error 12") {
                 bail!(
-                    "world {} of {} could not be started: the process ran out of memory \
+                    "world {} of {worlds} could not be started: the process ran out of memory \
                      or of memory mappings (each instance maps a few; Linux allows \
                      vm.max_map_count = {} per process): see docs/scaling.md",
-                    server.world_count() + 1,
-                    args.worlds,
+                    n + 1,
                     std::fs::read_to_string("/proc/sys/vm/max_map_count")
                         .map_or_else(|_| "?".into(), |n| n.trim().to_owned())
                 );
@@ -157,35 +244,43 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             bail!("a world could not be started: {error:#}");
         }
     }
-    tracing::info!(
-        worlds = args.worlds,
-        elapsed = ?launch.elapsed(),
-        "worlds started"
-    );
+    tracing::info!(worlds, elapsed = ?started.elapsed(), "worlds started");
+    Ok(())
+}
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let signalled = stop.clone();
-    if let Err(error) = ctrlc::set_handler(move || signalled.store(true, Ordering::Relaxed)) {
-        tracing::warn!("cannot catch SIGTERM / Ctrl-C: {error}");
-    }
-    let every = (args.summary_every > 0.0).then(|| Duration::from_secs_f64(args.summary_every));
+/// Runs until signalled (or, for timed worlds, until none is left):
+/// writes each ended world's dump as it ends, the metrics file every few
+/// seconds, and the summaries.
+fn run_until_done(
+    server: &Server,
+    stop: &AtomicBool,
+    timed: bool,
+    summary_every: f64,
+    output: &mut Output,
+) {
+    let every = (summary_every > 0.0).then(|| Duration::from_secs_f64(summary_every));
     let mut next_summary = every.map(|every| Instant::now() + every);
-    let mut reports = Vec::new();
+    let mut next_metrics = Instant::now() + METRICS_EVERY;
     loop {
         std::thread::sleep(Duration::from_millis(20));
-        reports.extend(server.take_ended());
+        output.take(server);
         if stop.load(Ordering::Relaxed) {
             tracing::info!(
                 "signalled: draining (no new worlds; running worlds finish their frame)"
             );
-            break;
+            return;
         }
-        if frames.is_some() && server.world_count() == 0 {
+        if timed && server.world_count() == 0 {
             tracing::info!("every world has ended");
-            break;
+            return;
+        }
+        let now = Instant::now();
+        if now >= next_metrics {
+            output.write_metrics(server);
+            next_metrics = now + METRICS_EVERY;
         }
         if let (Some(at), Some(every)) = (next_summary, every)
-            && Instant::now() >= at
+            && now >= at
         {
             for summary in server.take_window() {
                 tracing::info!("{summary}");
@@ -193,19 +288,60 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             next_summary = Some(at + every);
         }
     }
-    let stopped = Instant::now();
-    let clean = server.shut_down(Duration::from_secs_f64(args.grace_seconds));
-    reports.extend(server.take_ended());
-    tracing::info!(elapsed = ?stopped.elapsed(), worlds = reports.len(), "loop threads stopped");
-    let totals = server.totals();
-    for summary in &totals {
-        tracing::info!("total {summary}");
+}
+
+/// How often `--metrics-json` is rewritten while the server runs.
+const METRICS_EVERY: Duration = Duration::from_secs(2);
+
+/// Where results go, written as they come so a crash loses little: each
+/// world's dump when it ends, the metrics file every few seconds and at
+/// exit, each by writing a temporary file and renaming it.
+struct Output {
+    dumps: Option<PathBuf>,
+    metrics: Option<PathBuf>,
+    /// Every world that ended, oldest first.
+    reports: Vec<WorldReport>,
+}
+
+impl Output {
+    /// Checks both paths now, so an unusable one fails at start: the dump
+    /// directory is created and written into, the metrics file written.
+    fn open(dumps: Option<PathBuf>, metrics: Option<PathBuf>) -> Result<Output> {
+        if let Some(dir) = &dumps {
+            ensure_writable_dir(dir).context("--dump-worlds")?;
+        }
+        let output = Output {
+            dumps,
+            metrics,
+            reports: Vec::new(),
+        };
+        if let Some(file) = &output.metrics {
+            write_atomic(file, b"{}\n").context("--metrics-json")?;
+        }
+        Ok(output)
     }
-    if let Some(dir) = &args.dump_worlds {
-        write_dumps(dir, &reports)?;
+
+    /// Takes the reports of worlds that ended and writes their dumps.
+    fn take(&mut self, server: &Server) {
+        for report in server.take_ended() {
+            if let Some(dir) = &self.dumps {
+                let file = dir.join(format!("world-{}.json", report.id.0));
+                if let Err(error) = write_atomic(&file, report.scene.to_json().as_bytes()) {
+                    tracing::error!("{error:#}");
+                }
+            }
+            self.reports.push(report);
+        }
     }
-    if let Some(file) = &args.metrics_json {
-        let worlds: Vec<_> = reports
+
+    /// Rewrites the metrics file: each thread's figures and each ended
+    /// world's end.
+    fn write_metrics(&self, server: &Server) {
+        let Some(file) = &self.metrics else {
+            return;
+        };
+        let worlds: Vec<_> = self
+            .reports
             .iter()
             .map(|r| {
                 json!({
@@ -214,30 +350,9 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
                 })
             })
             .collect();
-        let body = json!({ "threads": totals, "worlds": worlds });
-        std::fs::write(file, format!("{body:#}\n"))
-            .with_context(|| format!("failed to write metrics `{}`", file.display()))?;
-        tracing::info!(file = %file.display(), "wrote final metrics");
+        let body = json!({ "threads": server.totals(), "worlds": worlds });
+        if let Err(error) = write_atomic(file, format!("{body:#}\n").as_bytes()) {
+            tracing::error!("{error:#}");
+        }
     }
-    drop(control);
-    if !clean {
-        eprintln!(
-            "error: loop threads did not stop within the {} s grace period",
-            args.grace_seconds
-        );
-        return Ok(ExitCode::FAILURE);
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Writes each ended world's scene to `dir/world-ID.json`.
-fn write_dumps(dir: &std::path::Path, reports: &[WorldReport]) -> Result<()> {
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("failed to create `{}`", dir.display()))?;
-    for report in reports {
-        let file = dir.join(format!("world-{}.json", report.id.0));
-        std::fs::write(&file, report.scene.to_json())
-            .with_context(|| format!("failed to write `{}`", file.display()))?;
-    }
-    Ok(())
 }

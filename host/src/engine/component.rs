@@ -1,6 +1,7 @@
 //! A loaded script component, ready to instantiate many times.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use wasmtime::Store;
 use wasmtime::component::{ComponentExportIndex, Instance, InstancePre, TypedFunc};
@@ -36,6 +37,8 @@ pub struct ScriptComponent {
     /// `on-update`, if the component exports it (`game-script`, 0.1.4).
     on_update: Option<ComponentExportIndex>,
     limits: ScriptLimits,
+    /// The engine's limits, which bound what `with_limits` may give.
+    engine_limits: ScriptLimits,
 }
 
 impl ScriptComponent {
@@ -62,6 +65,7 @@ impl ScriptComponent {
             handover,
             on_update,
             limits,
+            engine_limits: limits,
         })
     }
 
@@ -96,7 +100,8 @@ impl ScriptComponent {
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|state| &mut state.limiter);
         if self.limits.update_deadline.is_some() {
-            store.set_epoch_deadline(ScriptLimits::ticks(self.limits.start_deadline));
+            store.epoch_deadline_callback(|mut store| store.data_mut().deadline.on_tick());
+            arm_deadline(&mut store, self.limits.start_deadline, &self.limits);
         }
         store
     }
@@ -104,6 +109,32 @@ impl ScriptComponent {
     /// The limits every instance of this component runs under.
     pub fn limits(&self) -> &ScriptLimits {
         &self.limits
+    }
+
+    /// This component with other limits for the instances made from it: a
+    /// game may give its own scripts longer deadlines or more memory than a
+    /// mod's. Fails when the engine cannot enforce them: CPU deadlines on
+    /// an engine made without them (it compiled no epoch checks), or more
+    /// memory than the engine's limit (its pool reserves no more).
+    pub fn with_limits(&self, limits: ScriptLimits) -> anyhow::Result<ScriptComponent> {
+        if limits.update_deadline.is_some() && self.engine_limits.update_deadline.is_none() {
+            anyhow::bail!(
+                "`{}` cannot get CPU deadlines: its engine was made without them",
+                self.name
+            );
+        }
+        if limits.memory > self.engine_limits.memory {
+            anyhow::bail!(
+                "`{}` cannot get {} MiB of memory: its engine allows {} MiB per instance",
+                self.name,
+                limits.memory >> 20,
+                self.engine_limits.memory >> 20
+            );
+        }
+        Ok(ScriptComponent {
+            limits,
+            ..self.clone()
+        })
     }
 
     pub(crate) fn handover(&self) -> &HandoverExports {
@@ -146,6 +177,13 @@ impl ScriptComponent {
             .context("`on-update` has the wrong type")
             .map(Some)
     }
+}
+
+/// Starts a call's CPU budget of `cpu` in `store`: the deadline looks at
+/// the call from the next epoch tick on (see `crate::deadline`).
+pub(crate) fn arm_deadline(store: &mut Store<ScriptState>, cpu: Duration, limits: &ScriptLimits) {
+    store.data_mut().deadline.arm(cpu, limits);
+    store.set_epoch_deadline(1);
 }
 
 /// What a byte string claims to be, from its header.

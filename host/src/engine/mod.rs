@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
+use crate::files::{MAX_COMPONENT_FILE, read_capped};
 use crate::imports;
 use crate::limits::ScriptLimits;
 use crate::progress::Progress;
@@ -25,8 +26,8 @@ use component::{WasmKind, wasm_kind};
 use ticker::EpochTicker;
 
 pub use cache::default_cache_dir;
-pub(crate) use component::OnUpdate;
 pub use component::ScriptComponent;
+pub(crate) use component::{OnUpdate, arm_deadline};
 
 /// Adds host functions beyond the `script` world to the linker: the WIT
 /// interface of an extension such as the terrain extension's `link`.
@@ -183,7 +184,7 @@ impl ScriptEngine {
 
     /// Loads the component at `path`; the script is named after the file.
     pub fn load_file(&self, path: &Path) -> Result<ScriptComponent> {
-        let bytes = std::fs::read(path)
+        let bytes = read_capped(path, MAX_COMPONENT_FILE)
             .with_context(|| format!("failed to read script `{}`", path.display()))?;
         self.load_bytes(&script_name(path), &bytes)
             .with_context(|| format!("failed to load script `{}`", path.display()))

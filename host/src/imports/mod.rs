@@ -9,6 +9,7 @@ mod events;
 mod frame;
 mod log;
 mod motion;
+mod poll;
 mod scene;
 mod tasks;
 
@@ -17,10 +18,11 @@ use wasmtime::component::{HasSelf, Linker};
 use crate::bindings::Script;
 use crate::state::ScriptState;
 
-/// Links WASI (locked down by each instance's `WasiCtx`) and the engine
-/// interfaces.
+/// Links WASI (locked down by each instance's `WasiCtx`, and its waits
+/// made non-blocking) and the engine interfaces.
 pub(crate) fn add_to_linker(linker: &mut Linker<ScriptState>) -> wasmtime::Result<()> {
     wasmtime_wasi::p2::add_to_linker_sync(linker)?;
+    poll::add_to_linker(linker)?;
     Script::add_to_linker::<_, HasSelf<_>>(linker, |state| state)?;
     Ok(())
 }

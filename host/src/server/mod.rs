@@ -67,6 +67,14 @@ pub struct ServerConfig {
     pub overrun_frames: u32,
     /// Most worlds at once (`None`: no limit).
     pub max_worlds: Option<usize>,
+    /// Most script instances alive at once over all worlds: the engine's
+    /// instance pool (`None`: no limit). A world that would not fit is
+    /// refused as "full", like one past `max_worlds`.
+    pub max_instances: Option<usize>,
+    /// Instances of the worlds the server is asked for (their scripts): the
+    /// unit in which `/readyz` and `game_server_world_slots_free` count
+    /// free room in the instance pool.
+    pub instances_per_world: usize,
 }
 
 impl Default for ServerConfig {
@@ -78,6 +86,8 @@ impl Default for ServerConfig {
             world_budget: None,
             overrun_frames: 30,
             max_worlds: None,
+            max_instances: None,
+            instances_per_world: 1,
         }
     }
 }
@@ -91,11 +101,28 @@ pub struct WorldSpec {
     pub frames: Option<u64>,
 }
 
+/// Where the running worlds are, and the room worlds being built hold.
+#[derive(Default)]
+struct Placement {
+    /// The thread and instance count of each running world.
+    worlds: HashMap<WorldId, Placed>,
+    /// Instances of the running worlds.
+    instances: usize,
+    /// Worlds being built (by `start_world`), and their instances.
+    building: usize,
+    building_instances: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Placed {
+    thread: usize,
+    instances: usize,
+}
+
 /// What the loop threads share with the server.
 struct Shared {
     loads: Vec<ThreadLoad>,
-    /// The thread each running world is on.
-    placement: Mutex<HashMap<WorldId, usize>>,
+    placement: Mutex<Placement>,
     /// Reports of ended worlds, oldest first, until taken.
     ended: Mutex<Vec<WorldReport>>,
     ended_signal: Condvar,
@@ -103,7 +130,11 @@ struct Shared {
 
 impl Shared {
     fn ended(&self, thread: usize, report: WorldReport) {
-        self.placement.lock_unpoisoned().remove(&report.id);
+        let mut placement = self.placement.lock_unpoisoned();
+        if let Some(placed) = placement.worlds.remove(&report.id) {
+            placement.instances -= placed.instances;
+        }
+        drop(placement);
         self.loads[thread].unassign();
         self.ended.lock_unpoisoned().push(report);
         self.ended_signal.notify_all();
@@ -146,7 +177,7 @@ impl Server {
         let dt = Duration::from_secs_f64(1.0 / hz);
         let shared = Arc::new(Shared {
             loads: (0..count).map(|_| ThreadLoad::default()).collect(),
-            placement: Mutex::new(HashMap::new()),
+            placement: Mutex::new(Placement::default()),
             ended: Mutex::new(Vec::new()),
             ended_signal: Condvar::new(),
         });
@@ -194,17 +225,21 @@ impl Server {
     /// Builds a world on this thread (its scripts' `entrypoint`s run here)
     /// and hands it to the least loaded loop thread, which runs its first
     /// frame as frame 1 at its next frame. Fails, starting nothing, if the
-    /// server is draining or full, or a script fails to start.
+    /// server is draining, the world would not fit (past `max_worlds` or
+    /// the instance pool: [`Server::is_full`] then says so too), it has no
+    /// script or no frame to run, or a script fails to start.
     pub fn start_world(&self, spec: &WorldSpec) -> Result<WorldId> {
+        if spec.scripts.is_empty() {
+            bail!("a world needs at least one script");
+        }
+        if spec.frames == Some(0) {
+            bail!("a world runs at least one frame (`frames` must be 1 or more)");
+        }
         if !self.is_accepting() {
             bail!("the server is shutting down and accepts no new worlds");
         }
-        if self.is_full() {
-            bail!(
-                "the server is full: it runs its maximum of {} world(s)",
-                self.world_count()
-            );
-        }
+        let instances = spec.scripts.len();
+        let _room = self.reserve(instances)?;
         let id = WorldId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let mut runtime = Runtime::new(self.config.runtime.clone());
         if let Some(setup) = &self.config.setup {
@@ -218,18 +253,54 @@ impl Server {
         let world = world::World::new(id, runtime, spec.frames);
         let thread = least_loaded(&self.shared.loads);
         self.shared.loads[thread].assign();
-        self.shared.placement.lock_unpoisoned().insert(id, thread);
+        let placed = Placed { thread, instances };
+        {
+            let mut placement = self.shared.placement.lock_unpoisoned();
+            placement.worlds.insert(id, placed);
+            placement.instances += instances;
+        }
         if self.threads[thread]
             .orders
             .send(Order::Start(Box::new(world)))
             .is_err()
         {
-            self.shared.placement.lock_unpoisoned().remove(&id);
+            let mut placement = self.shared.placement.lock_unpoisoned();
+            placement.worlds.remove(&id);
+            placement.instances -= instances;
+            drop(placement);
             self.shared.loads[thread].unassign();
             bail!("loop thread {thread} has stopped");
         }
-        self.publish_capacity();
         Ok(id)
+    }
+
+    /// Holds room for a world of `instances` while it is built, or says
+    /// why there is none.
+    fn reserve(&self, instances: usize) -> Result<Reservation<'_>> {
+        let mut placement = self.shared.placement.lock_unpoisoned();
+        let worlds = placement.worlds.len() + placement.building;
+        if let Some(max) = self.config.max_worlds
+            && worlds >= max
+        {
+            bail!("the server is full: it runs its maximum of {max} world(s)");
+        }
+        let used = placement.instances + placement.building_instances;
+        if let Some(max) = self.config.max_instances
+            && used + instances > max
+        {
+            bail!(
+                "the server is full: a world of {instances} instance(s) does not fit in its \
+                 pool of {max} ({used} in use; raise --max-instances)"
+            );
+        }
+        placement.building += 1;
+        placement.building_instances += instances;
+        drop(placement);
+        self.publish_capacity();
+        Ok(Reservation {
+            server: self,
+            instances,
+        })
     }
 
     /// Stops a world between two of its frames and returns its report
@@ -282,7 +353,29 @@ impl Server {
 
     /// Worlds placed and not ended.
     pub fn world_count(&self) -> usize {
-        self.shared.placement.lock_unpoisoned().len()
+        self.shared.placement.lock_unpoisoned().worlds.len()
+    }
+
+    /// Instances of the running worlds.
+    pub fn instance_count(&self) -> usize {
+        self.shared.placement.lock_unpoisoned().instances
+    }
+
+    /// How many more worlds (of `instances_per_world` each) fit, within
+    /// `max_worlds` and the instance pool; `None` when neither limits them.
+    pub fn free_slots(&self) -> Option<usize> {
+        let placement = self.shared.placement.lock_unpoisoned();
+        let worlds = placement.worlds.len() + placement.building;
+        let instances = placement.instances + placement.building_instances;
+        let by_worlds = self.config.max_worlds.map(|max| max.saturating_sub(worlds));
+        let by_pool = self
+            .config
+            .max_instances
+            .map(|max| max.saturating_sub(instances) / self.config.instances_per_world.max(1));
+        match (by_worlds, by_pool) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The reports of worlds that ended since the last call.
@@ -314,11 +407,9 @@ impl Server {
         self.accepting.load(Ordering::Relaxed)
     }
 
-    /// Whether the server runs its maximum of worlds.
+    /// Whether no further world fits (see [`Server::free_slots`]).
     pub fn is_full(&self) -> bool {
-        self.config
-            .max_worlds
-            .is_some_and(|max| self.world_count() >= max)
+        self.free_slots() == Some(0)
     }
 
     /// Loop threads.
@@ -392,8 +483,9 @@ impl Server {
         self.shared
             .placement
             .lock_unpoisoned()
+            .worlds
             .get(&id)
-            .copied()
+            .map(|placed| placed.thread)
             .with_context(|| format!("{id} is not running"))
     }
 
@@ -407,12 +499,26 @@ impl Server {
     }
 
     fn publish_capacity(&self) {
-        let free = self
-            .config
-            .max_worlds
-            .map(|max| max.saturating_sub(self.world_count()));
+        let free = self.free_slots();
         self.metrics
             .set_capacity(free, self.is_accepting() && free != Some(0));
+    }
+}
+
+/// Room held for a world being built; given back when dropped (the world
+/// then holds it, if it was placed).
+struct Reservation<'a> {
+    server: &'a Server,
+    instances: usize,
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        let mut placement = self.server.shared.placement.lock_unpoisoned();
+        placement.building -= 1;
+        placement.building_instances -= self.instances;
+        drop(placement);
+        self.server.publish_capacity();
     }
 }
 

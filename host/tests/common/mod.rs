@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses a different subset
 
 pub mod memory;
+pub mod serve;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

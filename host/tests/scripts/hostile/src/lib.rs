@@ -22,6 +22,9 @@
 //! - `bad-entity-read`: reads the rotation of an id that does not exist
 //!   (one `entity` call);
 //! - `bad-values`: sends two ids with five floats of positions;
+//! - `sleep`: calls `std::thread::sleep` for 60 s (a blocking WASI poll);
+//! - `ready-timer`: waits on a WASI timer of 0 ns, which is ready at once
+//!   (allowed: it does not block), then logs `timer ready`;
 //! - `trap-once`: traps in its first update (it logs `started` each time it
 //!   starts, for restart tests);
 //! - `churn`: not hostile, busy: every frame it fetches and drops a handle,
@@ -56,6 +59,8 @@ const MODES: &[&str] = &[
     "bad-values",
     "trap-once",
     "churn",
+    "sleep",
+    "ready-timer",
 ];
 
 struct Hostile {
@@ -174,6 +179,11 @@ impl Script for Hostile {
             }
             "bad-values" => {
                 script::bindings::game::engine::entities::set_positions(&[0, 0], &[1.0; 5]);
+            }
+            "sleep" => std::thread::sleep(std::time::Duration::from_secs(60)),
+            "ready-timer" => {
+                std::thread::sleep(std::time::Duration::ZERO);
+                script::log::info("timer ready");
             }
             "trap-once" => panic!("trap-once fails at frame {frame}"),
             "churn" => churn(frame),

@@ -1,0 +1,362 @@
+//! The HTTP control surface of a [`Server`], for operators, fleet managers
+//! and tests: hyper on a small tokio runtime of its own thread, built for
+//! clients that may be hostile. Bodies are JSON.
+//!
+//! | request | answer |
+//! | --- | --- |
+//! | `GET /healthz` | 200 while the process runs |
+//! | `GET /readyz` | 200 while it accepts worlds; 503 `starting`, `draining` or `full` |
+//! | `GET /metrics` | Prometheus metrics (text exposition format) |
+//! | `GET /worlds` | the running worlds: id, thread, frame, instances, ... |
+//! | `POST /worlds` `{"scripts": ["name"], "frames": 600}` (both optional) | 201 `{"id": 7, "thread": 1}` |
+//! | `DELETE /worlds/7` | 200 and the world's report (frames, reason, errors, scene) |
+//! | `POST /worlds/7/events` `{"press": "enter"}`, `{"release": "e"}` or `{"send": {"channel": "c", "payload": "p"}}` | 202 |
+//!
+//! What no client can do, whatever it sends ([`ControlLimits`]):
+//! - hold a connection open without sending: headers (and the idle time
+//!   between requests) have a timeout, bodies another;
+//! - make the host read or allocate a large body: a declared length over
+//!   the limit is answered 413 before a byte of it is read, and a body that
+//!   grows past it while arriving likewise;
+//! - exhaust threads or descriptors: connections past a cap are closed on
+//!   accept, and a failed accept (EMFILE) is logged and survived;
+//! - hold up a shutdown: answers under way get a short drain, then every
+//!   connection is closed;
+//! - change the worlds without the bearer token ([`ControlToken`]), when
+//!   one is set; without one, the surface only listens on loopback.
+//!
+//! A body that is cut off, or not UTF-8, is refused with 400; nothing of it
+//! is used.
+
+mod auth;
+mod routes;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::Incoming;
+use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::sync::{Semaphore, watch};
+
+use super::Server;
+use routes::{Answer, Route};
+
+pub use auth::ControlToken;
+pub use routes::Catalog;
+
+/// What the control surface allows one client. The defaults follow what
+/// servers facing the internet use (nginx's 60 s header and body timeouts
+/// are for slow networks; a control surface on a cluster network answers
+/// machines, so its are shorter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ControlLimits {
+    /// Largest request body; larger ones get 413 (the bodies this surface
+    /// takes are a few hundred bytes of JSON).
+    pub max_body: usize,
+    /// Time to send a request's headers, and most time a kept-alive
+    /// connection may sit idle between requests.
+    pub header_timeout: Duration,
+    /// Time to send a request's body.
+    pub body_timeout: Duration,
+    /// Connections open at once; further ones are closed on accept.
+    pub max_connections: usize,
+    /// On shutdown, how long answers under way get before every connection
+    /// is closed.
+    pub drain: Duration,
+}
+
+impl Default for ControlLimits {
+    fn default() -> Self {
+        ControlLimits {
+            max_body: 64 << 10,
+            header_timeout: Duration::from_secs(5),
+            body_timeout: Duration::from_secs(10),
+            max_connections: 256,
+            drain: Duration::from_secs(2),
+        }
+    }
+}
+
+/// How the control surface is set up.
+#[derive(Clone, Default)]
+pub struct ControlConfig {
+    /// Where to listen, e.g. `127.0.0.1:9464` (port 0 picks a free one).
+    pub listen: String,
+    /// The bearer token `POST` and `DELETE` need. Without one the surface
+    /// refuses to listen anywhere but on loopback.
+    pub token: Option<ControlToken>,
+    pub limits: ControlLimits,
+    /// Start with `/readyz` answering `starting` and `POST /worlds`
+    /// refused, until [`ControlServer::launched`].
+    pub starting: bool,
+}
+
+/// What every request handler shares.
+struct ControlState {
+    server: Arc<Server>,
+    catalog: Catalog,
+    token: Option<ControlToken>,
+    limits: ControlLimits,
+    starting: AtomicBool,
+}
+
+/// The HTTP listener and the thread that serves it; dropping it stops
+/// serving (after the drain).
+pub struct ControlServer {
+    addr: SocketAddr,
+    context: Arc<ControlState>,
+    stop: watch::Sender<bool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ControlServer {
+    /// Listens on `config.listen` and serves requests on a thread of its
+    /// own. Fails at once if the address cannot be bound, or is not
+    /// loopback while no token is set.
+    pub fn start(config: ControlConfig, server: Arc<Server>, catalog: Catalog) -> Result<Self> {
+        let listener = std::net::TcpListener::bind(&config.listen)
+            .with_context(|| format!("cannot listen on {}", config.listen))?;
+        let addr = listener.local_addr()?;
+        if config.token.is_none() && !addr.ip().is_loopback() {
+            bail!(
+                "refusing to serve the control surface on {addr} without a token: anyone who \
+                 reaches it could start and stop worlds; give --control-token-file FILE (or \
+                 {}), or listen on loopback",
+                auth::TOKEN_ENV
+            );
+        }
+        listener.set_nonblocking(true)?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            // Requests that wait on loop threads or start a world run here.
+            .max_blocking_threads(4)
+            .thread_name("control-worker")
+            .build()
+            .context("failed to start the control surface's runtime")?;
+        let context = Arc::new(ControlState {
+            server,
+            catalog,
+            token: config.token,
+            limits: config.limits,
+            starting: AtomicBool::new(config.starting),
+        });
+        let (stop, stopped) = watch::channel(false);
+        let serving = context.clone();
+        let thread = std::thread::Builder::new()
+            .name("control".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    match tokio::net::TcpListener::from_std(listener) {
+                        Ok(listener) => serve(listener, serving, stopped).await,
+                        Err(error) => tracing::error!("control: cannot serve: {error}"),
+                    }
+                });
+                // A request still starting a world on a worker thread is
+                // not waited for.
+                runtime.shutdown_background();
+            })
+            .context("failed to start the control thread")?;
+        Ok(ControlServer {
+            addr,
+            context,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// Where it listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The server has launched its first worlds: `/readyz` may answer
+    /// ready and `POST /worlds` start worlds.
+    pub fn launched(&self) {
+        self.context.starting.store(false, Ordering::Relaxed);
+    }
+}
+
+impl Drop for ControlServer {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Accepts connections until told to stop, then drains.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    context: Arc<ControlState>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let limits = context.limits;
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let graceful = GracefulShutdown::new();
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        // Headers and pipelined requests a client may make the host buffer.
+        .max_buf_size(64 << 10);
+    let mut warned = Warned::default();
+    loop {
+        tokio::select! {
+            _ = stop.changed() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) => {
+                    let Ok(slot) = slots.clone().try_acquire_owned() else {
+                        warned.warn(format_args!(
+                            "control: {} connections open, the most allowed; closing new ones",
+                            limits.max_connections
+                        ));
+                        continue;
+                    };
+                    let _ = stream.set_nodelay(true);
+                    let context = context.clone();
+                    let connection = http.serve_connection(
+                        TokioIo::new(stream),
+                        service_fn(move |request| handle(context.clone(), request)),
+                    );
+                    let connection = graceful.watch(connection);
+                    tokio::spawn(async move {
+                        let _ = connection.await;
+                        drop(slot);
+                    });
+                }
+                Err(error) => {
+                    // Out of descriptors (EMFILE) or a connection reset
+                    // before it was accepted: wait a little and go on.
+                    warned.warn(format_args!("control: accepting a connection failed: {error}"));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+        }
+    }
+    drop(listener);
+    if tokio::time::timeout(limits.drain, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::debug!("control: closing connections still open after the drain");
+    }
+}
+
+/// Logs a warning at most once a second.
+#[derive(Default)]
+struct Warned(Option<Instant>);
+
+impl Warned {
+    fn warn(&mut self, message: std::fmt::Arguments) {
+        if self
+            .0
+            .is_none_or(|at| at.elapsed() >= Duration::from_secs(1))
+        {
+            self.0 = Some(Instant::now());
+            tracing::warn!("{message}");
+        }
+    }
+}
+
+async fn handle(
+    context: Arc<ControlState>,
+    request: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let answer = answer(&context, request).await;
+    let mut response = Response::new(Full::new(Bytes::from(answer.body)));
+    *response.status_mut() =
+        StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(answer.content_type));
+    if answer.challenge {
+        headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    }
+    Ok(response)
+}
+
+/// Checks the request (route, token, body) in that order, each before
+/// anything later is read, then answers it.
+async fn answer(context: &Arc<ControlState>, request: Request<Incoming>) -> Answer {
+    let (parts, body) = request.into_parts();
+    let route = match Route::of(&parts.method, parts.uri.path()) {
+        Ok(route) => route,
+        Err(answer) => return answer,
+    };
+    if route.mutates()
+        && let Some(token) = &context.token
+        && let Err(answer) = token.check(&parts.headers)
+    {
+        return answer;
+    }
+    let body = match read_body(&parts.headers, body, &context.limits).await {
+        Ok(body) => body,
+        Err(answer) => return answer,
+    };
+    let starting = context.starting.load(Ordering::Relaxed);
+    if !route.may_block() {
+        return routes::answer(&context.server, &context.catalog, route, &body, starting);
+    }
+    let context = context.clone();
+    tokio::task::spawn_blocking(move || {
+        routes::answer(&context.server, &context.catalog, route, &body, starting)
+    })
+    .await
+    .unwrap_or_else(|error| Answer::error(500, format!("the request failed: {error}")))
+}
+
+/// The whole body as UTF-8 text, within the limits.
+async fn read_body(
+    headers: &hyper::HeaderMap,
+    body: Incoming,
+    limits: &ControlLimits,
+) -> Result<String, Answer> {
+    let too_large = || {
+        Answer::error(
+            413,
+            format!("the body is larger than {} bytes", limits.max_body),
+        )
+    };
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limits.max_body as u64) {
+        return Err(too_large());
+    }
+    let collected = tokio::time::timeout(
+        limits.body_timeout,
+        Limited::new(body, limits.max_body).collect(),
+    )
+    .await
+    .map_err(|_| {
+        Answer::error(
+            408,
+            format!(
+                "the body did not arrive within {} s",
+                limits.body_timeout.as_secs_f64()
+            ),
+        )
+    })?
+    .map_err(|error| {
+        if error.downcast_ref::<LengthLimitError>().is_some() {
+            too_large()
+        } else {
+            Answer::error(400, format!("the body could not be read whole: {error}"))
+        }
+    })?;
+    String::from_utf8(collected.to_bytes().to_vec())
+        .map_err(|_| Answer::error(400, "the body is not UTF-8 text"))
+}

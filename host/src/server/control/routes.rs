@@ -1,0 +1,273 @@
+//! What each request of the control surface does: a method and a path
+//! in, an [`Answer`] out. Plain synchronous code on the [`Server`]; the
+//! HTTP side (`super`) decides which of these may block and reads bodies.
+//!
+//! New worlds run only scripts the server was started with, by name: the
+//! control surface never loads code.
+
+use anyhow::{Result, anyhow};
+use hyper::Method;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::engine::ScriptComponent;
+use crate::input::{Event, ScriptMessage, key_by_name};
+use crate::server::{Server, WorldId, WorldSpec};
+
+/// What `POST /worlds` may start.
+#[derive(Clone, Default)]
+pub struct Catalog {
+    /// Scripts by name; a world with no `scripts` in its body runs all.
+    pub scripts: Vec<ScriptComponent>,
+    /// Frames of a world whose body names none (`None`: until stopped).
+    pub frames: Option<u64>,
+}
+
+/// An answer: status, body and its type.
+pub(crate) struct Answer {
+    pub status: u16,
+    pub body: String,
+    pub content_type: &'static str,
+    /// Ask for a bearer token (`WWW-Authenticate: Bearer`), with a 401.
+    pub challenge: bool,
+}
+
+impl Answer {
+    pub fn json(status: u16, value: serde_json::Value) -> Answer {
+        Answer {
+            status,
+            body: format!("{value}\n"),
+            content_type: "application/json",
+            challenge: false,
+        }
+    }
+
+    pub fn text(status: u16, body: impl Into<String>) -> Answer {
+        Answer {
+            status,
+            body: body.into(),
+            content_type: "text/plain; charset=utf-8",
+            challenge: false,
+        }
+    }
+
+    pub fn error(status: u16, error: impl std::fmt::Display) -> Answer {
+        Answer::json(status, json!({ "error": format!("{error:#}") }))
+    }
+}
+
+/// The endpoint a request names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    Health,
+    Ready,
+    Metrics,
+    ListWorlds,
+    StartWorld,
+    StopWorld(WorldId),
+    SendEvent(WorldId),
+}
+
+impl Route {
+    /// The endpoint of `method` on `path`, or the answer that says why
+    /// there is none.
+    pub fn of(method: &Method, path: &str) -> Result<Route, Answer> {
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        Ok(match (method, parts.as_slice()) {
+            (&Method::GET, ["healthz"]) => Route::Health,
+            (&Method::GET, ["readyz"]) => Route::Ready,
+            (&Method::GET, ["metrics"]) => Route::Metrics,
+            (&Method::GET, ["worlds"]) => Route::ListWorlds,
+            (&Method::POST, ["worlds"]) => Route::StartWorld,
+            (&Method::DELETE, ["worlds", id]) => Route::StopWorld(parse_id(id)?),
+            (&Method::POST, ["worlds", id, "events"]) => Route::SendEvent(parse_id(id)?),
+            (
+                _,
+                ["healthz" | "readyz" | "metrics" | "worlds"]
+                | ["worlds", _]
+                | ["worlds", _, "events"],
+            ) => {
+                return Err(Answer::error(
+                    405,
+                    format!("{method} is not allowed on {path}"),
+                ));
+            }
+            _ => return Err(Answer::error(404, format!("no such endpoint: {path}"))),
+        })
+    }
+
+    /// Whether it changes the worlds (and so needs the token, if any).
+    pub fn mutates(self) -> bool {
+        matches!(
+            self,
+            Route::StartWorld | Route::StopWorld(_) | Route::SendEvent(_)
+        )
+    }
+
+    /// Whether answering may wait on the loop threads or start a world
+    /// (the HTTP side runs those off its event loop).
+    pub fn may_block(self) -> bool {
+        !matches!(self, Route::Health | Route::Ready)
+    }
+}
+
+/// Whether the server takes new worlds: `None` when it does, else why not.
+pub(crate) fn unready(server: &Server, starting: bool) -> Option<&'static str> {
+    if starting {
+        Some("starting")
+    } else if !server.is_accepting() {
+        Some("draining")
+    } else if server.is_full() {
+        Some("full")
+    } else {
+        None
+    }
+}
+
+/// Answers `route` with the request's `body` (already read, UTF-8).
+/// `starting`: the server is still launching its first worlds.
+pub(crate) fn answer(
+    server: &Server,
+    catalog: &Catalog,
+    route: Route,
+    body: &str,
+    starting: bool,
+) -> Answer {
+    match route {
+        Route::Health => Answer::text(200, "ok\n"),
+        Route::Ready => match unready(server, starting) {
+            Some(why) => Answer::text(503, format!("{why}\n")),
+            None => Answer::text(200, "ready\n"),
+        },
+        Route::Metrics => Answer {
+            status: 200,
+            body: server.metrics_text(),
+            content_type: "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            challenge: false,
+        },
+        Route::ListWorlds => Answer::json(200, json!(server.worlds())),
+        Route::StartWorld => match unready(server, starting) {
+            Some(why) => Answer::error(
+                503,
+                format!("the server accepts no new worlds now: {why} (see /readyz)"),
+            ),
+            None => start_world(server, catalog, body),
+        },
+        Route::StopWorld(id) => match server.stop_world(id) {
+            Ok(report) => Answer::json(200, json!(report)),
+            Err(error) => Answer::error(404, error),
+        },
+        Route::SendEvent(id) => match parse_event(body) {
+            Ok(event) => match server.send(id, event) {
+                Ok(()) => Answer::json(202, json!({ "queued": true })),
+                Err(error) => Answer::error(404, error),
+            },
+            Err(error) => Answer::error(400, error),
+        },
+    }
+}
+
+fn parse_id(text: &str) -> Result<WorldId, Answer> {
+    text.parse()
+        .map(WorldId)
+        .map_err(|_| Answer::error(400, format!("`{text}` is not a world id")))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct StartBody {
+    scripts: Option<Vec<String>>,
+    frames: Option<u64>,
+}
+
+fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
+    let body: StartBody = if body.trim().is_empty() {
+        StartBody::default()
+    } else {
+        match serde_json::from_str(body) {
+            Ok(body) => body,
+            Err(error) => return Answer::error(400, format!("bad world body: {error}")),
+        }
+    };
+    let scripts = match body.scripts {
+        None => catalog.scripts.clone(),
+        Some(names) => {
+            let mut scripts = Vec::new();
+            for name in names {
+                match catalog.scripts.iter().find(|s| s.name() == name) {
+                    Some(script) => scripts.push(script.clone()),
+                    None => {
+                        let known: Vec<_> = catalog.scripts.iter().map(|s| s.name()).collect();
+                        return Answer::error(
+                            400,
+                            format!(
+                                "no script `{name}` on this server (it has: {})",
+                                known.join(", ")
+                            ),
+                        );
+                    }
+                }
+            }
+            scripts
+        }
+    };
+    let spec = WorldSpec {
+        scripts,
+        frames: body.frames.or(catalog.frames),
+    };
+    match server.start_world(&spec) {
+        Ok(id) => Answer::json(
+            201,
+            json!({ "id": id, "thread": server.thread_of_world(id) }),
+        ),
+        Err(error) if server.is_full() => Answer::error(503, error),
+        Err(error) => Answer::error(400, error),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum EventBody {
+    Press(String),
+    Release(String),
+    Send { channel: String, payload: String },
+}
+
+/// `{"press": "enter"}`, `{"release": "e"}` or `{"send": {"channel": "c",
+/// "payload": "p"}}`, key names as in `--input` files.
+fn parse_event(body: &str) -> Result<Event> {
+    let body: EventBody = serde_json::from_str(body).map_err(|e| anyhow!("bad event body: {e}"))?;
+    let key = |name: &str| key_by_name(name).ok_or_else(|| anyhow!("unknown key `{name}`"));
+    Ok(match body {
+        EventBody::Press(name) => Event::KeyPressed(key(&name)?),
+        EventBody::Release(name) => Event::KeyReleased(key(&name)?),
+        EventBody::Send { channel, payload } => Event::Message(ScriptMessage { channel, payload }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Key;
+
+    #[test]
+    fn events_parse_from_json() {
+        assert!(matches!(
+            parse_event(r#"{"press":"enter"}"#),
+            Ok(Event::KeyPressed(Key::Enter))
+        ));
+        assert!(matches!(
+            parse_event(r#"{"release":"e"}"#),
+            Ok(Event::KeyReleased(Key::E))
+        ));
+        match parse_event(r#"{"send":{"channel":"c","payload":"p q"}}"#) {
+            Ok(Event::Message(m)) => {
+                assert_eq!((m.channel.as_str(), m.payload.as_str()), ("c", "p q"))
+            }
+            _ => panic!("not a message"),
+        }
+        let error = parse_event(r#"{"press":"nope"}"#).unwrap_err().to_string();
+        assert_eq!(error, "unknown key `nope`");
+        assert!(parse_event("{}").is_err());
+    }
+}
