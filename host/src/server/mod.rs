@@ -20,6 +20,7 @@
 //! [`control`] serves all of this over HTTP: worlds, `/metrics`,
 //! `/healthz` and `/readyz`.
 
+mod capacity;
 pub mod control;
 mod loop_thread;
 mod metrics;
@@ -27,7 +28,6 @@ pub mod placement;
 mod stats;
 mod world;
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
@@ -41,6 +41,7 @@ use crate::input::Event;
 use crate::jobs::JobWorkers;
 use crate::runtime::{Runtime, RuntimeConfig};
 use crate::sync::LockExt;
+use capacity::{Placed, Placement, Room};
 use loop_thread::{LoopThread, Order};
 use placement::{ThreadLoad, least_loaded};
 
@@ -101,24 +102,6 @@ pub struct WorldSpec {
     pub frames: Option<u64>,
 }
 
-/// Where the running worlds are, and the room worlds being built hold.
-#[derive(Default)]
-struct Placement {
-    /// The thread and instance count of each running world.
-    worlds: HashMap<WorldId, Placed>,
-    /// Instances of the running worlds.
-    instances: usize,
-    /// Worlds being built (by `start_world`), and their instances.
-    building: usize,
-    building_instances: usize,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Placed {
-    thread: usize,
-    instances: usize,
-}
-
 /// What the loop threads share with the server.
 struct Shared {
     loads: Vec<ThreadLoad>,
@@ -130,11 +113,7 @@ struct Shared {
 
 impl Shared {
     fn ended(&self, thread: usize, report: WorldReport) {
-        let mut placement = self.placement.lock_unpoisoned();
-        if let Some(placed) = placement.worlds.remove(&report.id) {
-            placement.instances -= placed.instances;
-        }
-        drop(placement);
+        self.placement.lock_unpoisoned().remove(report.id);
         self.loads[thread].unassign();
         self.ended.lock_unpoisoned().push(report);
         self.ended_signal.notify_all();
@@ -254,20 +233,13 @@ impl Server {
         let thread = least_loaded(&self.shared.loads);
         self.shared.loads[thread].assign();
         let placed = Placed { thread, instances };
-        {
-            let mut placement = self.shared.placement.lock_unpoisoned();
-            placement.worlds.insert(id, placed);
-            placement.instances += instances;
-        }
+        self.shared.placement.lock_unpoisoned().place(id, placed);
         if self.threads[thread]
             .orders
             .send(Order::Start(Box::new(world)))
             .is_err()
         {
-            let mut placement = self.shared.placement.lock_unpoisoned();
-            placement.worlds.remove(&id);
-            placement.instances -= instances;
-            drop(placement);
+            self.shared.placement.lock_unpoisoned().remove(id);
             self.shared.loads[thread].unassign();
             bail!("loop thread {thread} has stopped");
         }
@@ -277,30 +249,23 @@ impl Server {
     /// Holds room for a world of `instances` while it is built, or says
     /// why there is none.
     fn reserve(&self, instances: usize) -> Result<Reservation<'_>> {
-        let mut placement = self.shared.placement.lock_unpoisoned();
-        let worlds = placement.worlds.len() + placement.building;
-        if let Some(max) = self.config.max_worlds
-            && worlds >= max
-        {
-            bail!("the server is full: it runs its maximum of {max} world(s)");
-        }
-        let used = placement.instances + placement.building_instances;
-        if let Some(max) = self.config.max_instances
-            && used + instances > max
-        {
-            bail!(
-                "the server is full: a world of {instances} instance(s) does not fit in its \
-                 pool of {max} ({used} in use; raise --max-instances)"
-            );
-        }
-        placement.building += 1;
-        placement.building_instances += instances;
-        drop(placement);
+        self.shared
+            .placement
+            .lock_unpoisoned()
+            .reserve(instances, self.room())?;
         self.publish_capacity();
         Ok(Reservation {
             server: self,
             instances,
         })
+    }
+
+    fn room(&self) -> Room {
+        Room {
+            max_worlds: self.config.max_worlds,
+            max_instances: self.config.max_instances,
+            per_world: self.config.instances_per_world,
+        }
     }
 
     /// Stops a world between two of its frames and returns its report
@@ -358,24 +323,16 @@ impl Server {
 
     /// Instances of the running worlds.
     pub fn instance_count(&self) -> usize {
-        self.shared.placement.lock_unpoisoned().instances
+        self.shared.placement.lock_unpoisoned().instances()
     }
 
     /// How many more worlds (of `instances_per_world` each) fit, within
     /// `max_worlds` and the instance pool; `None` when neither limits them.
     pub fn free_slots(&self) -> Option<usize> {
-        let placement = self.shared.placement.lock_unpoisoned();
-        let worlds = placement.worlds.len() + placement.building;
-        let instances = placement.instances + placement.building_instances;
-        let by_worlds = self.config.max_worlds.map(|max| max.saturating_sub(worlds));
-        let by_pool = self
-            .config
-            .max_instances
-            .map(|max| max.saturating_sub(instances) / self.config.instances_per_world.max(1));
-        match (by_worlds, by_pool) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.shared
+            .placement
+            .lock_unpoisoned()
+            .free_slots(self.room())
     }
 
     /// The reports of worlds that ended since the last call.
@@ -514,10 +471,11 @@ struct Reservation<'a> {
 
 impl Drop for Reservation<'_> {
     fn drop(&mut self) {
-        let mut placement = self.server.shared.placement.lock_unpoisoned();
-        placement.building -= 1;
-        placement.building_instances -= self.instances;
-        drop(placement);
+        self.server
+            .shared
+            .placement
+            .lock_unpoisoned()
+            .unreserve(self.instances);
         self.server.publish_capacity();
     }
 }
