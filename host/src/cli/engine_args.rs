@@ -98,6 +98,19 @@ impl EngineArgs {
         })?))
     }
 
+    /// The instance pool: `--max-instances` if given, refused when it is
+    /// smaller than the `needed` instances (`what` says whose, for the
+    /// error); else `room` plus 64 for hot-swaps and restarts, at least 256.
+    pub fn pool(&self, room: usize, needed: usize, what: &str) -> Result<u32> {
+        match self.max_instances {
+            Some(max) if (max as usize) < needed => {
+                anyhow::bail!("{what} need {needed} instances, more than --max-instances {max}")
+            }
+            Some(max) => Ok(max),
+            None => Ok(u32::try_from(room + 64).unwrap_or(u32::MAX).max(256)),
+        }
+    }
+
     /// What happens to a failed instance.
     pub fn restart_policy(&self) -> RestartPolicy {
         RestartPolicy {

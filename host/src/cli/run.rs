@@ -95,17 +95,12 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let needed = args.instances as usize * args.scripts.len().max(1);
-    let pool = match args.engine.max_instances {
-        Some(max) if (max as usize) < needed => bail!(
-            "--instances {} of {} script(s) need {needed} instances, more than \
-             --max-instances {max}",
-            args.instances,
-            args.scripts.len().max(1)
-        ),
-        Some(max) => max,
-        // Room beside them for hot-swaps and restarts.
-        None => u32::try_from(needed + 64).unwrap_or(u32::MAX).max(256),
-    };
+    let what = format!(
+        "--instances {} of {} script(s)",
+        args.instances,
+        args.scripts.len().max(1)
+    );
+    let pool = args.engine.pool(needed, needed, &what)?;
     let engine = args.engine.engine(pool)?;
     let mut reloader = if args.watch {
         Some(HotReloader::new(engine.clone())?)

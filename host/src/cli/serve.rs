@@ -99,18 +99,8 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     let token = ControlToken::load(args.control_token_file.as_deref())?;
     let per_world = args.scripts.len().max(1);
     let room = args.max_worlds.unwrap_or(args.worlds).max(args.worlds) * per_world;
-    let pool = args
-        .engine
-        .max_instances
-        .unwrap_or(u32::try_from(room + 64).unwrap_or(u32::MAX).max(256));
-    if (pool as usize) < args.worlds * per_world {
-        bail!(
-            "--worlds {} of {per_world} script(s) need {} instances, more than \
-             --max-instances {pool}",
-            args.worlds,
-            args.worlds * per_world
-        );
-    }
+    let what = format!("--worlds {} of {per_world} script(s)", args.worlds);
+    let pool = args.engine.pool(room, args.worlds * per_world, &what)?;
     let engine = args.engine.engine(pool)?;
     let scripts = load_scripts(&engine, &args.scripts)?;
     let server = Arc::new(Server::start(server_config(
