@@ -44,6 +44,7 @@ fn engine_with(pooling: bool, cache_dir: Option<PathBuf>, limits: ScriptLimits) 
         extensions: Vec::new(),
         limits,
         perf_map: false,
+        deterministic_floats: true,
     })
     .expect("engine")
 }

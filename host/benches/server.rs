@@ -166,6 +166,7 @@ fn main() {
         extensions: Vec::new(),
         limits: ScriptLimits::default(),
         perf_map: false,
+        deterministic_floats: true,
     })
     .expect("engine");
     let cube = load(&engine, "examples/spinning-cube");

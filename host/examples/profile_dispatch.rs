@@ -14,7 +14,10 @@
 //! --toggle-collect='<host::runtime::Runtime>::despawn'`). Compiled script
 //! functions show as `???` addresses; the run writes `/tmp/perf-PID.map`,
 //! which names them (see `docs/benchmarks.md`). Deadlines stay on but
-//! long, since valgrind runs a call some fifty times slower.
+//! long, since valgrind runs a call some fifty times slower. With
+//! `PROFILE_FAST_FLOATS=1` in the environment, NaN canonicalisation and
+//! deterministic relaxed SIMD are off (`EngineOptions::deterministic_floats`),
+//! to measure what they cost (`docs/determinism.md`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,6 +48,7 @@ fn main() -> anyhow::Result<()> {
             ..ScriptLimits::default()
         },
         perf_map: true,
+        deterministic_floats: std::env::var_os("PROFILE_FAST_FLOATS").is_none(),
         ..EngineOptions::default()
     })?;
     let noop = engine.load_file(path.as_ref())?;

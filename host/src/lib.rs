@@ -19,7 +19,9 @@
 //! whose tasks all wait gets no call until one is due. Job kinds are
 //! registered by extensions such as [`terrain`]. A running instance can be
 //! swapped to new code between frames, keeping its id and, when it opts in,
-//! its state ([`Runtime::replace`], [`HotReloader`]). The scene is drawn with
+//! its state ([`Runtime::replace`], [`HotReloader`]). A run is a function of
+//! its scripts, input and seed ([`determinism`]), so it can be recorded and
+//! replayed frame for frame ([`record`]). The scene is drawn with
 //! wgpu ([`render`]). A [`Server`] runs many independent worlds on a few
 //! loop threads.
 //!
@@ -45,28 +47,29 @@
 //! ```text
 //!  server (worlds on loop threads, HTTP control, metrics)
 //!     |
-//!  runner  hot_swap  source  terrain (extension)   render
-//!     |        |        |        |                    |
-//!  runtime ----+--------+--------+                    |
-//!     |                                               |
-//!  instance     cargo_build  componentize             |
-//!     |                                               |
-//!  engine                                             |
-//!     |                                               |
-//!  imports (host impls of the WIT imports)            |
-//!     |                                               |
-//!  state (store data, commands)                       |
-//!     |                                               |
-//!  bindings  input  jobs                              |
-//!     |                                               |
-//!  scene  log  error  time  sync  limits  progress <--+
-//!  deadline  files  sealed
+//!  runner  hot_swap  source  record  terrain (ext.)  render
+//!     |        |        |        |        |             |
+//!  runtime ----+--------+--------+--------+             |
+//!     |                                                     |
+//!  instance     cargo_build  componentize                   |
+//!     |                                                     |
+//!  engine                                                   |
+//!     |                                                     |
+//!  imports (host impls of the WIT imports)                  |
+//!     |                                                     |
+//!  state (store data, commands)                             |
+//!     |                                                     |
+//!  bindings  input  jobs                                    |
+//!     |                                                     |
+//!  scene  log  error  time  sync  limits  progress <--------+
+//!  deadline  files  sealed  determinism
 //! ```
 //!
-//! - `time`, `sync`, `log`, `error`, `scene`, [`limits`], `progress`: leaves
-//!   (game time, poison-free locks, where log lines go, script errors,
-//!   entities and transforms, what a script may use, progress lines for
-//!   long steps).
+//! - `time`, `sync`, `log`, `error`, `scene`, [`limits`], `progress`,
+//!   [`determinism`]: leaves (game time, poison-free locks, where log lines
+//!   go, script errors, entities and transforms, what a script may use,
+//!   progress lines for long steps, the game-time clocks and seeded random
+//!   numbers scripts read through WASI).
 //! - `bindings`: the `bindgen!` output, nothing else; `input`: the key
 //!   table; [`jobs`]: background job kinds, their pool and output caches.
 //! - `state`: the store data of an instance and the commands it leaves.
@@ -75,7 +78,8 @@
 //! - `instance`: one script instance and its exports.
 //! - [`runtime`]: instances, subscriptions, waits, dispatch, swaps.
 //! - [`runner`]: when frames run (one pacing policy); [`render`]: draws a
-//!   scene; [`terrain`]: the terrain extension; `hot_swap`, `source`,
+//!   scene; [`record`]: recordings of runs and replaying them;
+//!   [`terrain`]: the terrain extension; `hot_swap`, `source`,
 //!   `cargo_build`, [`componentize`]: building (Rust, Python, JavaScript)
 //!   and reloading scripts.
 //! - [`server`]: many worlds (a runtime each) on dedicated loop threads,
@@ -86,6 +90,7 @@ mod bindings;
 mod cargo_build;
 pub mod componentize;
 mod deadline;
+pub mod determinism;
 pub mod engine;
 mod error;
 pub mod files;
@@ -97,6 +102,7 @@ pub mod jobs;
 pub mod limits;
 pub mod log;
 mod progress;
+pub mod record;
 pub mod render;
 pub mod runner;
 pub mod runtime;

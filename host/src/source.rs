@@ -149,6 +149,7 @@ impl ScriptSource {
         let (name, bytes) = self.build(output, engine.cache_dir())?;
         engine
             .load_bytes(&name, &bytes)
+            .map(|script| script.with_source(self.path()))
             .with_context(|| format!("failed to load script `{}`", self.path().display()))
     }
 }

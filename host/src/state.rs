@@ -5,7 +5,7 @@
 //! layers (time, log, scene, jobs) and the generated types.
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use uuid::Uuid;
@@ -17,6 +17,7 @@ use wasmtime::ResourceLimiter;
 use crate::bindings::events::{EventFilter, ScriptMessage};
 use crate::bindings::tasks::Wake;
 use crate::deadline::CallDeadline;
+use crate::determinism::{DEFAULT_SEED, GameClock, seed_wasi};
 use crate::jobs::{ErasedKey, Job, JobKindId, JobRegistry};
 use crate::limits::{Quotas, ScriptLimits};
 use crate::log::{LogLevel, LogSink, LogSource, MemoryLog, ScriptIdentity, ScriptStdio};
@@ -94,17 +95,28 @@ pub(crate) struct RuntimeShared {
     pub jobs: Arc<JobRegistry>,
     /// What each instance may make the host keep or do.
     pub quotas: Quotas,
+    /// Game time, which the instances' WASI clocks read.
+    pub clock: GameClock,
+    /// The world's seed, which the instances' WASI random numbers come from.
+    pub seed: u64,
+    /// Instances made so far (each one's random numbers are keyed by its
+    /// place in this order).
+    pub made: Arc<AtomicU64>,
 }
 
 impl RuntimeShared {
     /// Shared data of no runtime, for throwaway instances.
     pub fn detached() -> Self {
+        let frame = Arc::<AtomicU64>::default();
         RuntimeShared {
             scene: Scene::new().shared(),
             log: Arc::new(MemoryLog::new()),
-            frame: Arc::default(),
+            clock: GameClock::new(frame.clone(), 1.0 / 60.0),
+            frame,
             jobs: Arc::default(),
             quotas: Quotas::default(),
+            seed: DEFAULT_SEED,
+            made: Arc::default(),
         }
     }
 }
@@ -164,6 +176,8 @@ pub struct ScriptState {
     pub(crate) identity: Arc<ScriptIdentity>,
     pub(crate) table: ResourceTable,
     pub(crate) wasi: WasiCtx,
+    /// Game time, which WASI clocks and timers read.
+    pub(crate) clock: GameClock,
     pub(crate) scene: SharedScene,
     /// Timing of the frame being dispatched.
     pub(crate) time: FrameTime,
@@ -209,8 +223,9 @@ pub(crate) struct Usage {
 impl ScriptState {
     /// Store data for an instance of script `name` with a locked-down WASI
     /// context: no preopened directories, no environment, no network;
-    /// stdout and stderr go to the log. `id` is given when a hot-swap keeps
-    /// the old instance's id.
+    /// stdout and stderr go to the log; clocks read game time and random
+    /// numbers come from the world's seed. `id` is given when a hot-swap
+    /// keeps the old instance's id.
     pub(crate) fn new(
         name: Arc<str>,
         id: Option<Uuid>,
@@ -224,14 +239,17 @@ impl ScriptState {
             shared.frame.clone(),
             shared.quotas,
         ));
-        let wasi = WasiCtxBuilder::new()
-            .stdout(ScriptStdio::stdout(identity.clone()))
-            .stderr(ScriptStdio::stderr(identity.clone()))
-            .build();
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stdout(ScriptStdio::stdout(identity.clone()))
+            .stderr(ScriptStdio::stderr(identity.clone()));
+        let ordinal = shared.made.fetch_add(1, Ordering::Relaxed);
+        seed_wasi(&mut wasi, &shared.clock, shared.seed, ordinal);
+        let wasi = wasi.build();
         ScriptState {
             identity,
             table: ResourceTable::new(),
             wasi,
+            clock: shared.clock.clone(),
             scene: shared.scene.clone(),
             time,
             commands: Vec::new(),

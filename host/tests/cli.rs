@@ -10,19 +10,11 @@ use serde_json::Value;
 
 /// Runs `host` headless (these tests are about scripts, not windows).
 fn host(args: &[&str], cache: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(args)
-        .arg("--headless")
-        .arg("--cache-dir")
-        .arg(cache)
-        .env("NO_COLOR", "1")
-        .current_dir(common::workspace())
-        .output()
-        .expect("run host")
+    common::run_host(&[args, &["--headless"]].concat(), cache)
 }
 
 fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
+    common::stderr_of(output)
 }
 
 fn read_dump(path: &Path) -> Value {

@@ -208,8 +208,16 @@ impl Drop for Xvfb {
 fn window_runs_frames_takes_real_keys_and_exits_cleanly() {
     let xvfb = Xvfb::start();
     let runtime_dir = tempfile::tempdir().unwrap();
+    let recording = runtime_dir.path().join("window.rec");
     let mut host = Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(["run", "examples/message-window", "--frames", "600"])
+        .args([
+            "run",
+            "examples/message-window",
+            "--frames",
+            "600",
+            "--record",
+        ])
+        .arg(&recording)
         .current_dir(common::workspace())
         .env("DISPLAY", &xvfb.display)
         .env("XDG_RUNTIME_DIR", runtime_dir.path())
@@ -261,4 +269,21 @@ fn window_runs_frames_takes_real_keys_and_exits_cleanly() {
     assert!(stopped.contains("frames=600"), "{stopped}");
     let status = host.wait().unwrap();
     assert!(status.success(), "host exited with {status}");
+
+    // The run, key press and all, replays headless to the same scenes.
+    let text = std::fs::read_to_string(&recording).unwrap();
+    assert!(text.contains(r#""input":{"press":"enter"}"#), "{text:.300}");
+    let replay = Command::new(env!("CARGO_BIN_EXE_host"))
+        .arg("replay")
+        .arg(&recording)
+        .current_dir(common::workspace())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        replay.status.success() && out.contains("600 frames agree"),
+        "{out}{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
 }

@@ -225,6 +225,15 @@ fn a_blocking_sleep_fails_the_script_at_once_instead_of_freezing_the_frame() {
 }
 
 #[test]
+fn wasi_timers_run_on_game_time_not_the_machines() {
+    // 1 ns of real time passes while the host looks; game time does not,
+    // so the sleep would block whatever the machine's speed.
+    let run = beside_cube(&default_engine(), "sleep-1ns");
+    assert_contained(&run, "on-update", "would freeze the frame loop");
+    assert_eq!(run.errors[0].frame, 1);
+}
+
+#[test]
 fn a_wasi_wait_that_is_ready_at_once_is_allowed() {
     let run = beside_cube(&default_engine(), "ready-timer");
     assert!(run.errors.is_empty(), "{:?}", run.errors);

@@ -70,6 +70,61 @@ pub struct EngineArgs {
     /// that `perf record` / `perf report` show script functions by name.
     #[arg(long)]
     perf_map: bool,
+
+    /// Leave NaNs as the CPU makes them instead of canonical: float-heavy
+    /// scripts run faster (docs/determinism.md), and runs stay deterministic
+    /// on one CPU architecture but not across x86-64 and aarch64.
+    #[arg(long)]
+    pub fast_floats: bool,
+}
+
+/// The options of a world's determinism that `run` and `serve` share: its
+/// seed, and how recordings of it are written.
+#[derive(Debug, Args)]
+pub struct SeedArgs {
+    /// The world's seed, which scripts' random numbers (WASI random, and so
+    /// Rust's HashMap order, Python's `random`, JavaScript's `Math.random`)
+    /// come from: a number, or `random` for a new one each run (logged, and
+    /// kept in a recording).
+    #[arg(long, value_name = "SEED", default_value = "0", value_parser = parse_seed)]
+    seed: Seed,
+
+    /// Frames between a recording's checkpoints of every entity's transform
+    /// (a replay that diverges names the entities that differ at the next
+    /// one); every frame's scene digest is recorded regardless.
+    #[arg(long, value_name = "N", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub checkpoint_every: u64,
+}
+
+/// `--seed`: a fixed seed, or a new one each run.
+#[derive(Debug, Clone, Copy)]
+enum Seed {
+    Fixed(u64),
+    Random,
+}
+
+impl SeedArgs {
+    /// The seed of the run (for `--seed random`, a new one, logged).
+    pub fn seed(&self) -> u64 {
+        match self.seed {
+            Seed::Fixed(seed) => seed,
+            Seed::Random => {
+                let seed = host::determinism::random_seed();
+                tracing::info!(seed, "--seed random");
+                seed
+            }
+        }
+    }
+}
+
+fn parse_seed(text: &str) -> Result<Seed, String> {
+    match text.trim() {
+        "random" => Ok(Seed::Random),
+        number => number
+            .parse()
+            .map(Seed::Fixed)
+            .map_err(|_| format!("`{text}` is not a seed: a number from 0 to 2^64-1, or `random`")),
+    }
 }
 
 impl EngineArgs {
@@ -95,6 +150,7 @@ impl EngineArgs {
                 ..ScriptLimits::default()
             },
             perf_map: self.perf_map,
+            deterministic_floats: !self.fast_floats,
         })?))
     }
 

@@ -2,6 +2,7 @@
 //! worlds on loop threads), with the engine options they share.
 
 mod engine_args;
+mod replay;
 mod run;
 mod serve;
 
@@ -34,12 +35,17 @@ enum Command {
     /// on dedicated loop threads, with an HTTP control surface, Prometheus
     /// metrics and health checks.
     Serve(serve::ServeArgs),
+    /// Run a recording (`run --record`, `serve --record-worlds`) again,
+    /// headless, and check every frame's scene against it: exits 0 when they
+    /// agree, else names the first frame that diverges.
+    Replay(replay::ReplayArgs),
 }
 
 pub fn main(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::serve(args),
+        Command::Replay(args) => replay::replay(args),
     }
 }
 

@@ -13,13 +13,14 @@ use host::input::parse_input_script;
 use host::jobs::JobDelivery;
 use host::limits::Quotas;
 use host::log::TracingLog;
+use host::record::{Recorder, RunSettings};
 use host::render::Offscreen;
 use host::sync::LockExt;
 use host::terrain::Terrain;
 use host::{HeadlessRunner, HotReloader, Runtime, RuntimeConfig, ScriptComponent, WindowRunner};
 use uuid::Uuid;
 
-use super::engine_args::{EngineArgs, default_script, load_script, report_failure};
+use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
 use super::{HZ, number_in};
 
 #[derive(Debug, Args)]
@@ -76,8 +77,18 @@ pub struct RunArgs {
     /// Hot-swap scripts when they change: a crate directory is rebuilt when
     /// its sources change, a .wasm file is reloaded when it is rewritten.
     /// State is handed over to scripts that support it.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "record")]
     watch: bool,
+
+    /// Record the run to FILE: the scripts' content hashes, the seed, the
+    /// timestep, every input event with its frame, and the scene's digest
+    /// after every frame; `host replay FILE` runs it again and checks it.
+    /// Background jobs then complete in lockstep, also in a window.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+
+    #[command(flatten)]
+    world: SeedArgs,
 
     #[command(flatten)]
     engine: EngineArgs,
@@ -113,38 +124,39 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         hz: args.hz,
         log: Arc::new(TracingLog),
         job_threads: args.engine.job_threads,
-        // A headless run of N frames is a simulation: make it reproducible.
-        jobs: if args.headless && args.frames.is_some() {
+        // A headless run of N frames is a simulation, and a recorded run is
+        // replayed: make them reproducible.
+        jobs: if args.headless && args.frames.is_some() || args.record.is_some() {
             JobDelivery::Lockstep
         } else {
             JobDelivery::WhenReady
         },
         quotas: Quotas::default(),
         restart: args.engine.restart_policy(),
+        seed: args.world.seed(),
         ..RuntimeConfig::default()
     });
     runtime.register_job(Terrain)?;
-    if let Some(file) = &args.input {
-        let text = read_capped(file, MAX_TEXT_FILE)
-            .and_then(|bytes| Ok(String::from_utf8(bytes)?))
-            .with_context(|| format!("failed to read input file `{}`", file.display()))?;
-        let events = parse_input_script(&text)
-            .map_err(|e| anyhow::anyhow!("bad input file `{}`: {e}", file.display()))?;
-        for (frame, event) in events {
-            runtime.schedule_event(frame, event);
-        }
-    }
+    let input = match &args.input {
+        Some(file) => read_input(file)?,
+        None => Vec::new(),
+    };
     let mut load_failures = 0;
+    let mut started_scripts = Vec::new();
     if scripts.is_empty() {
         if reloader.is_some() {
             tracing::warn!("--watch has nothing to watch: the built-in script has no source here");
         }
         let component = default_script(&engine)?;
         start(&mut runtime, &component, args.instances)?;
+        started_scripts.push((component, args.instances));
     }
     for path in &scripts {
-        let started = load_script(&engine, path)
-            .and_then(|component| start(&mut runtime, &component, args.instances));
+        let started = load_script(&engine, path).and_then(|component| {
+            let ids = start(&mut runtime, &component, args.instances)?;
+            started_scripts.push((component, args.instances));
+            Ok(ids)
+        });
         match started {
             Ok(ids) => {
                 if let Some(reloader) = reloader.as_mut() {
@@ -163,6 +175,20 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
         bail!("no script could be started");
+    }
+    if let Some(file) = &args.record {
+        let settings = RunSettings {
+            hz: args.hz,
+            seed: runtime.seed(),
+            checkpoint_every: args.world.checkpoint_every,
+            canonical_nans: engine.deterministic_floats(),
+        };
+        let recorder = Recorder::create(file, settings, &started_scripts)?;
+        runtime.observe(Box::new(recorder));
+    }
+    // Queued once a recording would see them.
+    for (frame, event) in input {
+        runtime.schedule_event(frame, event);
     }
 
     let mut between = |runtime: &mut Runtime| {
@@ -196,6 +222,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         window.run(&mut runtime, &mut between)?
     };
     tracing::info!(frames, elapsed = ?started.elapsed(), "stopped");
+    if let Some(file) = &args.record {
+        runtime.finish_observing()?;
+        tracing::info!(file = %file.display(), frames, "wrote recording");
+    }
 
     if let Some(file) = &args.screenshot {
         screenshot(&runtime, file, args.size)?;
@@ -213,6 +243,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The timed events of an `--input` file.
+fn read_input(file: &Path) -> Result<Vec<(u64, host::Event)>> {
+    let text = read_capped(file, MAX_TEXT_FILE)
+        .and_then(|bytes| Ok(String::from_utf8(bytes)?))
+        .with_context(|| format!("failed to read input file `{}`", file.display()))?;
+    parse_input_script(&text)
+        .map_err(|e| anyhow::anyhow!("bad input file `{}`: {e}", file.display()))
 }
 
 /// The scripts' file or directory names, for the window title.

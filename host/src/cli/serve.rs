@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use host::files::{ensure_writable_dir, write_atomic};
+use host::jobs::JobDelivery;
 use host::limits::Quotas;
 use host::log::TracingLog;
 use host::runtime::RuntimeConfig;
@@ -20,7 +21,7 @@ use host::terrain::Terrain;
 use host::{ScriptComponent, ScriptEngine, Server, WorldSpec};
 use serde_json::json;
 
-use super::engine_args::{EngineArgs, default_script, load_script, report_failure};
+use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
 use super::{HZ, number_in};
 
 #[derive(Debug, Args)]
@@ -85,10 +86,19 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DIR")]
     dump_worlds: Option<PathBuf>,
 
+    /// Record each world to DIR/world-ID.rec (its scripts, seed and every
+    /// POSTed event, with scene digests), to replay with `host replay`
+    /// after it ends. Recorded worlds get background jobs in lockstep.
+    #[arg(long, value_name = "DIR")]
+    record_worlds: Option<PathBuf>,
+
     /// On SIGTERM or Ctrl-C: how long running worlds get to finish their
     /// current frame before the process exits anyway (with status 1).
     #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = number_in(0.0, 3_600.0))]
     grace_seconds: f64,
+
+    #[command(flatten)]
+    world: SeedArgs,
 
     #[command(flatten)]
     engine: EngineArgs,
@@ -97,6 +107,9 @@ pub struct ServeArgs {
 pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     let output = Output::open(args.dump_worlds.clone(), args.metrics_json.clone())?;
     let token = ControlToken::load(args.control_token_file.as_deref())?;
+    if let Some(dir) = &args.record_worlds {
+        ensure_writable_dir(dir).context("--record-worlds")?;
+    }
     let per_world = args.scripts.len().max(1);
     let room = args.max_worlds.unwrap_or(args.worlds).max(args.worlds) * per_world;
     let what = format!("--worlds {} of {per_world} script(s)", args.worlds);
@@ -181,6 +194,13 @@ fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfi
             job_threads: args.engine.job_threads,
             quotas: Quotas::default(),
             restart: args.engine.restart_policy(),
+            seed: args.world.seed(),
+            // A recorded world must replay frame for frame.
+            jobs: if args.record_worlds.is_some() {
+                JobDelivery::Lockstep
+            } else {
+                JobDelivery::WhenReady
+            },
             ..RuntimeConfig::default()
         },
         setup: Some(setup),
@@ -191,6 +211,9 @@ fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfi
         max_worlds: args.max_worlds,
         max_instances: Some(pool),
         instances_per_world: per_world,
+        record_dir: args.record_worlds.clone(),
+        checkpoint_every: args.world.checkpoint_every,
+        canonical_nans: !args.engine.fast_floats,
     }
 }
 

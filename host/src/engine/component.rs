@@ -1,5 +1,6 @@
 //! A loaded script component, ready to instantiate many times.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,6 +40,10 @@ pub struct ScriptComponent {
     limits: ScriptLimits,
     /// The engine's limits, which bound what `with_limits` may give.
     engine_limits: ScriptLimits,
+    /// SHA-256 of the component's bytes: which code this is, for recordings.
+    digest: [u8; 32],
+    /// Where the script was loaded from, when it came from a path.
+    source: Option<Arc<Path>>,
 }
 
 impl ScriptComponent {
@@ -48,6 +53,7 @@ impl ScriptComponent {
         name: &str,
         pre: InstancePre<ScriptState>,
         size: usize,
+        digest: [u8; 32],
         limits: ScriptLimits,
     ) -> wasmtime::Result<Self> {
         let indices = Arc::new(ScriptIndices::new(&pre)?);
@@ -66,6 +72,8 @@ impl ScriptComponent {
             on_update,
             limits,
             engine_limits: limits,
+            digest,
+            source: None,
         })
     }
 
@@ -149,6 +157,23 @@ impl ScriptComponent {
     /// Size of the component binary in bytes.
     pub fn size(&self) -> usize {
         self.size
+    }
+
+    /// SHA-256 of the component's bytes, in hex: which code this is.
+    pub fn digest_hex(&self) -> String {
+        self.digest.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Where the script was loaded from (a file, a crate directory, a
+    /// Python or JavaScript source), if it came from a path.
+    pub fn source(&self) -> Option<&Path> {
+        self.source.as_deref()
+    }
+
+    /// The same script, noting `path` as where it came from.
+    pub fn with_source(mut self, path: &Path) -> Self {
+        self.source = Some(path.into());
+        self
     }
 
     pub(crate) fn shared_name(&self) -> Arc<str> {

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use sha2::{Digest, Sha256};
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
@@ -52,6 +53,12 @@ pub struct EngineOptions {
     /// its address, for `perf report` or to name the addresses callgrind
     /// shows as `???` (see `docs/benchmarks.md`).
     pub perf_map: bool,
+    /// Make floating point the same on every machine: NaNs produced by
+    /// script code get one canonical bit pattern, and relaxed SIMD
+    /// instructions their deterministic lowering. On by default, so a run is
+    /// a function of its scripts, inputs and seed (see
+    /// [`crate::determinism`] and `docs/determinism.md` for the cost).
+    pub deterministic_floats: bool,
 }
 
 impl Default for EngineOptions {
@@ -63,6 +70,7 @@ impl Default for EngineOptions {
             extensions: Vec::new(),
             limits: ScriptLimits::default(),
             perf_map: false,
+            deterministic_floats: true,
         }
     }
 }
@@ -74,6 +82,7 @@ pub struct ScriptEngine {
     linker: Linker<ScriptState>,
     cache: Option<ComponentCache>,
     limits: ScriptLimits,
+    deterministic_floats: bool,
     /// Advances the epoch while CPU deadlines are on.
     _ticker: Option<EpochTicker>,
 }
@@ -106,6 +115,8 @@ impl ScriptEngine {
         let limits = options.limits;
         let mut config = Config::new();
         config.concurrency_support(false);
+        config.cranelift_nan_canonicalization(options.deterministic_floats);
+        config.relaxed_simd_deterministic(options.deterministic_floats);
         if options.perf_map {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
         }
@@ -167,6 +178,7 @@ impl ScriptEngine {
             linker,
             cache,
             limits,
+            deterministic_floats: options.deterministic_floats,
             _ticker: ticker,
         })
     }
@@ -175,6 +187,11 @@ impl ScriptEngine {
     /// cached, if anywhere.
     pub fn cache_dir(&self) -> Option<&Path> {
         self.cache.as_ref().map(ComponentCache::dir)
+    }
+
+    /// Whether NaNs are canonical ([`EngineOptions::deterministic_floats`]).
+    pub fn deterministic_floats(&self) -> bool {
+        self.deterministic_floats
     }
 
     /// The underlying wasmtime engine.
@@ -187,6 +204,7 @@ impl ScriptEngine {
         let bytes = read_capped(path, MAX_COMPONENT_FILE)
             .with_context(|| format!("failed to read script `{}`", path.display()))?;
         self.load_bytes(&script_name(path), &bytes)
+            .map(|script| script.with_source(path))
             .with_context(|| format!("failed to load script `{}`", path.display()))
     }
 
@@ -211,7 +229,8 @@ impl ScriptEngine {
                     .context("it does not fit the host's `game:engine` API"),
             }
         })?;
-        let script = ScriptComponent::new(name, pre, bytes.len(), self.limits)
+        let digest = Sha256::digest(bytes).into();
+        let script = ScriptComponent::new(name, pre, bytes.len(), digest, self.limits)
             .map_err(anyhow::Error::from)
             .context("it does not export the `game:engine` `script` world")?;
         tracing::debug!(

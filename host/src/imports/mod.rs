@@ -3,6 +3,7 @@
 //! and holding the conversions between WIT and domain types it needs.
 //! [`add_to_linker`] composes them (with WASI) into one linker.
 
+mod clocks;
 mod entities;
 mod entity;
 mod events;
@@ -23,6 +24,7 @@ use crate::state::ScriptState;
 pub(crate) fn add_to_linker(linker: &mut Linker<ScriptState>) -> wasmtime::Result<()> {
     wasmtime_wasi::p2::add_to_linker_sync(linker)?;
     poll::add_to_linker(linker)?;
+    clocks::add_to_linker(linker)?;
     Script::add_to_linker::<_, HasSelf<_>>(linker, |state| state)?;
     Ok(())
 }

@@ -42,7 +42,9 @@ impl Runtime {
                     filter,
                     persistent,
                 } => self.waits.add_event((slot, token), filter, persistent),
-                Command::Send(message) => self.events.schedule(now + 1, Event::Message(message)),
+                Command::Send(message) => self
+                    .events
+                    .schedule_message(now + 1, Event::Message(message)),
                 Command::MoveTo {
                     token,
                     entity,

@@ -27,19 +27,35 @@ pub(crate) fn describe_filter(filter: &EventFilter) -> String {
     }
 }
 
-/// Events waiting for the frame they are due in.
+/// Events waiting for the frame they are due in. Within a frame, input from
+/// outside (keys, a server's POSTed events) comes before script messages, in
+/// the order each was queued: a replay that queues its recorded input at
+/// another moment than the recorded run did still delivers the same order.
 #[derive(Debug, Default)]
 pub(crate) struct EventQueue {
-    by_frame: BTreeMap<u64, Vec<Event>>,
+    by_frame: BTreeMap<u64, FrameEvents>,
+}
+
+/// The events due in one frame.
+#[derive(Debug, Default)]
+struct FrameEvents {
+    input: Vec<Event>,
+    messages: Vec<Event>,
 }
 
 impl EventQueue {
-    /// Queues `event` for delivery at the start of `frame`.
-    pub fn schedule(&mut self, frame: u64, event: Event) {
-        self.by_frame.entry(frame).or_default().push(event);
+    /// Queues input from outside for delivery at the start of `frame`.
+    pub fn schedule_input(&mut self, frame: u64, event: Event) {
+        self.by_frame.entry(frame).or_default().input.push(event);
     }
 
-    /// Removes and returns the events due at or before `frame`, oldest first.
+    /// Queues a script's message for delivery at the start of `frame`.
+    pub fn schedule_message(&mut self, frame: u64, event: Event) {
+        self.by_frame.entry(frame).or_default().messages.push(event);
+    }
+
+    /// Removes and returns the events due at or before `frame`, oldest
+    /// frame first, each frame's input before its messages.
     pub fn take_due(&mut self, frame: u64) -> Vec<Event> {
         if self
             .by_frame
@@ -50,7 +66,9 @@ impl EventQueue {
         }
         let later = self.by_frame.split_off(&(frame + 1));
         let due = std::mem::replace(&mut self.by_frame, later);
-        due.into_values().flatten().collect()
+        due.into_values()
+            .flat_map(|events| events.input.into_iter().chain(events.messages))
+            .collect()
     }
 }
 
@@ -62,9 +80,9 @@ mod tests {
     #[test]
     fn queue_releases_due_events_in_order() {
         let mut queue = EventQueue::default();
-        queue.schedule(5, Event::KeyPressed(Key::A));
-        queue.schedule(3, Event::KeyPressed(Key::B));
-        queue.schedule(3, Event::KeyPressed(Key::C));
+        queue.schedule_input(5, Event::KeyPressed(Key::A));
+        queue.schedule_input(3, Event::KeyPressed(Key::B));
+        queue.schedule_input(3, Event::KeyPressed(Key::C));
         assert!(queue.take_due(2).is_empty());
         let due = queue.take_due(4);
         assert!(matches!(
@@ -72,5 +90,23 @@ mod tests {
             [Event::KeyPressed(Key::B), Event::KeyPressed(Key::C)]
         ));
         assert_eq!(queue.take_due(9).len(), 1);
+    }
+
+    #[test]
+    fn input_comes_before_messages_of_the_same_frame() {
+        let message = |text: &str| {
+            Event::Message(crate::bindings::events::ScriptMessage {
+                channel: "c".into(),
+                payload: text.into(),
+            })
+        };
+        let mut queue = EventQueue::default();
+        queue.schedule_message(2, message("first queued"));
+        queue.schedule_input(2, Event::KeyPressed(Key::A));
+        queue.schedule_message(2, message("second queued"));
+        let due = queue.take_due(2);
+        assert!(matches!(due[0], Event::KeyPressed(Key::A)));
+        assert!(matches!(&due[1], Event::Message(m) if m.payload == "first queued"));
+        assert!(matches!(&due[2], Event::Message(m) if m.payload == "second queued"));
     }
 }

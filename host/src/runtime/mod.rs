@@ -33,6 +33,7 @@ mod commands;
 mod events;
 mod inspect;
 mod motion;
+mod observe;
 mod restart;
 mod slots;
 mod subscriptions;
@@ -47,6 +48,7 @@ use uuid::Uuid;
 
 use crate::bindings::events::Event;
 use crate::bindings::tasks::Wake;
+use crate::determinism::{DEFAULT_SEED, GameClock};
 use crate::engine::ScriptComponent;
 use crate::error::ScriptError;
 use crate::instance::ScriptInstance;
@@ -62,6 +64,7 @@ use slots::Slots;
 use subscriptions::{Subscription, Subscriptions};
 use waits::Waits;
 
+pub use observe::RunObserver;
 pub use restart::RestartPolicy;
 pub use swap::SwapReport;
 pub use waits::{PendingWait, WaitStats};
@@ -84,6 +87,9 @@ pub struct RuntimeConfig {
     pub quotas: Quotas,
     /// What happens to an instance that fails.
     pub restart: RestartPolicy,
+    /// The world's seed: each instance's WASI random numbers are a stream
+    /// keyed by it (see [`crate::determinism`]).
+    pub seed: u64,
 }
 
 impl Default for RuntimeConfig {
@@ -96,6 +102,7 @@ impl Default for RuntimeConfig {
             jobs: JobDelivery::WhenReady,
             quotas: Quotas::default(),
             restart: RestartPolicy::default(),
+            seed: DEFAULT_SEED,
         }
     }
 }
@@ -121,6 +128,8 @@ pub struct Runtime {
     restart_policy: RestartPolicy,
     /// Failed instances waiting to be started again.
     restarts: Vec<restart::Restart>,
+    /// Sees input and every frame's scene, while a run is recorded.
+    observer: Option<Box<dyn RunObserver>>,
 }
 
 impl Runtime {
@@ -139,15 +148,20 @@ impl Runtime {
             .job_workers
             .unwrap_or_else(|| JobWorkers::new(config.job_threads));
         let jobs = Jobs::new(workers, config.jobs);
+        let clock = FrameClock::new(config.hz);
+        let frame = Arc::new(AtomicU64::new(0));
         Runtime {
-            clock: FrameClock::new(config.hz),
             shared: RuntimeShared {
                 scene: scene.shared(),
                 log: config.log,
-                frame: Arc::new(AtomicU64::new(0)),
+                clock: GameClock::new(frame.clone(), clock.dt()),
+                frame,
                 jobs: jobs.registry().clone(),
                 quotas: config.quotas,
+                seed: config.seed,
+                made: Arc::default(),
             },
+            clock,
             slots: Slots::default(),
             subscriptions: Subscriptions::default(),
             waits: Waits::default(),
@@ -160,6 +174,7 @@ impl Runtime {
             command_buffer: Vec::new(),
             restart_policy: config.restart,
             restarts: Vec::new(),
+            observer: None,
         }
     }
 
@@ -215,7 +230,28 @@ impl Runtime {
         for (_, instance) in self.slots.iter() {
             instance.end_frame();
         }
+        if let Some(observer) = self.observer.as_mut() {
+            observer.stepped(time.frame, &self.shared.scene.lock_unpoisoned());
+        }
         time
+    }
+
+    /// Lets `observer` see every input event queued from now on and the
+    /// scene after every frame (a recorder: see `host::record`). Input
+    /// queued before this call is not seen.
+    pub fn observe(&mut self, observer: Box<dyn RunObserver>) {
+        self.observer = Some(observer);
+    }
+
+    /// Ends observing: the observer writes what is left. `Ok` when nothing
+    /// observed the run.
+    pub fn finish_observing(&mut self) -> Result<()> {
+        match self.observer.take() {
+            Some(mut observer) => {
+                observer.finish(self.frame(), &self.shared.scene.lock_unpoisoned())
+            }
+            None => Ok(()),
+        }
     }
 
     /// Steps 2-5 of the frame: completes motions, timers, jobs and events,
@@ -293,6 +329,11 @@ impl Runtime {
         self.clock.now().frame
     }
 
+    /// The world's seed (see [`RuntimeConfig::seed`]).
+    pub fn seed(&self) -> u64 {
+        self.shared.seed
+    }
+
     /// The fixed timestep in seconds.
     pub fn dt(&self) -> f64 {
         self.clock.dt()
@@ -303,11 +344,15 @@ impl Runtime {
         &self.shared.scene
     }
 
-    /// Queues an event (a key press, a message) for delivery at the start
-    /// of `frame` (the next frame if that has passed).
+    /// Queues an event from outside the scripts (a key press, a message)
+    /// for delivery at the start of `frame` (the next frame if that has
+    /// passed). A frame's input is delivered before its script messages.
     pub fn schedule_event(&mut self, frame: u64, event: Event) {
-        let next = self.frame() + 1;
-        self.events.schedule(frame.max(next), event);
+        let frame = frame.max(self.frame() + 1);
+        if let Some(observer) = self.observer.as_mut() {
+            observer.input(frame, &event);
+        }
+        self.events.schedule_input(frame, event);
     }
 
     /// Queues an event for delivery at the start of the next frame.

@@ -4,6 +4,7 @@
 //! index ([`EntityId`]). Scripts reach them through `transform-component`
 //! handles; the renderer and `--dump-scene` read them directly.
 
+mod digest;
 mod dump;
 mod handle;
 

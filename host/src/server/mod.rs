@@ -28,6 +28,7 @@ pub mod placement;
 mod stats;
 mod world;
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
@@ -39,6 +40,7 @@ use anyhow::{Context, Result, bail};
 use crate::engine::ScriptComponent;
 use crate::input::Event;
 use crate::jobs::JobWorkers;
+use crate::record::{Recorder, RunSettings};
 use crate::runtime::{Runtime, RuntimeConfig};
 use crate::sync::LockExt;
 use capacity::{Placed, Placement, Room};
@@ -76,6 +78,15 @@ pub struct ServerConfig {
     /// unit in which `/readyz` and `game_server_world_slots_free` count
     /// free room in the instance pool.
     pub instances_per_world: usize,
+    /// Record each world to `world-ID.rec` in this directory (replay with
+    /// `host replay`); the runtime's jobs should then be
+    /// [`JobDelivery::Lockstep`](crate::jobs::JobDelivery::Lockstep).
+    pub record_dir: Option<PathBuf>,
+    /// Frames between a recording's checkpoints of every entity.
+    pub checkpoint_every: u64,
+    /// Whether the engine's NaNs are canonical, as recordings note
+    /// ([`EngineOptions::deterministic_floats`](crate::EngineOptions::deterministic_floats)).
+    pub canonical_nans: bool,
 }
 
 impl Default for ServerConfig {
@@ -89,6 +100,9 @@ impl Default for ServerConfig {
             max_worlds: None,
             max_instances: None,
             instances_per_world: 1,
+            record_dir: None,
+            checkpoint_every: 60,
+            canonical_nans: true,
         }
     }
 }
@@ -228,6 +242,19 @@ impl Server {
             runtime
                 .spawn(script)
                 .with_context(|| format!("{id} could not start script `{}`", script.name()))?;
+        }
+        if let Some(dir) = &self.config.record_dir {
+            let scripts: Vec<_> = spec.scripts.iter().map(|s| (s.clone(), 1)).collect();
+            let path = dir.join(format!("world-{}.rec", id.0));
+            let settings = RunSettings {
+                hz: self.config.runtime.hz,
+                seed: self.config.runtime.seed,
+                checkpoint_every: self.config.checkpoint_every,
+                canonical_nans: self.config.canonical_nans,
+            };
+            let recorder = Recorder::create(&path, settings, &scripts)
+                .with_context(|| format!("{id} could not be recorded"))?;
+            runtime.observe(Box::new(recorder));
         }
         let world = world::World::new(id, runtime, spec.frames);
         let thread = least_loaded(&self.shared.loads);

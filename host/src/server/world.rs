@@ -166,7 +166,10 @@ impl World {
     }
 
     /// Ends the world: its report (its instances go with the runtime).
-    pub fn end(self, thread: usize, reason: EndReason) -> WorldReport {
+    pub fn end(mut self, thread: usize, reason: EndReason) -> WorldReport {
+        if let Err(error) = self.runtime.finish_observing() {
+            tracing::warn!("{}: {error:#}", self.id);
+        }
         WorldReport {
             id: self.id,
             thread,

@@ -141,6 +141,24 @@ pub fn standalone_crate(from: &str, package: &str, edit: impl Fn(&str) -> String
     dir
 }
 
+/// Runs the `host` binary with `args`, then `--cache-dir cache`, from the
+/// workspace root, with colour off.
+pub fn run_host(args: &[&str], cache: &Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_host"))
+        .args(args)
+        .arg("--cache-dir")
+        .arg(cache)
+        .env("NO_COLOR", "1")
+        .current_dir(workspace())
+        .output()
+        .expect("run host")
+}
+
+/// A finished command's stderr, as text.
+pub fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 /// Rewrites a standalone crate's `src/lib.rs` with `edit`.
 pub fn edit_crate(dir: &Path, edit: impl Fn(&str) -> String) {
     let path = dir.join("src/lib.rs");

@@ -25,6 +25,8 @@
 //! - `sleep`: calls `std::thread::sleep` for 60 s (a blocking WASI poll);
 //! - `ready-timer`: waits on a WASI timer of 0 ns, which is ready at once
 //!   (allowed: it does not block), then logs `timer ready`;
+//! - `sleep-1ns`: calls `std::thread::sleep` for 1 ns: due in game time,
+//!   which does not pass within a frame, so it would block;
 //! - `trap-once`: traps in its first update (it logs `started` each time it
 //!   starts, for restart tests);
 //! - `churn`: not hostile, busy: every frame it fetches and drops a handle,
@@ -61,6 +63,7 @@ const MODES: &[&str] = &[
     "churn",
     "sleep",
     "ready-timer",
+    "sleep-1ns",
 ];
 
 struct Hostile {
@@ -181,6 +184,7 @@ impl Script for Hostile {
                 script::bindings::game::engine::entities::set_positions(&[0, 0], &[1.0; 5]);
             }
             "sleep" => std::thread::sleep(std::time::Duration::from_secs(60)),
+            "sleep-1ns" => std::thread::sleep(std::time::Duration::from_nanos(1)),
             "ready-timer" => {
                 std::thread::sleep(std::time::Duration::ZERO);
                 script::log::info("timer ready");

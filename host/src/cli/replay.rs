@@ -1,0 +1,130 @@
+//! `host replay`: runs a recording again, headless and as fast as the CPU
+//! allows, and checks that every frame's scene matches.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use host::jobs::JobDelivery;
+use host::record::{Recording, replay as run_replay};
+use host::terrain::Terrain;
+use host::{Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
+
+use super::engine_args::{EngineArgs, load_script};
+use super::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME};
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A recording written by `host run --record` or `host serve
+    /// --record-worlds`.
+    recording: PathBuf,
+
+    /// The scripts to replay, in the recording's order, as for `host run`
+    /// [default: the sources the recording names].
+    scripts: Vec<PathBuf>,
+
+    /// Replay scripts whose content differs from what was recorded (with a
+    /// warning), to find the first frame an edit changes.
+    #[arg(long)]
+    allow_changed: bool,
+
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+pub fn replay(mut args: ReplayArgs) -> Result<ExitCode> {
+    let recording = Recording::read(&args.recording)?;
+    // Floats as the recorded run had them, whatever --fast-floats says.
+    args.engine.fast_floats = !recording.header.canonical_nans;
+    let header = &recording.header;
+    if !args.scripts.is_empty() && args.scripts.len() != header.scripts.len() {
+        bail!(
+            "the recording has {} script(s); {} were given",
+            header.scripts.len(),
+            args.scripts.len()
+        );
+    }
+    let instances: usize = header.scripts.iter().map(|s| s.instances as usize).sum();
+    let pool = args
+        .engine
+        .pool(instances, instances, "the recording's instances")?;
+    let engine = args.engine.engine(pool)?;
+    let mut scripts = Vec::new();
+    let mut changed = Vec::new();
+    for (index, recorded) in header.scripts.iter().enumerate() {
+        let script = match args.scripts.get(index) {
+            Some(path) => load_script(&engine, path)?,
+            None => recorded_script(&engine, &recorded.source)?,
+        };
+        if script.digest_hex() != recorded.sha256 {
+            changed.push(format!(
+                "`{}` is not the script recorded (sha256 {} recorded, {} now)",
+                recorded.name,
+                short(&recorded.sha256),
+                short(&script.digest_hex())
+            ));
+        }
+        scripts.push(script);
+    }
+    if !changed.is_empty() {
+        if !args.allow_changed {
+            bail!(
+                "{}; replay it anyway with --allow-changed",
+                changed.join("; ")
+            );
+        }
+        for line in &changed {
+            tracing::warn!("{line}; replaying it anyway (--allow-changed)");
+        }
+    }
+    if recording.end.is_none() {
+        tracing::warn!(
+            "the recording has no end line (the run was cut short); replaying its {} frames",
+            recording.frames()
+        );
+    }
+    let mut runtime = Runtime::new(RuntimeConfig {
+        hz: header.hz,
+        seed: header.seed,
+        jobs: JobDelivery::Lockstep,
+        restart: args.engine.restart_policy(),
+        job_threads: args.engine.job_threads,
+        ..RuntimeConfig::default()
+    });
+    runtime.register_job(Terrain)?;
+    let started = Instant::now();
+    let report = run_replay(&recording, &mut runtime, &scripts)?;
+    match report.divergence {
+        None => {
+            println!(
+                "replay: {} frames agree with the recording (scene {:016x}; {:.2?})",
+                report.frames,
+                report.digest,
+                started.elapsed()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(divergence) => {
+            eprintln!("error: {divergence}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// The script a recording names by its source: a path, or a built-in.
+fn recorded_script(engine: &ScriptEngine, source: &str) -> Result<ScriptComponent> {
+    match source.strip_prefix("builtin:") {
+        Some(DEFAULT_SCRIPT_NAME) => engine.load_bytes(DEFAULT_SCRIPT_NAME, DEFAULT_SCRIPT),
+        Some(name) => bail!("the recording names a built-in script `{name}` this host lacks"),
+        None => load_script(engine, Path::new(source)).with_context(|| {
+            format!("the recorded script `{source}` could not be loaded (give its path after the recording)")
+        }),
+    }
+}
+
+/// The first 12 hex digits of a digest, for messages.
+fn short(hex: &str) -> &str {
+    hex.get(..12).unwrap_or(hex)
+}

@@ -1,0 +1,121 @@
+//! What makes a run a function of its scripts, inputs and seed: the WASI
+//! clocks a script reads report game time, and its WASI random numbers come
+//! from a generator seeded from the world's seed and the instance's place
+//! in the order instances were made. (Floating-point NaNs are made canonical
+//! by the engine's configuration; see `engine`.)
+//!
+//! A leaf: it names only `time`-like shared atoms, no other layer.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use chacha20::ChaCha12Rng;
+use chacha20::rand_core::SeedableRng;
+use wasmtime_wasi::WasiCtxBuilder;
+use wasmtime_wasi::{HostMonotonicClock, HostWallClock};
+
+/// The seed of a world when none is given: runs are the same every time
+/// unless a game asks for variety (`--seed random`).
+pub const DEFAULT_SEED: u64 = 0;
+
+/// A fresh seed from the operating system, for `--seed random`.
+pub fn random_seed() -> u64 {
+    let mut bytes = [0u8; 8];
+    // The OS generator; on the (theoretical) failure, the time of day still
+    // gives a seed that differs between runs.
+    if rustix::rand::getrandom(&mut bytes[..], rustix::rand::GetRandomFlags::empty()).is_err() {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        return now.as_nanos() as u64;
+    }
+    u64::from_le_bytes(bytes)
+}
+
+/// Game time as the script API's `time()` reports it: the current frame
+/// times the fixed timestep. Shared by a runtime and its instances' clocks.
+#[derive(Debug, Clone)]
+pub(crate) struct GameClock {
+    frame: Arc<AtomicU64>,
+    dt: f64,
+}
+
+impl GameClock {
+    pub fn new(frame: Arc<AtomicU64>, dt: f64) -> Self {
+        GameClock { frame, dt }
+    }
+
+    fn seconds(&self) -> f64 {
+        self.frame.load(Ordering::Relaxed) as f64 * self.dt
+    }
+}
+
+/// `wasi:clocks/wall-clock`: game time since the Unix epoch, so a script's
+/// `SystemTime::now()`, Python's `time.time()` and JavaScript's
+/// `Date.now()` start at 1970-01-01 00:00 UTC and advance one timestep a
+/// frame.
+impl HostWallClock for GameClock {
+    fn resolution(&self) -> Duration {
+        Duration::from_secs_f64(self.dt)
+    }
+
+    fn now(&self) -> Duration {
+        Duration::from_secs_f64(self.seconds())
+    }
+}
+
+/// `wasi:clocks/monotonic-clock`: game time in nanoseconds. It stands still
+/// within a frame; a script that spins until it advances spins until its
+/// deadline stops it.
+impl HostMonotonicClock for GameClock {
+    fn resolution(&self) -> u64 {
+        (self.dt * 1e9) as u64
+    }
+
+    fn now(&self) -> u64 {
+        (self.seconds() * 1e9) as u64
+    }
+}
+
+/// Makes `wasi` deterministic for the instance made `ordinal`-th in a world
+/// seeded with `seed`: its clocks read game time and its random numbers
+/// (`wasi:random/random`, `insecure`, `insecure-seed`) come from ChaCha12
+/// streams keyed by the seed, the ordinal and the stream. ChaCha12 is a
+/// fixed, portable algorithm, so the numbers are the same on every machine
+/// and host version that keeps this key layout.
+pub(crate) fn seed_wasi(wasi: &mut WasiCtxBuilder, clock: &GameClock, seed: u64, ordinal: u64) {
+    let key = |stream: u8| {
+        let mut key = [0u8; 32];
+        key[..8].copy_from_slice(&seed.to_le_bytes());
+        key[8..16].copy_from_slice(&ordinal.to_le_bytes());
+        key[16] = stream;
+        key
+    };
+    let insecure_seed = {
+        let mut rng = ChaCha12Rng::from_seed(key(2));
+        let mut bytes = [0u8; 16];
+        chacha20::rand_core::Rng::fill_bytes(&mut rng, &mut bytes);
+        u128::from_le_bytes(bytes)
+    };
+    wasi.wall_clock(clock.clone())
+        .monotonic_clock(clock.clone())
+        .secure_random(ChaCha12Rng::from_seed(key(0)))
+        .insecure_random(ChaCha12Rng::from_seed(key(1)))
+        .insecure_random_seed(insecure_seed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clocks_read_game_time() {
+        let frame = Arc::new(AtomicU64::new(0));
+        let clock = GameClock::new(frame.clone(), 1.0 / 60.0);
+        assert_eq!(HostWallClock::now(&clock), Duration::ZERO);
+        frame.store(90, Ordering::Relaxed);
+        assert_eq!(HostWallClock::now(&clock), Duration::from_millis(1500));
+        assert_eq!(HostMonotonicClock::now(&clock), 1_500_000_000);
+    }
+}

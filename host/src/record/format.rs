@@ -1,0 +1,375 @@
+//! The recording file: one JSON object per line.
+//!
+//! 1. A header: `{"format":"game-host-recording","version":1,"host":...,
+//!    "hz":60.0,"seed":0,"checkpoint_every":60,"canonical_nans":true,"scripts":[{"name":...,
+//!    "source":...,"sha256":...,"instances":1}]}`.
+//! 2. Then, in the order they happened: input events,
+//!    `{"frame":12,"input":{"press":"space"}}` (or `"release"`, or
+//!    `{"send":{"channel":...,"payload":...}}`), due at the start of that
+//!    frame; and after every frame its scene digest, `{"frame":12,
+//!    "scene":"16 hex digits"}`, with every entity's transform and digest on
+//!    every `checkpoint_every`-th frame (`"entities":[...]`).
+//! 3. Last, `{"end":600,"scene":...,"entities":[...]}` when the run ended
+//!    normally; a recording cut short by a crash has no end line and still
+//!    replays up to its last frame.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::bindings::events::{Event, ScriptMessage};
+use crate::files::read_capped;
+use crate::input::{key_by_name, key_name};
+use crate::scene::Scene;
+
+/// The `format` of every recording's header.
+pub const FORMAT: &str = "game-host-recording";
+
+/// The version of the format this host writes and reads.
+pub const VERSION: u32 = 1;
+
+/// The largest recording read back (a long match at 60 Hz writes about
+/// 2 MB an hour plus its checkpoints).
+const MAX_RECORDING: u64 = 1 << 30;
+
+/// The first line of a recording.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Header {
+    pub format: String,
+    pub version: u32,
+    /// The host version that wrote it.
+    pub host: String,
+    /// Frames per second of game time.
+    pub hz: f64,
+    /// The world's seed.
+    pub seed: u64,
+    /// Frames between checkpoints listing every entity.
+    pub checkpoint_every: u64,
+    /// Whether NaNs were canonical (`--fast-floats` turns them off); a
+    /// replay uses the same setting.
+    #[serde(default = "yes")]
+    pub canonical_nans: bool,
+    /// The scripts, in the order their instances were started.
+    pub scripts: Vec<RecordedScript>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// How a recorded run ran, besides its scripts and input.
+#[derive(Debug, Clone, Copy)]
+pub struct RunSettings {
+    /// Frames per second of game time.
+    pub hz: f64,
+    /// The world's seed.
+    pub seed: u64,
+    /// Frames between checkpoints listing every entity.
+    pub checkpoint_every: u64,
+    /// Whether NaNs are canonical.
+    pub canonical_nans: bool,
+}
+
+/// A script of a recorded run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedScript {
+    /// Its name in logs.
+    pub name: String,
+    /// Where it was loaded from (absolute), or `builtin:NAME`.
+    pub source: String,
+    /// SHA-256 of the component's bytes, in hex.
+    pub sha256: String,
+    /// Instances started, one after another.
+    pub instances: u32,
+}
+
+/// An input event as written: `{"press":"space"}`, `{"release":"a"}` or
+/// `{"send":{"channel":"chat","payload":"hi"}}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum Input {
+    Press(String),
+    Release(String),
+    Send { channel: String, payload: String },
+}
+
+impl Input {
+    pub fn of(event: &Event) -> Input {
+        match event {
+            Event::KeyPressed(key) => Input::Press(key_name(*key).to_owned()),
+            Event::KeyReleased(key) => Input::Release(key_name(*key).to_owned()),
+            Event::Message(m) => Input::Send {
+                channel: m.channel.clone(),
+                payload: m.payload.clone(),
+            },
+        }
+    }
+
+    fn event(self) -> Result<Event> {
+        let key = |name: &str| key_by_name(name).with_context(|| format!("unknown key `{name}`"));
+        Ok(match self {
+            Input::Press(name) => Event::KeyPressed(key(&name)?),
+            Input::Release(name) => Event::KeyReleased(key(&name)?),
+            Input::Send { channel, payload } => Event::Message(ScriptMessage { channel, payload }),
+        })
+    }
+}
+
+/// One entity at a checkpoint. Its floats are for reports (JSON has no
+/// NaN or infinity: they are written as `null` and read back as NaN); its
+/// digest covers their exact bits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedEntity {
+    pub id: u32,
+    pub name: String,
+    /// The entity's digest, 16 hex digits.
+    pub digest: String,
+    #[serde(deserialize_with = "floats")]
+    pub position: [f32; 3],
+    #[serde(deserialize_with = "floats")]
+    pub rotation: [f32; 4],
+    #[serde(deserialize_with = "floats")]
+    pub scale: [f32; 3],
+}
+
+/// `N` floats, each a number or `null` (a non-finite value when written).
+fn floats<'de, D, const N: usize>(deserializer: D) -> Result<[f32; N], D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let values: Vec<Option<f32>> = Deserialize::deserialize(deserializer)?;
+    let count = values.len();
+    values
+        .into_iter()
+        .map(|v| v.unwrap_or(f32::NAN))
+        .collect::<Vec<_>>()
+        .try_into()
+        .map_err(|_| serde::de::Error::invalid_length(count, &format!("{N} floats").as_str()))
+}
+
+impl RecordedEntity {
+    /// Every entity of `scene`, in id order.
+    pub fn all(scene: &Scene) -> Vec<RecordedEntity> {
+        scene
+            .entities()
+            .iter()
+            .zip(scene.entity_digests())
+            .enumerate()
+            .map(|(id, (entity, digest))| RecordedEntity {
+                id: id as u32,
+                name: entity.name.clone(),
+                digest: hex(digest),
+                position: entity.transform.position.to_array(),
+                rotation: entity.transform.rotation.to_array(),
+                scale: entity.transform.scale.to_array(),
+            })
+            .collect()
+    }
+}
+
+/// Any line after the header.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(super) struct Line {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<Input>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scene: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entities: Option<Vec<RecordedEntity>>,
+}
+
+/// A digest as written: 16 hex digits.
+pub(super) fn hex(digest: u64) -> String {
+    format!("{digest:016x}")
+}
+
+/// A recording read back.
+#[derive(Debug)]
+pub struct Recording {
+    pub header: Header,
+    /// Input events with the frame each is due in, in recorded order.
+    pub inputs: Vec<(u64, Event)>,
+    /// The scene digest after each recorded frame.
+    pub scenes: BTreeMap<u64, u64>,
+    /// Every entity at each checkpoint (and at the end).
+    pub checkpoints: BTreeMap<u64, Vec<RecordedEntity>>,
+    /// The frame the run ended after, if it ended normally.
+    pub end: Option<u64>,
+}
+
+impl Recording {
+    /// Reads the recording at `path`; any line that is not what this host
+    /// writes is an error naming the line.
+    pub fn read(path: &Path) -> Result<Recording> {
+        let bytes = read_capped(path, MAX_RECORDING)
+            .with_context(|| format!("failed to read recording `{}`", path.display()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| anyhow::anyhow!("recording `{}` is not UTF-8 text", path.display()))?;
+        Recording::parse(&text)
+            .with_context(|| format!("`{}` is not a readable recording", path.display()))
+    }
+
+    /// Parses the text of a recording.
+    pub fn parse(text: &str) -> Result<Recording> {
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        let (_, first) = lines.next().context("it is empty")?;
+        let header = parse_header(first).context("line 1 (the header)")?;
+        let mut recording = Recording {
+            header,
+            inputs: Vec::new(),
+            scenes: BTreeMap::new(),
+            checkpoints: BTreeMap::new(),
+            end: None,
+        };
+        for (index, text) in lines {
+            recording
+                .add_line(text)
+                .with_context(|| format!("line {}", index + 1))?;
+        }
+        Ok(recording)
+    }
+
+    fn add_line(&mut self, text: &str) -> Result<()> {
+        if self.end.is_some() {
+            bail!("a line after the end line");
+        }
+        let line: Line = serde_json::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let frame = match (line.frame, line.end) {
+            (Some(frame), None) => frame,
+            (None, Some(end)) => {
+                self.end = Some(end);
+                end
+            }
+            _ => bail!("expected one of `frame` or `end`"),
+        };
+        if let Some(input) = line.input {
+            if frame == 0 {
+                bail!("input is due at frame 1 or later");
+            }
+            self.inputs.push((frame, input.event()?));
+        }
+        if let Some(scene) = line.scene {
+            let digest = u64::from_str_radix(&scene, 16)
+                .ok()
+                .filter(|_| scene.len() == 16)
+                .with_context(|| format!("`{scene}` is not a digest of 16 hex digits"))?;
+            if let Some(last) = self.scenes.last_key_value()
+                && *last.0 >= frame
+                && self.end != Some(frame)
+            {
+                bail!("frame {frame} comes after frame {}", last.0);
+            }
+            self.scenes.insert(frame, digest);
+        }
+        if let Some(entities) = line.entities {
+            self.checkpoints.insert(frame, entities);
+        }
+        Ok(())
+    }
+
+    /// The last frame recorded.
+    pub fn frames(&self) -> u64 {
+        self.end
+            .or_else(|| self.scenes.last_key_value().map(|(f, _)| *f))
+            .unwrap_or(0)
+    }
+}
+
+fn parse_header(text: &str) -> Result<Header> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+        bail!("it does not start with a `{FORMAT}` header");
+    }
+    match value.get("version").and_then(|v| v.as_u64()) {
+        Some(v) if v == u64::from(VERSION) => {}
+        Some(v) => bail!(
+            "it is version {v} of the format; this host reads version {VERSION} \
+             (replay it with the host that recorded it)"
+        ),
+        None => bail!("it has no `version`"),
+    }
+    let header: Header = serde_json::from_value(value).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if !(header.hz.is_finite() && (0.1..=1000.0).contains(&header.hz)) {
+        bail!("`hz` {} is not from 0.1 to 1000", header.hz);
+    }
+    if header.checkpoint_every == 0 {
+        bail!("`checkpoint_every` is 0");
+    }
+    if header.scripts.is_empty() {
+        bail!("it names no script");
+    }
+    Ok(header)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = r#"{"format":"game-host-recording","version":1,"host":"0.1.0","hz":60.0,"seed":7,"checkpoint_every":2,"scripts":[{"name":"a","source":"/a.wasm","sha256":"00","instances":1}]}"#;
+
+    #[test]
+    fn reads_what_a_recorder_writes() {
+        let text = format!(
+            "{HEADER}\n{}\n{}\n{}\n",
+            r#"{"frame":2,"input":{"press":"space"}}"#,
+            r#"{"frame":1,"scene":"00000000000000ff"}"#,
+            r#"{"end":1,"scene":"00000000000000ff","entities":[]}"#
+        );
+        let recording = Recording::parse(&text).unwrap();
+        assert_eq!(recording.header.seed, 7);
+        assert_eq!(recording.inputs.len(), 1);
+        assert_eq!(recording.scenes[&1], 255);
+        assert_eq!(recording.end, Some(1));
+        assert_eq!(recording.frames(), 1);
+    }
+
+    #[test]
+    fn non_finite_floats_survive_the_round_trip_as_nan() {
+        let mut scene = Scene::new();
+        let id = scene.spawn("nan");
+        scene.transform_mut(id).unwrap().position.x = f32::NAN;
+        scene.transform_mut(id).unwrap().scale.y = f32::INFINITY;
+        let written = serde_json::to_string(&RecordedEntity::all(&scene)).unwrap();
+        let read: Vec<RecordedEntity> = serde_json::from_str(&written).unwrap();
+        assert!(read[0].position[0].is_nan() && read[0].scale[1].is_nan());
+        assert_eq!(read[0].digest, RecordedEntity::all(&scene)[0].digest);
+        let short = written.replace("[null,0.0,0.0]", "[0.0]");
+        assert!(serde_json::from_str::<Vec<RecordedEntity>>(&short).is_err());
+    }
+
+    #[test]
+    fn names_what_is_wrong() {
+        let error = |text: &str| format!("{:#}", Recording::parse(text).unwrap_err());
+        assert!(error("").contains("it is empty"));
+        assert!(error("{}").contains("header"));
+        let newer = HEADER.replace(r#""version":1"#, r#""version":9"#);
+        assert!(
+            error(&newer).contains("version 9 of the format"),
+            "{}",
+            error(&newer)
+        );
+        let bad_digest = format!("{HEADER}\n{{\"frame\":1,\"scene\":\"xyz\"}}");
+        assert!(error(&bad_digest).starts_with("line 2: `xyz` is not a digest"));
+        let bad_key = format!("{HEADER}\n{{\"frame\":1,\"input\":{{\"press\":\"nokey\"}}}}");
+        assert!(error(&bad_key).contains("unknown key `nokey`"));
+        let backwards = format!(
+            "{HEADER}\n{{\"frame\":2,\"scene\":\"0000000000000001\"}}\n{{\"frame\":1,\"scene\":\"0000000000000001\"}}"
+        );
+        assert!(error(&backwards).contains("frame 1 comes after frame 2"));
+        let no_scripts = HEADER.replace(
+            r#"[{"name":"a","source":"/a.wasm","sha256":"00","instances":1}]"#,
+            "[]",
+        );
+        assert!(error(&no_scripts).contains("names no script"));
+    }
+}

@@ -1,0 +1,18 @@
+//! Recordings of runs, and replaying them: a run is a function of its
+//! scripts, their inputs and the world's seed (see
+//! [`crate::determinism`]), so a recording keeps only those, plus digests of
+//! the scene to check a replay against.
+//!
+//! - `format`: the file format (JSON lines, versioned; `docs/determinism.md`
+//!   documents it) and reading a recording back, trusting nothing in it.
+//! - `recorder`: a [`Recorder`] that writes a recording as a runtime runs.
+//! - `replay`: runs a recording again and names the first frame that
+//!   diverges, and the entities that differ.
+
+mod format;
+mod recorder;
+mod replay;
+
+pub use format::{FORMAT, RecordedScript, Recording, RunSettings, VERSION};
+pub use recorder::Recorder;
+pub use replay::{Divergence, EntityDifference, ReplayReport, replay};
