@@ -240,17 +240,22 @@ fn main() {
     let rounds = if quick { 5 } else { 21 };
     // Epoch checks stay compiled in, as by default; the deadline is long so
     // that a descheduled update on a busy machine does not stop a script.
-    let engine = ScriptEngine::new(EngineOptions {
-        cache_dir: None,
-        max_instances: CUBES as u32 + 100,
-        limits: ScriptLimits {
-            update_deadline: Some(Duration::from_secs(1)),
-            start_deadline: Duration::from_secs(5),
-            ..ScriptLimits::default()
-        },
-        ..EngineOptions::default()
-    })
-    .expect("engine");
+    let make_engine = |deterministic_floats: bool| {
+        ScriptEngine::new(EngineOptions {
+            cache_dir: None,
+            max_instances: CUBES as u32 + 100,
+            limits: ScriptLimits {
+                update_deadline: Some(Duration::from_secs(1)),
+                start_deadline: Duration::from_secs(5),
+                ..ScriptLimits::default()
+            },
+            deterministic_floats,
+            ..EngineOptions::default()
+        })
+        .expect("engine")
+    };
+    // The default engine: canonical NaNs (deterministic across CPUs).
+    let engine = make_engine(true);
     let noop = component(&engine, "host/tests/scripts/noop");
     let cube = component(&engine, "examples/spinning-cube");
     let peers = component(&engine, "host/tests/scripts/peers");
@@ -398,20 +403,17 @@ fn main() {
     }
 
     // 4c. Entity behaviours: 10,000 spinning entities in one script.
-    {
-        let mut w = wasm(&peers, &[&format!("peers:behaviours:{BEHAVIOURS}")]);
-        let (l, _) = lua(&scripts::behaviours(BEHAVIOURS));
-        let (native, ids) = native_behaviour_scene(BEHAVIOURS);
-        let t = three_sides(&mut w, &l, || native_behaviours(&native, &ids), 10, rounds);
-        let per_entity: Vec<_> = t
-            .iter()
-            .map(|(n, d)| (*n, *d / BEHAVIOURS as u32))
-            .collect();
-        rows.push(row(
-            "10,000 entity behaviours in one script, per behaviour",
-            &per_entity,
-        ));
-    }
+    rows.push(behaviours_row(
+        &peers,
+        "10,000 entity behaviours in one script, per behaviour",
+        rounds,
+    ));
+    // 4d. The same with `--fast-floats`: what canonical NaNs cost.
+    rows.push(behaviours_row(
+        &component(&make_engine(false), "host/tests/scripts/peers"),
+        "10,000 entity behaviours, --fast-floats, per behaviour",
+        rounds,
+    ));
 
     // 5. Compute: fib(25) in the script.
     {
@@ -617,6 +619,20 @@ fn capacity(peers: &ScriptComponent, rounds: u32) {
         per[1]
     );
     println!();
+}
+
+/// `BEHAVIOURS` spinning entities in one script of `peers`, against Lua
+/// and native, per behaviour.
+fn behaviours_row(peers: &ScriptComponent, scenario: &'static str, rounds: u32) -> Row {
+    let mut w = wasm(peers, &[&format!("peers:behaviours:{BEHAVIOURS}")]);
+    let (l, _) = lua(&scripts::behaviours(BEHAVIOURS));
+    let (native, ids) = native_behaviour_scene(BEHAVIOURS);
+    let t = three_sides(&mut w, &l, || native_behaviours(&native, &ids), 10, rounds);
+    let per_entity: Vec<_> = t
+        .iter()
+        .map(|(n, d)| (*n, *d / BEHAVIOURS as u32))
+        .collect();
+    row(scenario, &per_entity)
 }
 
 fn row(scenario: &'static str, times: &[(&'static str, Duration)]) -> Row {
