@@ -200,7 +200,7 @@ fn a_recorded_run_with_keys_replays_in_another_process() {
         .position(|l| l.starts_with(r#"{"frame":77,"scene""#))
         .unwrap();
     lines[at] = r#"{"frame":77,"scene":"0123456789abcdef"}"#.to_owned();
-    std::fs::write(&tampered, lines.join("\n")).unwrap();
+    std::fs::write(&tampered, lines.join("\n") + "\n").unwrap();
     let output = host(&["replay", tampered.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
@@ -258,7 +258,7 @@ fn replaying_an_edited_script_is_refused_or_names_the_first_divergent_frame() {
     assert!(error.contains("the replay diverges at frame 41"), "{error}");
     assert!(error.contains("(at checkpoint frame 60)"), "{error}");
     assert!(error.contains("`walker`: position"), "{error}");
-    assert!(error.contains("1 entities differ"), "{error}");
+    assert!(error.contains("1 entity differs"), "{error}");
 }
 
 #[test]

@@ -105,6 +105,12 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
+    if let Some(file) = &args.record {
+        // Before any script is built: a path that cannot be written is
+        // named at once (the recording is written there once they run).
+        std::fs::File::create(file)
+            .with_context(|| format!("failed to create recording `{}`", file.display()))?;
+    }
     let needed = args.instances as usize * args.scripts.len().max(1);
     let what = format!(
         "--instances {} of {} script(s)",

@@ -215,8 +215,13 @@ impl Recording {
             .with_context(|| format!("`{}` is not a readable recording", path.display()))
     }
 
-    /// Parses the text of a recording.
+    /// Parses the text of a recording. A last line without its newline is
+    /// what a run cut short by a crash leaves mid-write: it is left out.
     pub fn parse(text: &str) -> Result<Recording> {
+        let text = match text.rfind('\n') {
+            Some(end) if end + 1 < text.len() => &text[..=end],
+            _ => text,
+        };
         let mut lines = text
             .lines()
             .enumerate()
@@ -331,6 +336,12 @@ mod tests {
         assert_eq!(recording.scenes[&1], 255);
         assert_eq!(recording.end, Some(1));
         assert_eq!(recording.frames(), 1);
+
+        // Cut mid-line by a crash: the partial line is left out.
+        let cut = &text[..text.len() - 20];
+        let recording = Recording::parse(cut).unwrap();
+        assert_eq!(recording.end, None);
+        assert_eq!(recording.frames(), 1);
     }
 
     #[test]
@@ -358,12 +369,12 @@ mod tests {
             "{}",
             error(&newer)
         );
-        let bad_digest = format!("{HEADER}\n{{\"frame\":1,\"scene\":\"xyz\"}}");
+        let bad_digest = format!("{HEADER}\n{{\"frame\":1,\"scene\":\"xyz\"}}\n");
         assert!(error(&bad_digest).starts_with("line 2: `xyz` is not a digest"));
-        let bad_key = format!("{HEADER}\n{{\"frame\":1,\"input\":{{\"press\":\"nokey\"}}}}");
+        let bad_key = format!("{HEADER}\n{{\"frame\":1,\"input\":{{\"press\":\"nokey\"}}}}\n");
         assert!(error(&bad_key).contains("unknown key `nokey`"));
         let backwards = format!(
-            "{HEADER}\n{{\"frame\":2,\"scene\":\"0000000000000001\"}}\n{{\"frame\":1,\"scene\":\"0000000000000001\"}}"
+            "{HEADER}\n{{\"frame\":2,\"scene\":\"0000000000000001\"}}\n{{\"frame\":1,\"scene\":\"0000000000000001\"}}\n"
         );
         assert!(error(&backwards).contains("frame 1 comes after frame 2"));
         let no_scripts = HEADER.replace(

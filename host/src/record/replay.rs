@@ -70,7 +70,10 @@ impl fmt::Display for Divergence {
         } else {
             format!(" (at checkpoint frame {})", self.compared_at)
         };
-        write!(f, "; {} entities differ{at}:", self.entities.len())?;
+        match self.entities.len() {
+            1 => write!(f, "; 1 entity differs{at}:")?,
+            n => write!(f, "; {n} entities differ{at}:")?,
+        }
         for difference in self.entities.iter().take(NAMED) {
             match difference {
                 EntityDifference::Changed { recorded, replayed } => write!(
