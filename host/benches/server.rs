@@ -107,6 +107,7 @@ fn ramp(case: &Case, threads: usize, hz: f64, max_instances: usize) -> Ramp {
     let spec = WorldSpec {
         scripts: case.scripts.clone(),
         frames: None,
+        seed: None,
     };
     let dt = Duration::from_secs_f64(1.0 / hz);
     let (settle, length) = (
@@ -190,6 +191,7 @@ fn main() {
         let spec = WorldSpec {
             scripts: vec![cube.clone()],
             frames: None,
+            seed: None,
         };
         fill(&server, &spec, 100);
         let rss = memory::status_kib("VmRSS");
@@ -217,6 +219,7 @@ fn main() {
             let spec = WorldSpec {
                 scripts: case.scripts.clone(),
                 frames: None,
+                seed: None,
             };
             fill(&server, &spec, steady);
             let figures = window(&server, Duration::from_millis(200), Duration::from_secs(3));

@@ -33,6 +33,17 @@ pub fn random_seed() -> u64 {
     u64::from_le_bytes(bytes)
 }
 
+/// The seed of world `world` of a server seeded with `server`: each world
+/// its own game, all of them following from the server's seed
+/// (splitmix64 of the two).
+pub fn world_seed(server: u64, world: u64) -> u64 {
+    let mut z = server ^ world.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// Game time as the script API's `time()` reports it: the current frame
 /// times the fixed timestep. Shared by a runtime and its instances' clocks.
 #[derive(Debug, Clone)]
@@ -108,6 +119,13 @@ pub(crate) fn seed_wasi(wasi: &mut WasiCtxBuilder, clock: &GameClock, seed: u64,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn worlds_get_seeds_of_their_own() {
+        assert_eq!(world_seed(7, 1), world_seed(7, 1));
+        assert_ne!(world_seed(7, 1), world_seed(7, 2));
+        assert_ne!(world_seed(7, 1), world_seed(8, 1));
+    }
 
     #[test]
     fn clocks_read_game_time() {

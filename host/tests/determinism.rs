@@ -284,19 +284,37 @@ fn serve_records_each_world_for_replay() {
         Some(r#"{"press":"space"}"#),
     );
     assert_eq!(status, 202, "{body}");
+    // A world of its own seed, for 30 frames.
+    let (status, body) = request(
+        "POST",
+        &serve.url("/worlds"),
+        Some(r#"{"seed":42,"frames":30}"#),
+    );
+    assert_eq!(status, 201, "{body}");
     assert_eq!(serve.wait(Duration::from_secs(60)), 0, "{}", serve.stderr());
 
-    let first = records.join("world-1.rec");
-    let text = std::fs::read_to_string(&first).unwrap();
+    let header = |world: &str| -> Value {
+        let text = std::fs::read_to_string(records.join(world)).unwrap();
+        serde_json::from_str(text.lines().next().unwrap()).unwrap()
+    };
+    let text = std::fs::read_to_string(records.join("world-1.rec")).unwrap();
     assert!(text.contains(r#""input":{"press":"space"}"#), "{text:.400}");
-    assert!(text.lines().next().unwrap().contains(r#""seed":7"#));
-    for world in ["world-1.rec", "world-2.rec"] {
+    // Each launched world its own game, following from the server's seed.
+    let (one, two) = (
+        header("world-1.rec")["seed"].clone(),
+        header("world-2.rec")["seed"].clone(),
+    );
+    assert_ne!(one, two);
+    assert_ne!(one, 7);
+    assert_eq!(header("world-3.rec")["seed"], 42);
+    for (world, frames) in [
+        ("world-1.rec", 120),
+        ("world-2.rec", 120),
+        ("world-3.rec", 30),
+    ] {
         let output = host(&["replay", records.join(world).to_str().unwrap()]);
         assert!(output.status.success(), "{world}: {}", stderr(&output));
-        assert!(
-            stdout(&output).contains("120 frames agree"),
-            "{}",
-            stdout(&output)
-        );
+        let agree = format!("replay: {frames} frames agree");
+        assert!(stdout(&output).contains(&agree), "{}", stdout(&output));
     }
 }

@@ -31,6 +31,7 @@ fn start(server: &Server, scripts: &[&ScriptComponent], frames: u64) -> WorldId 
     let spec = WorldSpec {
         scripts: scripts.iter().map(|s| (*s).clone()).collect(),
         frames: Some(frames),
+        seed: None,
     };
     server.start_world(&spec).expect("world starts")
 }
@@ -78,6 +79,7 @@ fn worlds_start_and_stop_mid_run_and_count_every_frame() {
     let spec = WorldSpec {
         scripts: vec![counter.clone(), counter],
         frames: None,
+        seed: None,
     };
     let first: Vec<WorldId> = (0..3).map(|_| server.start_world(&spec).unwrap()).collect();
     assert_eq!(server.world_count(), 3);

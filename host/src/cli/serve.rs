@@ -140,7 +140,15 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         control.addr(),
         args.worlds
     );
-    launch(&server, &WorldSpec { scripts, frames }, args.worlds)?;
+    launch(
+        &server,
+        &WorldSpec {
+            scripts,
+            frames,
+            seed: None,
+        },
+        args.worlds,
+    )?;
     control.launched();
     tracing::info!(
         threads = server.thread_count(),

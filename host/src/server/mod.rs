@@ -37,6 +37,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use crate::determinism::world_seed;
 use crate::engine::ScriptComponent;
 use crate::input::Event;
 use crate::jobs::JobWorkers;
@@ -60,7 +61,8 @@ pub type WorldSetup = Arc<dyn Fn(&mut Runtime) -> Result<()> + Send + Sync>;
 pub struct ServerConfig {
     /// Loop threads (0: one per core).
     pub threads: usize,
-    /// The runtime of every world; its `hz` is the server's frame rate.
+    /// The runtime of every world; its `hz` is the server's frame rate, its
+    /// `seed` the server's, from which each world's is derived.
     pub runtime: RuntimeConfig,
     /// Run before a world's scripts start.
     pub setup: Option<WorldSetup>,
@@ -114,6 +116,9 @@ pub struct WorldSpec {
     pub scripts: Vec<ScriptComponent>,
     /// End the world after this many frames (`None`: run until stopped).
     pub frames: Option<u64>,
+    /// The world's seed (`None`: derived from the server's seed, the
+    /// runtime's, and the world's id; see [`world_seed`]).
+    pub seed: Option<u64>,
 }
 
 /// What the loop threads share with the server.
@@ -234,7 +239,13 @@ impl Server {
         let instances = spec.scripts.len();
         let _room = self.reserve(instances)?;
         let id = WorldId(self.next_id.fetch_add(1, Ordering::Relaxed));
-        let mut runtime = Runtime::new(self.config.runtime.clone());
+        let seed = spec
+            .seed
+            .unwrap_or_else(|| world_seed(self.config.runtime.seed, id.0));
+        let mut runtime = Runtime::new(RuntimeConfig {
+            seed,
+            ..self.config.runtime.clone()
+        });
         if let Some(setup) = &self.config.setup {
             setup(&mut runtime)?;
         }
@@ -248,7 +259,7 @@ impl Server {
             let path = dir.join(format!("world-{}.rec", id.0));
             let settings = RunSettings {
                 hz: self.config.runtime.hz,
-                seed: self.config.runtime.seed,
+                seed,
                 checkpoint_every: self.config.checkpoint_every,
                 canonical_nans: self.config.canonical_nans,
             };

@@ -178,6 +178,7 @@ fn parse_id(text: &str) -> Result<WorldId, Answer> {
 struct StartBody {
     scripts: Option<Vec<String>>,
     frames: Option<u64>,
+    seed: Option<u64>,
 }
 
 fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
@@ -214,6 +215,7 @@ fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
     let spec = WorldSpec {
         scripts,
         frames: body.frames.or(catalog.frames),
+        seed: body.seed,
     };
     match server.start_world(&spec) {
         Ok(id) => Answer::json(
