@@ -37,11 +37,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::determinism::world_seed;
 use crate::engine::ScriptComponent;
 use crate::input::Event;
 use crate::jobs::JobWorkers;
-use crate::record::{Recorder, RunSettings};
 use crate::runtime::{Runtime, RuntimeConfig};
 use crate::sync::LockExt;
 use capacity::{Placed, Placement, Room};
@@ -117,7 +115,8 @@ pub struct WorldSpec {
     /// End the world after this many frames (`None`: run until stopped).
     pub frames: Option<u64>,
     /// The world's seed (`None`: derived from the server's seed, the
-    /// runtime's, and the world's id; see [`world_seed`]).
+    /// runtime's, and the world's id; see
+    /// [`world_seed`](crate::determinism::world_seed)).
     pub seed: Option<u64>,
 }
 
@@ -239,35 +238,7 @@ impl Server {
         let instances = spec.scripts.len();
         let _room = self.reserve(instances)?;
         let id = WorldId(self.next_id.fetch_add(1, Ordering::Relaxed));
-        let seed = spec
-            .seed
-            .unwrap_or_else(|| world_seed(self.config.runtime.seed, id.0));
-        let mut runtime = Runtime::new(RuntimeConfig {
-            seed,
-            ..self.config.runtime.clone()
-        });
-        if let Some(setup) = &self.config.setup {
-            setup(&mut runtime)?;
-        }
-        for script in &spec.scripts {
-            runtime
-                .spawn(script)
-                .with_context(|| format!("{id} could not start script `{}`", script.name()))?;
-        }
-        if let Some(dir) = &self.config.record_dir {
-            let scripts: Vec<_> = spec.scripts.iter().map(|s| (s.clone(), 1)).collect();
-            let path = dir.join(format!("world-{}.rec", id.0));
-            let settings = RunSettings {
-                hz: self.config.runtime.hz,
-                seed,
-                checkpoint_every: self.config.checkpoint_every,
-                canonical_nans: self.config.canonical_nans,
-            };
-            let recorder = Recorder::create(&path, settings, &scripts)
-                .with_context(|| format!("{id} could not be recorded"))?;
-            runtime.observe(Box::new(recorder));
-        }
-        let world = world::World::new(id, runtime, spec.frames);
+        let world = world::World::start(id, spec, &self.config)?;
         let thread = least_loaded(&self.shared.loads);
         self.shared.loads[thread].assign();
         let placed = Placed { thread, instances };

@@ -4,9 +4,13 @@
 use std::fmt;
 use std::time::Duration;
 
+use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::runtime::Runtime;
+use super::{ServerConfig, WorldSpec};
+use crate::determinism::world_seed;
+use crate::record::{Recorder, RunSettings};
+use crate::runtime::{Runtime, RuntimeConfig};
 use crate::scene::SceneDump;
 
 /// Names a world for as long as the server runs (never reused).
@@ -111,7 +115,42 @@ pub(super) struct Stepped {
 }
 
 impl World {
-    pub fn new(id: WorldId, runtime: Runtime, frames: Option<u64>) -> Self {
+    /// World `id` of a server with `config`, its scripts started: its own
+    /// runtime, seeded with the spec's seed or one derived from the
+    /// server's, set up, and recorded if the server records worlds.
+    pub fn start(id: WorldId, spec: &WorldSpec, config: &ServerConfig) -> Result<Self> {
+        let seed = spec
+            .seed
+            .unwrap_or_else(|| world_seed(config.runtime.seed, id.0));
+        let mut runtime = Runtime::new(RuntimeConfig {
+            seed,
+            ..config.runtime.clone()
+        });
+        if let Some(setup) = &config.setup {
+            setup(&mut runtime)?;
+        }
+        for script in &spec.scripts {
+            runtime
+                .spawn(script)
+                .with_context(|| format!("{id} could not start script `{}`", script.name()))?;
+        }
+        if let Some(dir) = &config.record_dir {
+            let scripts: Vec<_> = spec.scripts.iter().map(|s| (s.clone(), 1)).collect();
+            let path = dir.join(format!("world-{}.rec", id.0));
+            let settings = RunSettings {
+                hz: config.runtime.hz,
+                seed,
+                checkpoint_every: config.checkpoint_every,
+                canonical_nans: config.canonical_nans,
+            };
+            let recorder = Recorder::create(&path, settings, &scripts)
+                .with_context(|| format!("{id} could not be recorded"))?;
+            runtime.observe(Box::new(recorder));
+        }
+        Ok(World::new(id, runtime, spec.frames))
+    }
+
+    fn new(id: WorldId, runtime: Runtime, frames: Option<u64>) -> Self {
         let errors_seen = runtime.errors().len();
         World {
             id,
