@@ -8,6 +8,9 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
+use crate::files::{MAX_TEXT_FILE, read_capped};
+use crate::project::sdk;
+
 /// The target scripts are built for.
 pub const SCRIPT_TARGET: &str = "wasm32-wasip2";
 
@@ -50,6 +53,14 @@ pub fn build_script_crate(dir: &Path, output: BuildOutput) -> Result<PathBuf> {
     let manifest = manifest
         .canonicalize()
         .with_context(|| format!("failed to resolve `{}`", manifest.display()))?;
+    reinstall_sdk_if_used(&manifest);
+    // Shown builds check the target first, so its absence is one line, not
+    // a page of "can't find crate for `core`".
+    if output == BuildOutput::Inherit
+        && let Some(missing) = missing_target(dir)
+    {
+        bail!("cannot build script crate `{}`: {missing}", dir.display());
+    }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
@@ -100,18 +111,18 @@ pub fn build_script_crate(dir: &Path, output: BuildOutput) -> Result<PathBuf> {
     let status = child.wait().context("failed to wait for cargo")?;
     let captured = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
     if !status.success() {
+        if let Some(missing) = missing_target(dir) {
+            bail!("cannot build script crate `{}`: {missing}", dir.display());
+        }
         let mut message = format!(
             "failed to build script crate `{}`: cargo {status}",
             dir.display()
         );
-        if captured.contains(SCRIPT_TARGET) && captured.contains("target may not be installed") {
-            message.push_str(&format!(
-                " (the {SCRIPT_TARGET} target is missing: run `rustup target add {SCRIPT_TARGET}`)"
-            ));
-        }
-        if !captured.is_empty() {
+        // cargo's diagnostics as cargo rendered them, without its progress.
+        let diagnostics = diagnostics(&captured);
+        if !diagnostics.is_empty() {
             message.push('\n');
-            message.push_str(captured.trim_end());
+            message.push_str(&diagnostics);
         }
         bail!(message);
     }
@@ -121,4 +132,83 @@ pub fn build_script_crate(dir: &Path, output: BuildOutput) -> Result<PathBuf> {
             dir.display()
         )
     })
+}
+
+/// A crate made by `host new` depends on the SDK in this host's data
+/// directory: write it again if it is missing or damaged.
+fn reinstall_sdk_if_used(manifest: &Path) {
+    let Ok(sdk) = sdk::sdk_dir() else { return };
+    let uses_sdk = read_capped(manifest, MAX_TEXT_FILE)
+        .is_ok_and(|text| String::from_utf8_lossy(&text).contains(&*sdk.to_string_lossy()));
+    if uses_sdk && let Err(error) = sdk::install() {
+        tracing::warn!("{error:#}");
+    }
+}
+
+/// cargo's stderr without its progress lines (`Compiling`, `Updating`, ...),
+/// leaving the diagnostics as cargo printed them.
+fn diagnostics(stderr: &str) -> String {
+    const PROGRESS: [&str; 9] = [
+        "Compiling",
+        "Checking",
+        "Finished",
+        "Updating",
+        "Locking",
+        "Downloading",
+        "Downloaded",
+        "Blocking",
+        "Adding",
+    ];
+    stderr
+        .lines()
+        .filter(|line| {
+            let word = line.trim_start().split(' ').next().unwrap_or("");
+            !(line.starts_with("  ") && PROGRESS.contains(&word))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim_matches('\n')
+        .to_owned()
+}
+
+/// If the Rust toolchain in effect in `dir` lacks the script target, says
+/// so with the command that adds it.
+fn missing_target(dir: &Path) -> Option<String> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(rustc)
+        .args(["--print", "sysroot"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let sysroot = PathBuf::from(String::from_utf8(output.stdout).ok()?.trim());
+    if !output.status.success() || sysroot.join("lib/rustlib").join(SCRIPT_TARGET).is_dir() {
+        return None;
+    }
+    let toolchain = sysroot.file_name()?.to_string_lossy().into_owned();
+    Some(format!(
+        "the Rust toolchain `{toolchain}` has no {SCRIPT_TARGET} target: run `rustup target add \
+         {SCRIPT_TARGET} --toolchain {toolchain}`"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diagnostics_keep_their_shape_without_progress() {
+        let stderr = [
+            "   Compiling my-mod v0.1.0 (/tmp/my-mod)",
+            "error: expected one of `!` or `::`, found `}`",
+            " --> src/lib.rs:3:1",
+            "  |",
+            "2 | fn a() { brok",
+            "  |               - expected one of `!` or `::`",
+            "",
+            "error: could not compile `my-mod` (lib) due to 1 previous error",
+        ];
+        assert_eq!(diagnostics(&stderr.join("\n")), stderr[1..].join("\n"));
+    }
 }

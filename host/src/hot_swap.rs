@@ -6,10 +6,15 @@
 //! reloaded when the file changes; a crate directory is rebuilt with cargo
 //! when anything under `src/` or its `Cargo.toml` changes; a Python script
 //! when a `.py` module in its directory changes, a JavaScript script when
-//! its module changes (both with their componentize tool). A build or compile
-//! that fails (a half-written file, a syntax error, a component that no
-//! longer fits the API) is reported once and retried on the next change;
-//! the running version is untouched.
+//! its module changes (both with their componentize tool). Each source has a
+//! content fingerprint: an event that changed no source (cargo opening
+//! `Cargo.toml`, a save without edits) starts no build, so an idle session
+//! builds nothing and a save builds once. A build or compile that fails (a
+//! half-written file, a syntax error, a component that no longer fits the
+//! API) is reported once, in the tool's own shape, and retried on the next
+//! change; the running version is untouched, and a line says when the script
+//! runs again. A script whose every instance has failed waits for its next
+//! edit, which starts it anew.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -38,6 +43,23 @@ struct Built {
     result: Result<(ScriptComponent, Duration)>,
 }
 
+/// What the watcher asks the build thread for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Request {
+    /// A file event touched source `index`: build it if its content changed.
+    Changed(usize),
+    /// Build source `index` now, whatever its content.
+    Forced(usize),
+}
+
+impl Request {
+    fn index(self) -> usize {
+        match self {
+            Request::Changed(index) | Request::Forced(index) => index,
+        }
+    }
+}
+
 /// The outcome of one swap attempt, as returned by [`HotReloader::apply`].
 #[derive(Debug)]
 pub enum SwapOutcome {
@@ -48,34 +70,57 @@ pub enum SwapOutcome {
         /// Time spent building (for crates) and compiling the new code.
         build_time: Duration,
     },
+    /// Every instance of the source had failed; the new version was started
+    /// in their place (as many instances as were watched).
+    Started {
+        /// The script's name.
+        script: String,
+        /// The new instances.
+        instances: Vec<Uuid>,
+        /// Time spent building and compiling the new code.
+        build_time: Duration,
+    },
     /// Building, compiling or swapping failed; the old code keeps running.
     Failed {
         /// The script's source path.
         source: PathBuf,
-        /// The cause, on one line.
+        /// The cause: a first line, then the tool's diagnostics as it
+        /// printed them.
         error: String,
     },
 }
 
-/// A watched source.
+/// A watched source, as the watcher and the build thread share it.
 struct Watched {
     source: ScriptSource,
-    /// For sources whose builds differ every time (Python, JavaScript): a
-    /// fingerprint of the sources last built, so that an event that changed
-    /// nothing (the build itself reading the files, a save without edits)
-    /// starts no build.
+    /// A fingerprint of the content last built, so that an event that
+    /// changed nothing starts no build.
     fingerprint: Option<String>,
+}
+
+/// The instances the frame thread keeps for one watched source.
+struct Running {
+    /// The instances running the source.
+    ids: Vec<Uuid>,
+    /// How many to start again when every one has failed.
+    wanted: usize,
+    /// Whether the last outcome was a failure (a build, a swap, or every
+    /// instance failing): the next success then says the script runs again.
+    failing: bool,
 }
 
 /// Watches script sources and swaps changed scripts into a [`Runtime`].
 pub struct HotReloader {
     /// Watched sources, by index.
     sources: Arc<Mutex<Vec<Watched>>>,
-    /// The instances running each watched source, by index.
-    instances: Vec<Vec<Uuid>>,
+    /// The instances of each watched source, by index.
+    running: Vec<Running>,
+    /// How many script errors the runtime had at the last check: instances
+    /// are looked for only when that changes.
+    errors_seen: usize,
     /// `None` only while dropping.
     debouncer: Option<Debouncer<RecommendedWatcher>>,
-    changes: Sender<usize>,
+    requests: Sender<Request>,
     built: Receiver<Built>,
     _worker: JoinHandle<()>,
 }
@@ -84,11 +129,11 @@ impl HotReloader {
     /// Starts the watcher and the background build thread.
     pub fn new(engine: Arc<ScriptEngine>) -> Result<Self> {
         let sources: Arc<Mutex<Vec<Watched>>> = Arc::default();
-        let (changes, changed) = channel::<usize>();
+        let (requests, requested) = channel::<Request>();
         let (built_tx, built) = channel::<Built>();
 
         let watched = sources.clone();
-        let notify = changes.clone();
+        let notify = requests.clone();
         let debouncer = new_debouncer(DEBOUNCE, move |result: DebounceEventResult| {
             let Ok(events) = result else { return };
             let sources = watched.lock_unpoisoned();
@@ -101,7 +146,7 @@ impl HotReloader {
                 }
             }
             for index in touched {
-                let _ = notify.send(index);
+                let _ = notify.send(Request::Changed(index));
             }
         })
         .context("failed to start the file watcher")?;
@@ -109,22 +154,40 @@ impl HotReloader {
         let worker_sources = sources.clone();
         let worker = std::thread::Builder::new()
             .name("hot-swap-builder".into())
-            .spawn(move || build_loop(&engine, &worker_sources, &changed, &built_tx))
+            .spawn(move || build_loop(&engine, &worker_sources, &requested, &built_tx))
             .context("failed to start the hot-swap build thread")?;
 
         Ok(HotReloader {
             sources,
-            instances: Vec::new(),
+            running: Vec::new(),
+            errors_seen: 0,
             debouncer: Some(debouncer),
-            changes,
+            requests,
             built,
             _worker: worker,
         })
     }
 
     /// Watches `path` (anything [`ScriptSource::new`] accepts) and swaps
-    /// the given instances to each new version.
+    /// the given instances to each new version. Should they all fail, the
+    /// next version starts as many again.
     pub fn watch(&mut self, path: &Path, instances: Vec<Uuid>) -> Result<()> {
+        let wanted = instances.len();
+        self.add(path, instances, wanted)
+    }
+
+    /// Watches `path`, a script that could not be started (it failed to
+    /// build, load or start): its next good version starts `instances`
+    /// instances.
+    pub fn watch_failed(&mut self, path: &Path, instances: usize) -> Result<()> {
+        self.add(path, Vec::new(), instances)?;
+        if let Some(running) = self.running.last_mut() {
+            running.failing = true;
+        }
+        Ok(())
+    }
+
+    fn add(&mut self, path: &Path, ids: Vec<Uuid>, wanted: usize) -> Result<()> {
         let path = path
             .canonicalize()
             .with_context(|| format!("cannot watch `{}`", path.display()))?;
@@ -150,49 +213,120 @@ impl HotReloader {
             source,
             fingerprint,
         });
-        self.instances.push(instances);
+        self.running.push(Running {
+            ids,
+            wanted,
+            failing: false,
+        });
         Ok(())
     }
 
     /// Rebuilds source `index` now, as if it had changed.
     pub fn trigger(&self, index: usize) {
-        let _ = self.changes.send(index);
+        let _ = self.requests.send(Request::Forced(index));
+    }
+
+    /// Whether some watched source runs no instance and waits for an edit.
+    pub fn is_waiting(&self) -> bool {
+        self.running
+            .iter()
+            .any(|r| r.ids.is_empty() && r.wanted > 0)
     }
 
     /// Swaps in every new version that finished building since the last
-    /// call. Never waits; call it between frames.
+    /// call, and starts it where every instance had failed. Never waits;
+    /// call it between frames.
     pub fn apply(&mut self, runtime: &mut Runtime) -> Vec<SwapOutcome> {
+        self.notice_failures(runtime);
         let mut outcomes = Vec::new();
         while let Ok(Built { source, result }) = self.built.try_recv() {
             let path = self.source_path(source);
             let (component, build_time) = match result {
                 Ok(built) => built,
                 Err(error) => {
+                    self.running[source].failing = true;
                     outcomes.push(failed(&path, &error));
                     continue;
                 }
             };
-            self.instances[source].retain(|id| runtime.instance(*id).is_some());
-            for id in &self.instances[source] {
-                match runtime.replace(*id, &component) {
-                    Ok(report) => {
+            let running = &mut self.running[source];
+            running.ids.retain(|id| runtime.is_alive(*id));
+            let mut ok = !running.ids.is_empty() || running.wanted == 0;
+            if running.ids.is_empty() && running.wanted > 0 {
+                match start(runtime, &component, running.wanted) {
+                    Ok(ids) => {
                         tracing::info!(
-                            script = %report.script,
-                            id = %report.instance,
-                            old_bytes = report.old_size,
-                            new_bytes = report.new_size,
+                            script = component.name(),
+                            instances = ids.len(),
                             build = ?build_time,
-                            pause = ?report.pause,
-                            state = if report.restored { "handed over" } else { "restarted" },
-                            "hot-swapped"
+                            "started the new version"
                         );
-                        outcomes.push(SwapOutcome::Swapped { report, build_time });
+                        running.ids = ids.clone();
+                        outcomes.push(SwapOutcome::Started {
+                            script: component.name().to_owned(),
+                            instances: ids,
+                            build_time,
+                        });
+                        ok = true;
                     }
                     Err(error) => outcomes.push(failed(&path, &error)),
                 }
+            } else {
+                for id in &running.ids {
+                    match runtime.replace(*id, &component) {
+                        Ok(report) => {
+                            tracing::info!(
+                                script = %report.script,
+                                id = %report.instance,
+                                old_bytes = report.old_size,
+                                new_bytes = report.new_size,
+                                build = ?build_time,
+                                pause = ?report.pause,
+                                state = if report.restored { "handed over" } else { "restarted" },
+                                "hot-swapped"
+                            );
+                            outcomes.push(SwapOutcome::Swapped { report, build_time });
+                        }
+                        Err(error) => {
+                            ok = false;
+                            outcomes.push(failed(&path, &error));
+                        }
+                    }
+                }
+            }
+            if ok && std::mem::take(&mut running.failing) {
+                tracing::info!("`{}` is running again", path.display());
+            }
+            if !ok {
+                running.failing = true;
             }
         }
+        self.errors_seen = runtime.errors().len();
         outcomes
+    }
+
+    /// Drops the instances that failed since the last call; says so when a
+    /// source has none left.
+    fn notice_failures(&mut self, runtime: &Runtime) {
+        if runtime.errors().len() == self.errors_seen {
+            return;
+        }
+        self.errors_seen = runtime.errors().len();
+        for (index, running) in self.running.iter_mut().enumerate() {
+            let before = running.ids.len();
+            running.ids.retain(|id| runtime.is_alive(*id));
+            if before > 0 && running.ids.is_empty() {
+                running.failing = true;
+                let path = self.sources.lock_unpoisoned()[index]
+                    .source
+                    .path()
+                    .to_owned();
+                tracing::warn!(
+                    "every instance of `{}` has failed; waiting for an edit to start it again",
+                    path.display()
+                );
+            }
+        }
     }
 
     fn source_path(&self, index: usize) -> PathBuf {
@@ -203,8 +337,28 @@ impl HotReloader {
     }
 }
 
+/// Starts `count` instances of `component`; on a failure, despawns the
+/// ones already started.
+fn start(runtime: &mut Runtime, component: &ScriptComponent, count: usize) -> Result<Vec<Uuid>> {
+    let mut ids = Vec::with_capacity(count);
+    for _ in 0..count {
+        match runtime.spawn(component) {
+            Ok(id) => ids.push(id),
+            Err(error) => {
+                for id in ids {
+                    runtime.despawn(id);
+                }
+                return Err(error);
+            }
+        }
+    }
+    Ok(ids)
+}
+
 fn failed(path: &Path, error: &anyhow::Error) -> SwapOutcome {
-    let error = format!("{error:#}").replace('\n', " | ");
+    // The first line names the script; a tool's diagnostics follow as it
+    // printed them (a caret must stay under its column).
+    let error = format!("{error:#}");
     tracing::error!(
         "hot-swap of `{}` failed; the old version keeps running: {error}",
         path.display()
@@ -224,56 +378,106 @@ impl Drop for HotReloader {
     }
 }
 
-/// The background thread: builds and compiles each changed source, skipping
-/// versions identical to the last one tried (so each version, good or bad,
-/// is reported once).
+/// The source's fingerprint once it holds still: a save that truncates and
+/// then writes is read whole, not between the two.
+fn settled_fingerprint(source: &ScriptSource) -> Option<String> {
+    let mut now = source.fingerprint();
+    for _ in 0..20 {
+        std::thread::sleep(SETTLE);
+        let again = source.fingerprint();
+        if again == now {
+            break;
+        }
+        now = again;
+    }
+    now
+}
+
+/// How long a source's content must hold still before it is built.
+const SETTLE: Duration = Duration::from_millis(30);
+
+/// What the build thread remembers of one source.
+#[derive(Default)]
+struct Tried {
+    /// The component last loaded, while no error followed it: the same
+    /// bytes again (a comment edit) need no swap.
+    bytes: Option<Vec<u8>>,
+    /// The last error reported, so the same one is not reported twice.
+    error: Option<String>,
+}
+
+/// The background thread: builds and compiles each source whose content
+/// changed, skipping components identical to the one running.
 fn build_loop(
     engine: &ScriptEngine,
     sources: &Mutex<Vec<Watched>>,
-    changed: &Receiver<usize>,
+    requested: &Receiver<Request>,
     built: &Sender<Built>,
 ) {
-    let mut last_tried: HashMap<usize, Vec<u8>> = HashMap::new();
-    while let Ok(first) = changed.recv() {
-        // Coalesce changes that queued up during the last build.
+    let mut tried: HashMap<usize, Tried> = HashMap::new();
+    while let Ok(first) = requested.recv() {
+        // Coalesce requests that queued up during the last build.
         let mut pending = vec![first];
-        while let Ok(more) = changed.try_recv() {
-            if !pending.contains(&more) {
-                pending.push(more);
+        while let Ok(more) = requested.try_recv() {
+            match pending.iter_mut().find(|p| p.index() == more.index()) {
+                Some(queued) if more == Request::Forced(more.index()) => *queued = more,
+                Some(_) => {}
+                None => pending.push(more),
             }
         }
-        for index in pending {
+        for request in pending {
+            let index = request.index();
             let (source, seen) = {
                 let watched = &sources.lock_unpoisoned()[index];
                 (watched.source.clone(), watched.fingerprint.clone())
             };
-            if seen.is_some() {
-                let now = source.fingerprint();
-                if now.is_some() && now == seen {
-                    continue; // an event that changed no source
-                }
-                sources.lock_unpoisoned()[index].fingerprint = now;
+            let now = settled_fingerprint(&source);
+            if matches!(request, Request::Changed(_)) && now.is_some() && now == seen {
+                continue; // an event that changed no source
             }
+            sources.lock_unpoisoned()[index].fingerprint = now;
+            tracing::info!("`{}` changed; building", source.path().display());
             let started = Instant::now();
+            let tried = tried.entry(index).or_default();
             let result = source
                 .build(BuildOutput::Capture, engine.cache_dir())
                 .and_then(|(name, bytes)| {
-                    if last_tried.get(&index) == Some(&bytes) {
+                    if tried.bytes.as_ref() == Some(&bytes) {
                         return Ok(None);
                     }
                     let loaded = engine
                         .load_bytes(&name, &bytes)
                         .and_then(|component| component.warm_up().map(|()| component))
+                        .map(|component| component.with_source(source.path()))
                         .with_context(|| {
                             format!("failed to load script `{}`", source.path().display())
                         });
-                    last_tried.insert(index, bytes);
+                    tried.bytes = Some(bytes);
                     loaded.map(Some)
                 });
             let result = match result {
-                Ok(None) => continue, // unchanged, e.g. a comment edit or a repeated event
-                Ok(Some(component)) => Ok((component, started.elapsed())),
-                Err(error) => Err(error),
+                Ok(None) => {
+                    tracing::info!(
+                        "`{}` builds the component already running; nothing to swap",
+                        source.path().display()
+                    );
+                    continue;
+                }
+                Ok(Some(component)) => {
+                    tried.error = None;
+                    Ok((component, started.elapsed()))
+                }
+                Err(error) => {
+                    // After an error, the next good build swaps even if it
+                    // equals the running version: the author sees it land.
+                    tried.bytes = None;
+                    let text = format!("{error:#}");
+                    if tried.error.as_ref() == Some(&text) {
+                        continue; // reported already
+                    }
+                    tried.error = Some(text);
+                    Err(error)
+                }
             };
             if built
                 .send(Built {

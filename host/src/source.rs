@@ -6,11 +6,12 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
 
 use crate::cargo_build::{BuildOutput, build_script_crate};
 use crate::componentize::{self, Language};
 use crate::engine::{ScriptComponent, ScriptEngine, script_name};
-use crate::files::{MAX_COMPONENT_FILE, read_capped};
+use crate::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE, read_capped};
 
 /// A script given by path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,15 +110,23 @@ impl ScriptSource {
         }
     }
 
-    /// A fingerprint of a Python or JavaScript script's sources (equal
-    /// fingerprints build equivalent components); `None` for other sources,
-    /// whose builds are compared by their output, or if they cannot be read.
+    /// A fingerprint of the source's content: equal fingerprints build
+    /// equal components, so a watcher event that changed nothing (cargo
+    /// opening `Cargo.toml`, a save without edits) starts no build. For a
+    /// crate: `Cargo.toml`, `build.rs` and everything under `src/`; for a
+    /// Python or JavaScript script its modules; for a file its bytes.
+    /// `None` if they cannot be read (then the source is built, and the
+    /// build says why).
     pub fn fingerprint(&self) -> Option<String> {
         match self {
             ScriptSource::Foreign(language, entry) => {
                 componentize::fingerprint(*language, entry).ok()
             }
-            _ => None,
+            ScriptSource::Crate(dir) => crate_fingerprint(dir).ok(),
+            ScriptSource::File(file) => {
+                let bytes = read_capped(file, MAX_COMPONENT_FILE).ok()?;
+                Some(hex(&Sha256::digest(&bytes)))
+            }
         }
     }
 
@@ -134,7 +143,7 @@ impl ScriptSource {
             ScriptSource::Crate(dir) => build_script_crate(dir, output)?,
             ScriptSource::Foreign(language, entry) => {
                 let name = self.name();
-                let bytes = componentize::build(*language, entry, &name, output, cache_dir)
+                let bytes = componentize::build(*language, entry, &name, cache_dir)
                     .with_context(|| format!("cannot build script `{}`", entry.display()))?;
                 return Ok((name, bytes));
             }
@@ -152,6 +161,47 @@ impl ScriptSource {
             .map(|script| script.with_source(self.path()))
             .with_context(|| format!("failed to load script `{}`", self.path().display()))
     }
+}
+
+/// SHA-256 over a crate's manifest, build script and `src/` tree (paths
+/// and contents, in a fixed order; hidden entries left out).
+fn crate_fingerprint(dir: &Path) -> Result<String> {
+    let mut files = vec![dir.join("Cargo.toml")];
+    if dir.join("build.rs").is_file() {
+        files.push(dir.join("build.rs"));
+    }
+    let mut pending = vec![dir.join("src")];
+    while let Some(folder) = pending.pop() {
+        let entries = std::fs::read_dir(&folder)
+            .with_context(|| format!("failed to list `{}`", folder.display()))?;
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let mut hash = Sha256::new();
+    for file in files {
+        let text = read_capped(&file, MAX_TEXT_FILE)
+            .with_context(|| format!("failed to read `{}`", file.display()))?;
+        let name = file.strip_prefix(dir).unwrap_or(&file).to_string_lossy();
+        hash.update((name.len() as u64).to_le_bytes());
+        hash.update(name.as_bytes());
+        hash.update((text.len() as u64).to_le_bytes());
+        hash.update(&text);
+    }
+    Ok(hex(&hash.finalize()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
@@ -188,5 +238,26 @@ mod tests {
             ScriptSource::Crate(dir.path().to_owned())
         );
         assert!(ScriptSource::new(&dir.path().join("missing.py")).is_err());
+    }
+
+    #[test]
+    fn a_crate_fingerprint_follows_its_sources_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Cargo.toml"), "[package]").unwrap();
+        std::fs::create_dir_all(dir.path().join("src/nested")).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), "fn a() {}").unwrap();
+        let source = ScriptSource::new(dir.path()).unwrap();
+        let before = source.fingerprint().unwrap();
+        // Opening, re-saving the same text, or writing beside the sources
+        // (Cargo.lock, target/) changes nothing.
+        std::fs::write(dir.path().join("src/lib.rs"), "fn a() {}").unwrap();
+        std::fs::write(dir.path().join("Cargo.lock"), "# lock").unwrap();
+        std::fs::create_dir(dir.path().join("target")).unwrap();
+        assert_eq!(source.fingerprint().unwrap(), before);
+        std::fs::write(dir.path().join("src/nested/mod.rs"), "").unwrap();
+        let with_module = source.fingerprint().unwrap();
+        assert_ne!(with_module, before);
+        std::fs::write(dir.path().join("src/lib.rs"), "fn b() {}").unwrap();
+        assert_ne!(source.fingerprint().unwrap(), with_module);
     }
 }

@@ -198,7 +198,7 @@ fn watched_file_swaps_on_change_and_survives_bad_versions() {
             assert_eq!(report.instance, id);
             assert!(report.restored);
         }
-        SwapOutcome::Failed { error, .. } => panic!("{error}"),
+        other => panic!("{other:?}"),
     }
 
     // A half-written file is refused and the running version stays.
@@ -254,7 +254,14 @@ fn watched_crate_rebuilds_and_swaps_after_a_source_edit() {
     });
     match next_outcome(&mut reloader, &mut runtime, &mut queue) {
         SwapOutcome::Failed { error, .. } => {
-            assert!(error.contains("failed to build script crate"), "{error}")
+            assert!(error.contains("failed to build script crate"), "{error}");
+            // rustc's diagnostic as cargo prints it: the caret under its
+            // column on a line of its own, not squashed into one line.
+            assert!(
+                error.lines().any(|l| l.trim_start().starts_with("|")),
+                "{error}"
+            );
+            assert!(!error.contains("Compiling"), "{error}");
         }
         other => panic!("{other:?}"),
     }
@@ -266,7 +273,46 @@ fn watched_crate_rebuilds_and_swaps_after_a_source_edit() {
             assert!(report.restored);
             assert!(build_time > Duration::ZERO);
         }
-        SwapOutcome::Failed { error, .. } => panic!("{error}"),
+        other => panic!("{other:?}"),
     }
     assert_eq!(runtime.instance(id).unwrap().swaps, 1);
+}
+
+#[test]
+fn a_watched_script_that_failed_starts_again_from_its_next_version() {
+    let (slow, _) = slow_and_fast("swap-after-trap");
+    let engine = Arc::new(common::engine());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("script.wasm");
+    std::fs::copy(common::build("trap"), &file).unwrap();
+    let (mut runtime, _log) = common::runtime();
+    let id = runtime.spawn(&engine.load_file(&file).unwrap()).unwrap();
+    let mut reloader = HotReloader::new(engine.clone()).unwrap();
+    reloader.watch(&file, vec![id]).unwrap();
+
+    // The script panics at frame 3: no instance is left, and the reloader
+    // waits for the next version instead of giving up on the source.
+    for _ in 0..5 {
+        runtime.step();
+        assert!(reloader.apply(&mut runtime).is_empty());
+    }
+    assert_eq!(runtime.live_instances(), 0);
+    assert!(reloader.is_waiting());
+
+    write_file(&file, &slow);
+    let mut queue = VecDeque::new();
+    match next_outcome(&mut reloader, &mut runtime, &mut queue) {
+        SwapOutcome::Started { instances, .. } => assert_eq!(instances.len(), 1),
+        other => panic!("{other:?}"),
+    }
+    assert!(!reloader.is_waiting());
+    let before = rotation(&runtime);
+    runtime.run_frames(10);
+    assert_ne!(rotation(&runtime), before, "the new version turns the cube");
+    assert_eq!(
+        runtime.errors().len(),
+        1,
+        "only the trap: {:?}",
+        runtime.errors()
+    );
 }

@@ -172,10 +172,16 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             Err(error) => {
                 report_failure(&error);
                 load_failures += 1;
+                // Under --watch the script waits for its fix.
+                if let Some(reloader) = reloader.as_mut() {
+                    reloader.watch_failed(path, args.instances as usize)?;
+                }
             }
         }
     }
-    if runtime.live_instances() == 0 && load_failures > 0 {
+    if reloader.as_ref().is_some_and(HotReloader::is_waiting) {
+        tracing::warn!("waiting for an edit to the script(s) that failed (--watch)");
+    } else if runtime.live_instances() == 0 && load_failures > 0 {
         if scripts.len() == 1 {
             // Its error, printed above, says all.
             return Ok(ExitCode::FAILURE);
@@ -206,6 +212,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let frames = if args.headless {
         let runner = HeadlessRunner {
             frames: args.frames,
+            wait_for_fixes: args.watch,
             ..HeadlessRunner::default()
         };
         if args.frames.is_none() {

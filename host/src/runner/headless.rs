@@ -16,6 +16,10 @@ pub struct HeadlessRunner {
     pub frames: Option<u64>,
     /// Set to end a real-time run after the current frame.
     pub stop: Arc<AtomicBool>,
+    /// Keep a real-time run going when every script has failed (under
+    /// `--watch`, the fix the author is typing starts them again); by
+    /// default such a run stops.
+    pub wait_for_fixes: bool,
 }
 
 impl HeadlessRunner {
@@ -45,7 +49,8 @@ impl HeadlessRunner {
         let mut pacing = Pacing::new(Duration::from_secs_f64(runtime.dt()), Instant::now());
         let mut frames = 0;
         while !self.stop.load(Ordering::Relaxed) {
-            if runtime.live_instances() == 0 && !runtime.errors().is_empty() {
+            if !self.wait_for_fixes && runtime.live_instances() == 0 && !runtime.errors().is_empty()
+            {
                 tracing::warn!("every script has failed; stopping");
                 break;
             }

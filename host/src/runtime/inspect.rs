@@ -73,6 +73,12 @@ impl Runtime {
         self.restarts.len()
     }
 
+    /// Whether instance `id` runs, or failed and waits for a restart under
+    /// the [`RestartPolicy`](super::RestartPolicy).
+    pub fn is_alive(&self, id: Uuid) -> bool {
+        self.slots.slot_of(id).is_some() || self.restarts.iter().any(|r| r.id() == id)
+    }
+
     /// Snapshots of the running instances, in slot order.
     pub fn instances(&self) -> Vec<InstanceInfo> {
         self.slots

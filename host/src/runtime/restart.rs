@@ -39,6 +39,13 @@ pub(super) struct Restart {
     due: u64,
 }
 
+impl Restart {
+    /// The instance that restarts.
+    pub(super) fn id(&self) -> Uuid {
+        self.id
+    }
+}
+
 impl Runtime {
     /// Schedules a restart of `failed` if the policy allows another one.
     pub(super) fn schedule_restart(&mut self, failed: &ScriptInstance) {
