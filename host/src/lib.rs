@@ -52,6 +52,8 @@
 //!  runtime ----+--------+--------+--------+             |
 //!     |                                                     |
 //!  instance     cargo_build  componentize                   |
+//!     |            |                                         |
+//!     |         project (host new, the shipped SDK)          |
 //!     |                                                     |
 //!  engine                                                   |
 //!     |                                                     |
@@ -81,7 +83,8 @@
 //!   scene; [`record`]: recordings of runs and replaying them;
 //!   [`terrain`]: the terrain extension; `hot_swap`, `source`,
 //!   `cargo_build`, [`componentize`]: building (Rust, Python, JavaScript)
-//!   and reloading scripts.
+//!   and reloading scripts; [`project`]: new script projects and the SDK
+//!   the binary ships for them.
 //! - [`server`]: many worlds (a runtime each) on dedicated loop threads,
 //!   paced by the runner's policy, with an HTTP control surface, Prometheus
 //!   metrics and health checks (`host serve`).
@@ -102,6 +105,7 @@ pub mod jobs;
 pub mod limits;
 pub mod log;
 mod progress;
+pub mod project;
 pub mod record;
 pub mod render;
 pub mod runner;

@@ -1,7 +1,9 @@
-//! Command-line interface: `host run` (one game) and `host serve` (many
-//! worlds on loop threads), with the engine options they share.
+//! Command-line interface: `host run` (one game), `host serve` (many
+//! worlds on loop threads), `host replay` (a recording checked) and
+//! `host new` (a script project), with the engine options they share.
 
 mod engine_args;
+mod new;
 mod replay;
 mod run;
 mod serve;
@@ -35,6 +37,9 @@ enum Command {
     /// on dedicated loop threads, with an HTTP control surface, Prometheus
     /// metrics and health checks.
     Serve(serve::ServeArgs),
+    /// Make a script project (Rust, Python or JavaScript) in a new
+    /// directory, ready for `host run` and `host run --watch`.
+    New(new::NewArgs),
     /// Run a recording (`run --record`, `serve --record-worlds`) again,
     /// headless, and check every frame's scene against it: exits 0 when they
     /// agree, else names the first frame that diverges.
@@ -46,6 +51,7 @@ pub fn main(cli: Cli) -> Result<ExitCode> {
         Command::Run(args) => run::run(args),
         Command::Serve(args) => serve::serve(args),
         Command::Replay(args) => replay::replay(args),
+        Command::New(args) => new::new(args),
     }
 }
 

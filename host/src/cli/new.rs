@@ -1,0 +1,56 @@
+//! `host new NAME [--lang rust|python|js]`: a script project, ready to run.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use host::componentize::{COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION};
+use host::project::{self, ProjectLanguage};
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// The project's directory (created; must not exist or be empty). Its
+    /// name is the script's name.
+    path: PathBuf,
+
+    /// The language to write the script in.
+    #[arg(long, value_enum, default_value_t = Lang::Rust)]
+    lang: Lang,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Lang {
+    Rust,
+    Python,
+    Js,
+}
+
+pub fn new(args: NewArgs) -> Result<ExitCode> {
+    let language = match args.lang {
+        Lang::Rust => ProjectLanguage::Rust,
+        Lang::Python => ProjectLanguage::Python,
+        Lang::Js => ProjectLanguage::JavaScript,
+    };
+    let files = project::create(&args.path, language)?;
+    let shown = args.path.display();
+    eprintln!("created `{shown}`:");
+    for file in files {
+        eprintln!("  {}", file.display());
+    }
+    let needs = match language {
+        ProjectLanguage::Rust => "a Rust toolchain with `rustup target add wasm32-wasip2`".into(),
+        ProjectLanguage::Python => {
+            format!("`pip install componentize-py=={COMPONENTIZE_PY_VERSION}`")
+        }
+        ProjectLanguage::JavaScript => {
+            format!("`npm install -g @bytecodealliance/componentize-js@{COMPONENTIZE_JS_VERSION}`")
+        }
+    };
+    eprintln!(
+        "run it:  host run {shown} --headless --frames 60\n\
+         edit it while it runs:  host run {shown} --watch\n\
+         (builds need {needs})"
+    );
+    Ok(ExitCode::SUCCESS)
+}

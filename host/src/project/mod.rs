@@ -1,0 +1,188 @@
+//! `host new`: a script project of the author's own, anywhere, ready for
+//! `host run NAME` and `host run NAME --watch`.
+//!
+//! A Rust project is a crate depending on the SDK this host ships
+//! ([`sdk`]), with the stack-size setting scripts link with, its own
+//! `[workspace]` (so it builds inside another cargo workspace too) and a
+//! `.gitignore`; Python and JavaScript projects are a directory holding the
+//! module (`app.py`, `app.js`). Each does something visible (a moon circling
+//! the cube) and hands its state over on hot-swap.
+
+pub mod sdk;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+/// The WIT package the host binds, for the JavaScript template's imports.
+const ENGINE_WIT: &str = include_str!("../../../wit/engine.wit");
+
+/// The language of a new project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectLanguage {
+    /// A Rust crate built with cargo.
+    Rust,
+    /// A Python module built with componentize-py.
+    Python,
+    /// A JavaScript module built with componentize-js.
+    JavaScript,
+}
+
+/// Creates a project at `dir` (which must not exist, or be empty) and
+/// returns the files written, relative to it. The project's name is the
+/// directory's name.
+pub fn create(dir: &Path, language: ProjectLanguage) -> Result<Vec<PathBuf>> {
+    let name = project_name(dir)?;
+    if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
+        bail!("`{}` already exists and is not empty", dir.display());
+    }
+    if dir.exists() && !dir.is_dir() {
+        bail!("`{}` already exists and is not a directory", dir.display());
+    }
+    let fill = |template: &str| {
+        template
+            .replace("{{name}}", &name)
+            .replace("{{wit}}", wit_version())
+    };
+    let files: Vec<(&str, String)> = match language {
+        ProjectLanguage::Rust => {
+            let sdk = sdk::install()?;
+            vec![
+                ("Cargo.toml", cargo_toml(&name, &sdk)),
+                (".cargo/config.toml", CARGO_CONFIG.to_owned()),
+                (".gitignore", "/target\n".to_owned()),
+                ("src/lib.rs", fill(include_str!("templates/lib.rs"))),
+            ]
+        }
+        ProjectLanguage::Python => vec![
+            ("app.py", fill(include_str!("templates/app.py"))),
+            (".gitignore", "__pycache__/\n".to_owned()),
+        ],
+        ProjectLanguage::JavaScript => {
+            vec![("app.js", fill(include_str!("templates/app.js")))]
+        }
+    };
+    for (file, text) in &files {
+        let path = dir.join(file);
+        std::fs::create_dir_all(path.parent().expect("a file has a directory"))
+            .and_then(|()| std::fs::write(&path, text))
+            .with_context(|| format!("failed to write `{}`", path.display()))?;
+    }
+    Ok(files.into_iter().map(|(file, _)| file.into()).collect())
+}
+
+/// The directory's name, if it is one cargo and the host accept as a
+/// script's name: ASCII letters, digits, `-` and `_`, starting with a
+/// letter.
+fn project_name(dir: &Path) -> Result<String> {
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .with_context(|| format!("`{}` does not end in a project name", dir.display()))?;
+    let valid = name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !valid {
+        bail!(
+            "`{name}` is not a project name: use ASCII letters, digits, `-` and `_`, \
+             starting with a letter"
+        );
+    }
+    Ok(name.to_owned())
+}
+
+/// The WIT package's version (`0.1.5` of `package game:engine@0.1.5;`).
+fn wit_version() -> &'static str {
+    ENGINE_WIT
+        .lines()
+        .find_map(|line| line.strip_prefix("package game:engine@"))
+        .and_then(|rest| rest.strip_suffix(';'))
+        .expect("wit/engine.wit declares `package game:engine@VERSION;`")
+}
+
+/// The stack-size setting every script crate links with (see README).
+const CARGO_CONFIG: &str = "\
+# Scripts link with a 64 KiB stack in linear memory instead of Rust's
+# default 1 MiB, so spawning an instance touches no fresh pages. A script
+# that needs a deeper stack raises the number.
+[target.wasm32-wasip2]
+rustflags = [\"-C\", \"link-arg=-zstack-size=65536\"]
+";
+
+fn cargo_toml(name: &str, sdk: &Path) -> String {
+    // TOML basic strings escape `\` and `"`.
+    let sdk = sdk
+        .display()
+        .to_string()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"");
+    format!(
+        "[package]
+name = \"{name}\"
+version = \"0.1.0\"
+edition = \"2024\"
+# The SDK's own minimum; with it cargo picks dependency versions this
+# toolchain builds.
+rust-version = \"{rust_version}\"
+
+[lib]
+crate-type = [\"cdylib\"]
+
+[dependencies]
+# The SDK shipped with `host` {version}, written by `host new`.
+script = {{ path = \"{sdk}\" }}
+
+# A project of its own, also when created inside another cargo workspace.
+[workspace]
+",
+        rust_version = SDK_RUST_VERSION,
+        version = env!("CARGO_PKG_VERSION"),
+    )
+}
+
+/// The SDK's `rust-version`.
+const SDK_RUST_VERSION: &str = "1.88";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_what_cargo_accepts() {
+        assert_eq!(project_name(Path::new("/tmp/my-mod")).unwrap(), "my-mod");
+        for bad in ["1st", "my mod", "mod.rs", "-x", "é"] {
+            let error = project_name(Path::new(bad)).unwrap_err().to_string();
+            assert!(error.contains("is not a project name"), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_manifest_states_the_sdks_rust_version() {
+        let sdk_manifest = sdk::SDK_FILES
+            .iter()
+            .find(|(name, _)| *name == "script/Cargo.toml")
+            .unwrap()
+            .1;
+        assert!(
+            sdk_manifest.contains(&format!("rust-version = \"{SDK_RUST_VERSION}\"")),
+            "{sdk_manifest}"
+        );
+        assert_eq!(wit_version().split('.').count(), 3);
+    }
+
+    #[test]
+    fn a_python_project_is_written_and_an_existing_one_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("my_mod");
+        let files = create(&project, ProjectLanguage::Python).unwrap();
+        assert_eq!(
+            files,
+            [PathBuf::from("app.py"), PathBuf::from(".gitignore")]
+        );
+        let app = std::fs::read_to_string(project.join("app.py")).unwrap();
+        assert!(app.starts_with("\"\"\"my_mod:"), "{app}");
+        let error = create(&project, ProjectLanguage::JavaScript).unwrap_err();
+        assert!(error.to_string().contains("is not empty"), "{error}");
+    }
+}

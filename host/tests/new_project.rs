@@ -1,0 +1,232 @@
+//! `host new` as an author meets it: a project made in a directory outside
+//! this repository, run headless with the installed-style binary from that
+//! directory, then edited under `--watch`: one build and one swap per edit,
+//! none while nobody edits. The SDK comes from the binary (written to the
+//! data directory), never from this checkout.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// A scratch directory outside the workspace, with the host's data and
+/// cache directories inside it (so the SDK is the one this binary writes).
+struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = common::workspace().canonicalize().unwrap();
+        assert!(
+            !dir.path().canonicalize().unwrap().starts_with(&workspace),
+            "the scratch directory must lie outside the repository"
+        );
+        Scratch { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `host ARGS` run in the scratch directory.
+    fn host(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_host"));
+        command
+            .args(args)
+            .current_dir(self.path())
+            .env("GAME_HOST_DATA_DIR", self.path().join("data"))
+            .env("GAME_HOST_CACHE_DIR", common::cache_dir())
+            // Rust projects share one target directory across runs of
+            // this test, as cargo's own cache would across an author's.
+            .env(
+                "CARGO_TARGET_DIR",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("new-project-target"),
+            )
+            .env("NO_COLOR", "1")
+            .env_remove("RUST_LOG");
+        command
+    }
+
+    /// Runs `host ARGS` to its end; panics with its stderr if it fails.
+    fn run(&self, args: &[&str]) -> String {
+        let output = self.host(args).output().expect("run host");
+        let stderr = common::stderr_of(&output);
+        assert!(output.status.success(), "host {args:?} failed:\n{stderr}");
+        stderr
+    }
+}
+
+/// A `host run --watch` in the background, its stderr collected by line.
+struct Watching {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Watching {
+    fn start(scratch: &Scratch, project: &str) -> Watching {
+        let mut child = scratch
+            .host(&["run", project, "--headless", "--watch"])
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("start host run --watch");
+        let lines: Arc<Mutex<Vec<String>>> = Arc::default();
+        let sink = lines.clone();
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        Watching { child, lines }
+    }
+
+    fn count(&self, needle: &str) -> usize {
+        self.lines
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|l| l.contains(needle))
+            .count()
+    }
+
+    /// Waits (up to a generous limit: builds share two cores with the rest
+    /// of the tests) until `needle` has appeared `times` times.
+    fn wait_for(&self, needle: &str, times: usize) {
+        let deadline = Instant::now() + Duration::from_secs(240);
+        while self.count(needle) < times {
+            assert!(
+                Instant::now() < deadline,
+                "no `{needle}` (x{times}) within 240 s:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn log(&self) -> String {
+        self.lines.lock().unwrap().join("\n")
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The moon after 60 frames at 60 Hz, having turned 1 rad at 1 rad/s on a
+/// circle of radius 3.
+fn assert_moon_after_one_second(scene: &Path) {
+    let scene: Value = serde_json::from_str(&std::fs::read_to_string(scene).unwrap()).unwrap();
+    let moon = scene["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "moon")
+        .unwrap_or_else(|| panic!("no moon in {scene}"));
+    let position: Vec<f64> = moon["position"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let expected = [3.0 * 1f64.cos(), 0.0, 3.0 * 1f64.sin()];
+    for (got, want) in position.iter().zip(expected) {
+        assert!(
+            (got - want).abs() < 1e-3,
+            "moon at {position:?}, not {expected:?}"
+        );
+    }
+}
+
+/// `host new`, a headless run, then `--watch`: idle, one edit, idle.
+fn new_project_runs_and_swaps_once_per_edit(lang: &str, file: &str, from: &str, to: &str) {
+    let scratch = Scratch::new();
+    let created = scratch.run(&["new", "my-mod", "--lang", lang]);
+    assert!(created.contains("created `my-mod`"), "{created}");
+    let project = scratch.path().join("my-mod");
+    let source: PathBuf = project.join(file);
+    assert!(source.is_file(), "{created}");
+
+    let scene = scratch.path().join("scene.json");
+    scratch.run(&[
+        "run",
+        "my-mod",
+        "--headless",
+        "--frames",
+        "60",
+        "--dump-scene",
+        scene.to_str().unwrap(),
+    ]);
+    assert_moon_after_one_second(&scene);
+
+    let watching = Watching::start(&scratch, "my-mod");
+    watching.wait_for("running in real time", 1);
+    // Nobody edits: nothing is built.
+    std::thread::sleep(Duration::from_secs(4));
+    assert_eq!(watching.count("changed; building"), 0, "{}", watching.log());
+
+    // One edit: one build, one swap with the state handed over.
+    let text = std::fs::read_to_string(&source).unwrap();
+    assert!(text.contains(from), "{file} has no `{from}`");
+    std::fs::write(&source, text.replace(from, to)).unwrap();
+    watching.wait_for("hot-swapped", 1);
+    std::thread::sleep(Duration::from_secs(3));
+    let log = watching.log();
+    assert_eq!(watching.count("changed; building"), 1, "{log}");
+    assert_eq!(watching.count("hot-swapped"), 1, "{log}");
+    assert!(log.contains("state=\"handed over\""), "{log}");
+    assert_eq!(watching.count("ERROR"), 0, "{log}");
+}
+
+#[test]
+fn a_new_rust_project_runs_and_swaps_from_outside_the_repository() {
+    new_project_runs_and_swaps_once_per_edit(
+        "rust",
+        "src/lib.rs",
+        "self.angle += dt;",
+        "self.angle += 2.0 * dt;",
+    );
+}
+
+#[test]
+fn a_new_python_project_runs_and_swaps_from_outside_the_repository() {
+    new_project_runs_and_swaps_once_per_edit("python", "app.py", "SPEED = 1.0", "SPEED = 2.0");
+}
+
+#[test]
+fn a_new_javascript_project_runs_and_swaps_from_outside_the_repository() {
+    new_project_runs_and_swaps_once_per_edit(
+        "js",
+        "app.js",
+        "const SPEED = 1.0",
+        "const SPEED = 2.0",
+    );
+}
+
+#[test]
+fn a_project_is_not_written_over_an_existing_directory() {
+    let scratch = Scratch::new();
+    std::fs::create_dir(scratch.path().join("taken")).unwrap();
+    std::fs::write(scratch.path().join("taken/notes.txt"), "mine").unwrap();
+    let output = scratch.host(&["new", "taken"]).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = common::stderr_of(&output);
+    assert_eq!(
+        stderr.trim(),
+        "error: `taken` already exists and is not empty"
+    );
+    assert_eq!(
+        std::fs::read_to_string(scratch.path().join("taken/notes.txt")).unwrap(),
+        "mine"
+    );
+}
