@@ -13,7 +13,7 @@ use clap::Args;
 use host::files::{ensure_writable_dir, write_atomic};
 use host::jobs::JobDelivery;
 use host::limits::Quotas;
-use host::log::TracingLog;
+use host::log::QuietTracingLog;
 use host::runtime::RuntimeConfig;
 use host::server::control::{Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken};
 use host::server::{ServerConfig, WorldReport, WorldSetup};
@@ -198,7 +198,7 @@ fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfi
         threads: args.threads,
         runtime: RuntimeConfig {
             hz: args.hz,
-            log: Arc::new(TracingLog),
+            log: Arc::new(QuietTracingLog),
             job_threads: args.engine.job_threads,
             quotas: Quotas::default(),
             restart: args.engine.restart_policy(),

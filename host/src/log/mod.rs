@@ -75,26 +75,48 @@ pub trait LogSink: Send + Sync {
 pub struct TracingLog;
 
 impl LogSink for TracingLog {
-    fn log(&self, r: LogRecord) {
-        macro_rules! emit {
-            ($level:ident) => {
-                tracing::$level!(
-                    target: "script",
-                    script = %r.script,
-                    id = %r.instance,
-                    frame = r.frame,
-                    "{}",
-                    r.message
-                )
-            };
-        }
-        match r.level {
-            LogLevel::Trace => emit!(trace),
-            LogLevel::Debug => emit!(debug),
-            LogLevel::Info => emit!(info),
-            LogLevel::Warn => emit!(warn),
-            LogLevel::Error => emit!(error),
-        }
+    fn log(&self, record: LogRecord) {
+        emit(&record, record.level);
+    }
+}
+
+/// Like [`TracingLog`], but a script's `info` lines (and its stdout) go out
+/// at `debug`: for a server running hundreds of worlds, where per-script
+/// chatter would drown the server's own log. Warnings and errors keep their
+/// level; `RUST_LOG=script=debug` shows the rest.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct QuietTracingLog;
+
+impl LogSink for QuietTracingLog {
+    fn log(&self, record: LogRecord) {
+        let level = match record.level {
+            LogLevel::Info => LogLevel::Debug,
+            other => other,
+        };
+        emit(&record, level);
+    }
+}
+
+/// Writes `r` to `tracing` at `level`.
+fn emit(r: &LogRecord, level: LogLevel) {
+    macro_rules! emit {
+        ($level:ident) => {
+            tracing::$level!(
+                target: "script",
+                script = %r.script,
+                id = %r.instance,
+                frame = r.frame,
+                "{}",
+                r.message
+            )
+        };
+    }
+    match level {
+        LogLevel::Trace => emit!(trace),
+        LogLevel::Debug => emit!(debug),
+        LogLevel::Info => emit!(info),
+        LogLevel::Warn => emit!(warn),
+        LogLevel::Error => emit!(error),
     }
 }
 
