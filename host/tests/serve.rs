@@ -284,7 +284,7 @@ fn http_control_surface_and_sigterm_drain() {
     assert_eq!(scale_y(3), 1.0);
 }
 
-/// The `prometheus` binary (Debian package `prometheus`, which `.ci/run`
+/// The `prometheus` binary (Debian package `prometheus`, which `./test.sh`
 /// installs).
 fn prometheus_binary() -> PathBuf {
     let found = std::env::var_os("PATH").and_then(|path| {
@@ -293,7 +293,7 @@ fn prometheus_binary() -> PathBuf {
             .map(|dir| dir.join("prometheus"))
             .find(|file| file.is_file())
     });
-    found.expect("this test needs Prometheus: `apt-get install prometheus` (as .ci/run does)")
+    found.expect("this test needs Prometheus: `apt-get install prometheus` (as ./test.sh does)")
 }
 
 fn free_port() -> u16 {

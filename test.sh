@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs what the tests need, then runs them (README: "Run the tests").
+#
+# On Debian/Ubuntu with rustup, nothing else is needed first:
+# - the pinned toolchain of rust-toolchain.toml (Rust with its wasm32-wasip2
+#   target), installed explicitly: with RUSTUP_AUTO_INSTALL=0 nothing
+#   installs it on first use;
+# - Debian packages: software Vulkan (lavapipe) for offscreen rendering, an
+#   X server and a key sender for the window test, Prometheus for the server
+#   test that has it scrape the host, Node.js for JavaScript scripts (apt-get,
+#   through sudo unless run as root; skipped when they are installed);
+# - componentize-py and componentize-js at the versions the project is tested
+#   with, into target/test-tools unless those versions are on PATH already.
+#
+# Then `cargo test --release`, with any arguments given here passed on.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PY_VERSION=0.25.1
+JS_VERSION=0.23.0
+tools="$PWD/target/test-tools"
+
+step() { echo "== $*" >&2; }
+
+step "Rust toolchain (rust-toolchain.toml)"
+rustup toolchain install --no-self-update
+
+packages="mesa-vulkan-drivers libvulkan1 xvfb xauth xdotool prometheus"
+command -v node >/dev/null || packages="$packages nodejs npm"
+command -v python3 >/dev/null || packages="$packages python3"
+python3 -m venv --help >/dev/null 2>&1 || packages="$packages python3-venv"
+# shellcheck disable=SC2086
+if ! dpkg -s $packages >/dev/null 2>&1; then
+    step "Debian packages: $packages"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $packages
+fi
+
+export PATH="$tools/py/bin:$tools/js/node_modules/.bin:$PATH"
+if ! componentize-py --version 2>/dev/null | grep -qx "componentize-py $PY_VERSION"; then
+    step "componentize-py $PY_VERSION (into target/test-tools/py)"
+    python3 -m venv "$tools/py"
+    "$tools/py/bin/pip" install --quiet --disable-pip-version-check "componentize-py==$PY_VERSION"
+fi
+if [ "$(componentize-js --version 2>/dev/null)" != "$JS_VERSION" ]; then
+    step "componentize-js $JS_VERSION (into target/test-tools/js)"
+    mkdir -p "$tools/js"
+    npm install --prefix "$tools/js" --no-fund --no-audit --loglevel=error \
+        "@bytecodealliance/componentize-js@$JS_VERSION"
+fi
+componentize-py --version
+echo "componentize-js $(componentize-js --version)"
+
+# The window test's X server and lavapipe want a runtime directory.
+if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
+    XDG_RUNTIME_DIR="$(mktemp -d)"
+    export XDG_RUNTIME_DIR
+fi
+
+step "cargo test --release $*"
+exec cargo test --release "$@"
