@@ -1,7 +1,8 @@
 //! Reading and writing files the host does not trust and must not lose: a
 //! read refuses what is not a regular file or is larger than a cap before
 //! reading a byte, and a write goes to a temporary file renamed into place,
-//! so a reader (or a crash) never sees half a file. A leaf.
+//! so a reader (or a crash) never sees half a file; and where the host's
+//! own directories are. A leaf.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -61,6 +62,21 @@ fn temp_path(path: &Path) -> PathBuf {
         uuid::Uuid::now_v7().simple()
     ));
     PathBuf::from(name)
+}
+
+/// One of the host's own directories: `$OVERRIDE` if set, else
+/// `$XDG_VAR/game-host`, else `~/HOME_PATH/game-host` (`None` without even
+/// `HOME`). Empty variables count as unset.
+pub fn host_dir(override_var: &str, xdg_var: &str, home_path: &str) -> Option<PathBuf> {
+    let env = |key| std::env::var_os(key).filter(|v| !v.is_empty());
+    if let Some(dir) = env(override_var) {
+        return Some(dir.into());
+    }
+    let base = match env(xdg_var) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env("HOME")?).join(home_path),
+    };
+    Some(base.join("game-host"))
 }
 
 /// Checks that `dir` is (or can be made) a directory the host can write

@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-use crate::files::{read_capped, write_atomic};
+use crate::files::{host_dir, read_capped, write_atomic};
 use crate::sealed::{Seal, evict, touch};
 
 /// Most bytes of compiled code the cache keeps (a Rust script's entry is
@@ -31,14 +31,7 @@ const MAX_ENTRY: u64 = 1 << 30;
 /// The cache directory used when none is given: `$GAME_HOST_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/game-host`, else `~/.cache/game-host`.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    let env = |key| std::env::var_os(key).filter(|v| !v.is_empty());
-    if let Some(dir) = env("GAME_HOST_CACHE_DIR") {
-        return Some(dir.into());
-    }
-    if let Some(dir) = env("XDG_CACHE_HOME") {
-        return Some(PathBuf::from(dir).join("game-host"));
-    }
-    env("HOME").map(|home| PathBuf::from(home).join(".cache").join("game-host"))
+    host_dir("GAME_HOST_CACHE_DIR", "XDG_CACHE_HOME", ".cache")
 }
 
 pub(crate) struct ComponentCache {

@@ -14,21 +14,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::files::{MAX_TEXT_FILE, read_capped};
+use crate::files::{MAX_TEXT_FILE, host_dir, read_capped};
 
 include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
 
 /// Where the host keeps data of its own: `$GAME_HOST_DATA_DIR`, else
 /// `$XDG_DATA_HOME/game-host`, else `~/.local/share/game-host`.
 pub fn data_dir() -> Option<PathBuf> {
-    let env = |key| std::env::var_os(key).filter(|v| !v.is_empty());
-    if let Some(dir) = env("GAME_HOST_DATA_DIR") {
-        return Some(dir.into());
-    }
-    if let Some(dir) = env("XDG_DATA_HOME") {
-        return Some(PathBuf::from(dir).join("game-host"));
-    }
-    env("HOME").map(|home| PathBuf::from(home).join(".local/share/game-host"))
+    host_dir("GAME_HOST_DATA_DIR", "XDG_DATA_HOME", ".local/share")
 }
 
 /// The directory this host's SDK lives in (written or not).
