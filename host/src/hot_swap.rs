@@ -272,7 +272,15 @@ impl HotReloader {
                     Err(error) => outcomes.push(failed(&path, &error)),
                 }
             } else {
-                for id in &running.ids {
+                // An instance waiting for a restart (--max-restarts) comes
+                // back from the version it failed in; the running ones swap.
+                let live: Vec<Uuid> = running
+                    .ids
+                    .iter()
+                    .copied()
+                    .filter(|id| runtime.instance(*id).is_some())
+                    .collect();
+                for id in &live {
                     match runtime.replace(*id, &component) {
                         Ok(report) => {
                             tracing::info!(
