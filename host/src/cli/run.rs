@@ -76,7 +76,8 @@ pub struct RunArgs {
 
     /// Hot-swap scripts when they change: a crate directory is rebuilt when
     /// its sources change, a .wasm file is reloaded when it is rewritten.
-    /// State is handed over to scripts that support it.
+    /// State is handed over to scripts that support it. A script that fails
+    /// (to build, or while running) waits for its next edit.
     #[arg(long, conflicts_with = "record")]
     watch: bool,
 
