@@ -10,20 +10,28 @@
 //!
 //! The world is `stateful-script` when the source defines the state
 //! hand-over exports (`save_state` / `saveState`), else `script`.
+//!
+//! This module reads a script's sources and keys its build; `tool` runs
+//! the tool and turns a failure into the script's own error; `cache`
+//! keeps the builds.
 
-use std::io::Read;
+mod cache;
+mod tool;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
-use crate::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE, read_capped, write_atomic};
-use crate::progress::Progress;
-use crate::sealed::{Seal, evict, touch};
+use cache::BuildCache;
+pub use cache::MAX_BUILD_CACHE_BYTES;
+use tool::run_tool;
+
+use crate::files::{MAX_TEXT_FILE, read_capped};
 
 /// The WIT package scripts are built against, as the host was built with it.
-const ENGINE_WIT: &str = include_str!("../../wit/engine.wit");
+const ENGINE_WIT: &str = include_str!("../../../wit/engine.wit");
 
 /// The tool versions the project is tested with (and README installs).
 pub const COMPONENTIZE_PY_VERSION: &str = "0.25.1";
@@ -253,243 +261,6 @@ fn cache_key(
     hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Runs the tool in `work` on `copy` (the snapshot of `entry`) and returns
-/// the component it wrote. The tool's output is kept: on success it goes to
-/// the log at debug level, on failure into the error, cut to what names the
-/// script's own mistake (see [`script_error`]).
-fn run_tool(
-    language: Language,
-    copy: &Path,
-    entry: &Path,
-    name: &str,
-    world: &str,
-    version: &str,
-    work: &Path,
-) -> Result<Vec<u8>> {
-    let wit = work.join("wit");
-    std::fs::create_dir_all(&wit).context("failed to create a build directory")?;
-    std::fs::write(wit.join("engine.wit"), ENGINE_WIT).context("failed to write the WIT")?;
-    if language == Language::JavaScript {
-        // componentize-js names no line for a syntax error: let node,
-        // which it runs on, check the module first.
-        check_javascript(copy, entry, work)?;
-    }
-    let out = work.join(format!("{name}.wasm"));
-    let mut command = Command::new(language.tool());
-    match language {
-        Language::Python => {
-            let dir = copy.parent().expect("a file has a directory");
-            let module = copy.file_stem().expect("a file has a name");
-            command
-                .arg("-d")
-                .arg(&wit)
-                .args(["-w", world, "componentize"])
-                .arg(module)
-                .arg("-p")
-                .arg(dir)
-                .arg("-o")
-                .arg(&out)
-                // Keep bytecode caches out of the script's directory.
-                .env("PYTHONDONTWRITEBYTECODE", "1");
-        }
-        Language::JavaScript => {
-            // Scripts get no network: leave out the WASI HTTP imports (and
-            // the fetch-event export) a default build carries. stdio stays,
-            // so a thrown error's message reaches the log.
-            command
-                .arg(copy)
-                .arg("--wit")
-                .arg(&wit)
-                .args(["-n", world, "--disable", "http", "fetch-event", "-o"])
-                .arg(&out);
-        }
-    }
-    // The tool's own backtrace is about the tool, not the script.
-    command
-        .current_dir(work)
-        .stdin(Stdio::null())
-        .env("RUST_BACKTRACE", "0")
-        .env("RUST_LIB_BACKTRACE", "0");
-    let progress = Progress::start(format!(
-        "building `{name}` ({} script, world `{world}`) with {version}",
-        language.name()
-    ));
-    let (status, text) =
-        run_captured(command).with_context(|| format!("failed to run {}", language.tool()))?;
-    if !status.success() {
-        tracing::debug!(
-            script = name,
-            "{} said:\n{}",
-            language.tool(),
-            text.trim_end()
-        );
-        let root = entry.parent().unwrap_or(Path::new("."));
-        bail!(
-            "failed to build {} script `{name}`: {}",
-            language.name(),
-            script_error(language, &text, root)
-        );
-    }
-    tracing::debug!(
-        script = name,
-        "{} said:\n{}",
-        language.tool(),
-        text.trim_end()
-    );
-    let bytes =
-        std::fs::read(&out).with_context(|| format!("{} wrote no component", language.tool()))?;
-    tracing::info!(
-        script = name,
-        bytes = bytes.len(),
-        elapsed = ?progress.elapsed(),
-        "built"
-    );
-    Ok(bytes)
-}
-
-/// Runs `command` to its end and returns its status with its stdout and
-/// stderr together.
-fn run_captured(mut command: Command) -> std::io::Result<(std::process::ExitStatus, String)> {
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let mut stderr = child.stderr.take().expect("piped");
-    // Drained on its own thread so a chatty tool cannot block on a full pipe.
-    let drain = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let mut text = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = stdout.read_to_string(&mut text);
-    }
-    let status = child.wait()?;
-    text.push_str(&drain.join().unwrap_or_default());
-    Ok((status, text))
-}
-
-/// Checks a JavaScript module's syntax with `node --check` (as an ES
-/// module); a syntax error names the script's file and line.
-fn check_javascript(copy: &Path, entry: &Path, work: &Path) -> Result<()> {
-    let module = work.join("check.mjs");
-    std::fs::copy(copy, &module).context("failed to copy the module for a syntax check")?;
-    let mut command = Command::new("node");
-    command.arg("--check").arg(&module).stdin(Stdio::null());
-    let Ok((status, text)) = run_captured(command) else {
-        return Ok(()); // no node here: componentize-js will say so
-    };
-    if status.success() {
-        return Ok(());
-    }
-    let text = text.replace(&module.display().to_string(), &entry.display().to_string());
-    let lines: Vec<&str> = text
-        .lines()
-        .filter(|line| !line.trim_start().starts_with("at ") && !line.starts_with("Node.js v"))
-        .collect();
-    bail!("{}", tidy(&lines.join("\n")))
-}
-
-/// The part of a failed build's output that is about the script: for
-/// componentize-py the Python error (its traceback or `SyntaxError` with
-/// file, line and caret), with the build's paths turned back into the
-/// script's own; else the output without backtraces. The whole output is
-/// logged at debug level.
-fn script_error(language: Language, text: &str, root: &Path) -> String {
-    let mut text = text.to_owned();
-    if language == Language::Python {
-        // componentize-py raises the script's error inside its own
-        // `AssertionError`, and names the sources' directory `/0`.
-        if let Some((_, error)) = text.split_once("AssertionError: ") {
-            text = error
-                .split("\nCaused by:")
-                .next()
-                .unwrap_or(error)
-                .to_owned();
-        }
-        text = text.replace("\"/0/", &format!("\"{}/", root.display()));
-    }
-    let text = text.split("\nStack backtrace:").next().unwrap_or(&text);
-    tidy(text)
-}
-
-/// Trims blank lines at either end and runs of blank lines inside.
-fn tidy(text: &str) -> String {
-    let mut out: Vec<&str> = Vec::new();
-    for line in text.trim_matches('\n').lines() {
-        if line.trim().is_empty() && out.last().is_some_and(|l| l.trim().is_empty()) {
-            continue;
-        }
-        out.push(line.trim_end());
-    }
-    let joined = out.join("\n");
-    if joined.contains('\n') {
-        format!("\n{joined}")
-    } else {
-        joined
-    }
-}
-
-/// Most bytes of builds the build cache keeps (a Python or JavaScript
-/// build is 12-20 MB).
-pub const MAX_BUILD_CACHE_BYTES: u64 = 512 << 20;
-
-/// Built components under `<cache dir>/builds/`, sealed with the cache's
-/// key like compiled code (`crate::sealed`): a build someone else put
-/// there is a miss, never a script that runs.
-struct BuildCache {
-    dir: PathBuf,
-    seal: Seal,
-}
-
-impl BuildCache {
-    fn open(cache_dir: &Path) -> Option<BuildCache> {
-        let seal = Seal::open(cache_dir)
-            .inspect_err(|error| tracing::warn!("not using the build cache: {error:#}"))
-            .ok()?;
-        Some(BuildCache {
-            dir: cache_dir.join("builds"),
-            seal,
-        })
-    }
-
-    fn path(&self, key: &str) -> PathBuf {
-        self.dir.join(format!("{key}.wasm"))
-    }
-
-    fn get(&self, key: &str) -> Option<Vec<u8>> {
-        let path = self.path(key);
-        let sealed = read_capped(&path, MAX_COMPONENT_FILE).ok()?;
-        match self.seal.unseal(&sealed) {
-            Some(bytes) => {
-                touch(&path);
-                Some(bytes.to_vec())
-            }
-            None => {
-                tracing::warn!(
-                    "ignoring build-cache entry `{}`: its seal does not match; building again",
-                    path.display()
-                );
-                let _ = std::fs::remove_file(&path);
-                None
-            }
-        }
-    }
-
-    /// Writes an entry, then evicts past the cache's size. Failures only
-    /// log: the next run builds again.
-    fn put(&self, key: &str, bytes: &[u8]) {
-        let written = std::fs::create_dir_all(&self.dir)
-            .map_err(anyhow::Error::from)
-            .and_then(|()| write_atomic(&self.path(key), &self.seal.seal(bytes)));
-        if let Err(error) = written {
-            tracing::warn!("could not write the build cache: {error:#}");
-        }
-        evict(&self.dir, "wasm", MAX_BUILD_CACHE_BYTES);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -528,41 +299,6 @@ mod tests {
         assert!(!Language::Python.is_source(entry, Path::new("/t/app.py")));
         assert!(Language::JavaScript.is_source(Path::new("/s/app.js"), Path::new("/s/app.js")));
         assert!(!Language::JavaScript.is_source(Path::new("/s/app.js"), Path::new("/s/x.js")));
-    }
-
-    #[test]
-    fn a_python_error_keeps_its_own_words_and_paths() {
-        let output = [
-            "Traceback (most recent call last):",
-            "  File \"/usr/bin/componentize-py\", line 8, in <module>",
-            "AssertionError:   File \"/0/app.py\", line 84",
-            "    def broken(:",
-            "               ^",
-            "SyntaxError: invalid syntax",
-            "",
-            "",
-            "Caused by:",
-            "    SyntaxError: invalid syntax (app.py, line 84)",
-            "",
-            "Stack backtrace:",
-            "   0: <anyhow::Error>::msg",
-        ]
-        .join("\n");
-        let error = script_error(Language::Python, &output, Path::new("/home/me/orbiter"));
-        let expected = [
-            "",
-            "  File \"/home/me/orbiter/app.py\", line 84",
-            "    def broken(:",
-            "               ^",
-            "SyntaxError: invalid syntax",
-        ]
-        .join("\n");
-        assert_eq!(error, expected);
-        let other = "Error: bad\n\nStack backtrace:\n 0: x";
-        assert_eq!(
-            script_error(Language::JavaScript, other, Path::new("/s")),
-            "Error: bad"
-        );
     }
 
     #[test]
