@@ -64,14 +64,14 @@
 //!  bindings  input  jobs                                    |
 //!     |                                                     |
 //!  scene  log  error  time  sync  limits  progress <--------+
-//!  deadline  files  sealed  determinism
+//!  deadline  files  sealed  determinism  hex
 //! ```
 //!
 //! - `time`, `sync`, `log`, `error`, `scene`, [`limits`], `progress`,
-//!   [`determinism`]: leaves (game time, poison-free locks, where log lines
-//!   go, script errors, entities and transforms, what a script may use,
-//!   progress lines for long steps, the game-time clocks and seeded random
-//!   numbers scripts read through WASI).
+//!   [`determinism`], `hex`: leaves (game time, poison-free locks, where
+//!   log lines go, script errors, entities and transforms, what a script
+//!   may use, progress lines for long steps, the game-time clocks and
+//!   seeded random numbers scripts read through WASI, digests as hex).
 //! - `bindings`: the `bindgen!` output, nothing else; `input`: the key
 //!   table; [`jobs`]: background job kinds, their pool and output caches.
 //! - `state`: the store data of an instance and the commands it leaves.
@@ -97,6 +97,7 @@ pub mod determinism;
 pub mod engine;
 mod error;
 pub mod files;
+mod hex;
 mod hot_swap;
 mod imports;
 pub mod input;

@@ -12,6 +12,7 @@ use crate::cargo_build::{BuildOutput, build_script_crate};
 use crate::componentize::{self, Language};
 use crate::engine::{ScriptComponent, ScriptEngine, script_name};
 use crate::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE, read_capped};
+use crate::hex::hex;
 
 /// A script given by path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,10 +199,6 @@ fn crate_fingerprint(dir: &Path) -> Result<String> {
         hash.update(&text);
     }
     Ok(hex(&hash.finalize()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

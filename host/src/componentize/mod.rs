@@ -29,6 +29,7 @@ pub use cache::MAX_BUILD_CACHE_BYTES;
 use tool::run_tool;
 
 use crate::files::{MAX_TEXT_FILE, read_capped};
+use crate::hex::hex;
 
 /// The WIT package scripts are built against, as the host was built with it.
 const ENGINE_WIT: &str = include_str!("../../../wit/engine.wit");
@@ -258,7 +259,7 @@ fn cache_key(
         hash.update((text.len() as u64).to_le_bytes());
         hash.update(text);
     }
-    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hex(&hash.finalize())
 }
 
 #[cfg(test)]

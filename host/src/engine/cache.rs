@@ -19,6 +19,7 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use crate::files::{host_dir, read_capped, write_atomic};
+use crate::hex::hex;
 use crate::sealed::{Seal, evict, touch};
 
 /// Most bytes of compiled code the cache keeps (a Rust script's entry is
@@ -82,7 +83,7 @@ impl ComponentCache {
     fn path_for(&self, bytes: &[u8]) -> PathBuf {
         let mut key = self.engine_key.clone();
         key.update(bytes);
-        let hex: String = key.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let hex = hex(&key.finalize());
         self.dir.join(format!("{hex}.cwasm"))
     }
 

@@ -10,6 +10,7 @@ use wasmtime::error::Context as _;
 
 use crate::bindings::ScriptIndices;
 use crate::bindings::frame::FrameClock;
+use crate::hex::hex;
 use crate::limits::ScriptLimits;
 use crate::state::{RuntimeShared, ScriptLimiter, ScriptState};
 use crate::time::FrameTime;
@@ -161,7 +162,7 @@ impl ScriptComponent {
 
     /// SHA-256 of the component's bytes, in hex: which code this is.
     pub fn digest_hex(&self) -> String {
-        self.digest.iter().map(|b| format!("{b:02x}")).collect()
+        hex(&self.digest)
     }
 
     /// Where the script was loaded from (a file, a crate directory, a
