@@ -15,3 +15,16 @@ wasmtime::component::bindgen!({
 pub use game::engine::{
     entities, entity, events, frame, input, log, motion, runtime, scene, tasks, types,
 };
+
+/// Bindings of the host's own `game:live` package (`host/wit/live.wit`):
+/// what the live Python and JavaScript runtime components import and
+/// export beside the `game:engine` world.
+pub mod live {
+    wasmtime::component::bindgen!({
+        path: "wit/live.wit",
+        world: "live",
+        imports: { default: trappable },
+    });
+
+    pub use game::live::sources;
+}

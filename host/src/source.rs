@@ -132,7 +132,8 @@ impl ScriptSource {
     }
 
     /// Builds the source if it is a crate, a Python or a JavaScript script,
-    /// and reads the component: returns the script's name and its bytes.
+    /// and reads the component: returns the script's name and its bytes, a
+    /// self-contained component (what `host build` writes to ship).
     /// Python and JavaScript builds are cached under `cache_dir`.
     pub fn build(
         &self,
@@ -154,8 +155,14 @@ impl ScriptSource {
         Ok((script_name(&file), bytes))
     }
 
-    /// Builds the source and loads it into `engine`.
+    /// Loads the source into `engine`: a Python or JavaScript script on its
+    /// language's runtime (the live path: no build), anything else built
+    /// (if a crate) and compiled.
     pub fn load(&self, engine: &ScriptEngine, output: BuildOutput) -> Result<ScriptComponent> {
+        if let ScriptSource::Foreign(language, entry) = self {
+            return componentize::load_live(engine, *language, entry, &self.name())
+                .map(|script| script.with_source(self.path()));
+        }
         let (name, bytes) = self.build(output, engine.cache_dir())?;
         engine
             .load_bytes(&name, &bytes)

@@ -20,6 +20,7 @@ use crate::deadline::CallDeadline;
 use crate::determinism::{DEFAULT_SEED, GameClock, seed_wasi};
 use crate::jobs::{ErasedKey, Job, JobKindId, JobRegistry};
 use crate::limits::{Quotas, ScriptLimits};
+use crate::live::LiveSources;
 use crate::log::{LogLevel, LogSink, LogSource, MemoryLog, ScriptIdentity, ScriptStdio};
 use crate::scene::{EntityId, Scene, SharedScene};
 use crate::time::FrameTime;
@@ -198,6 +199,9 @@ pub struct ScriptState {
     pub(crate) deadline: CallDeadline,
     pub(crate) quotas: Quotas,
     pub(crate) usage: Usage,
+    /// A live Python or JavaScript script's sources, which its runtime
+    /// component reads (`game:live/sources`).
+    pub(crate) live: Option<Arc<LiveSources>>,
 }
 
 /// What an instance holds on the host, for its quotas: counts the runtime
@@ -262,6 +266,7 @@ impl ScriptState {
             deadline: CallDeadline::new(Duration::MAX, &ScriptLimits::unlimited()),
             quotas: shared.quotas,
             usage: Usage::default(),
+            live: None,
         }
     }
 

@@ -1,8 +1,11 @@
-//! Python and JavaScript scripts beside Rust: the host builds
-//! `examples/python-orbiter` (componentize-py) and `examples/js-orbiter`
-//! (componentize-js) from source, runs them with the Rust spinning cube,
-//! reports an exception or a `throw` as one error naming the script, and
-//! rebuilds and swaps a watched Python script that is edited mid-run.
+//! Python and JavaScript scripts beside Rust: the host runs
+//! `examples/python-orbiter` and `examples/js-orbiter` from source on its
+//! Python and JavaScript runtimes (componentize-py and componentize-js,
+//! built once), with the Rust spinning cube; reports an exception or a
+//! `throw` as one error naming the script; swaps a watched script that is
+//! edited mid-run, keeping the old version on a syntax error; runs a
+//! Python script with a module of its own and the standard library, and a
+//! JavaScript one with classes, closures and a `Map`.
 //!
 //! Needs componentize-py and componentize-js on PATH (`./test.sh` installs them).
 //! The tests' engine has a generous CPU deadline (`common::engine`):
@@ -176,7 +179,7 @@ fn a_watched_python_script_is_rebuilt_and_swapped_with_its_state() {
     std::fs::write(&app, source.replace("def place()", "def place(")).unwrap();
     match next_outcome(&mut reloader, &mut runtime, &mut queue) {
         SwapOutcome::Failed { error, .. } => {
-            assert!(error.contains("failed to build Python script"), "{error}");
+            assert!(error.contains("failed to load Python script"), "{error}");
             assert!(error.contains("SyntaxError"), "{error}");
         }
         other => panic!("{other:?}"),
@@ -220,6 +223,181 @@ fn a_watched_python_script_is_rebuilt_and_swapped_with_its_state() {
     std::thread::sleep(Duration::from_millis(500));
     queue.extend(reloader.apply(&mut runtime));
     assert!(queue.is_empty(), "{queue:?}");
+}
+
+/// Watches the live script in `dir`, running since `runtime` spawned `id`
+/// from it; then edits `file` in `dir` three times: `faster` (doubling its
+/// speed), `broken` (a syntax error) and the fast version again. Returns
+/// the syntax error's report. Asserts each edit gives exactly one outcome,
+/// that the state was handed over, that the old version kept running
+/// through the error, and that the probe then turns twice as fast.
+fn faster_broken_fixed(
+    engine: &Arc<ScriptEngine>,
+    runtime: &mut Runtime,
+    id: uuid::Uuid,
+    (dir, file): (&Path, &str),
+    faster: (&str, &str),
+    broken: (&str, &str),
+    probe: &str,
+) -> String {
+    let path = dir.join(file);
+    let source = std::fs::read_to_string(&path).unwrap();
+    let mut reloader = HotReloader::new(engine.clone()).unwrap();
+    reloader.watch(dir, vec![id]).unwrap();
+    let mut queue = VecDeque::new();
+    let angle = |runtime: &Runtime| {
+        let p = common::transform(runtime, probe).position;
+        f64::from(p.z).atan2(f64::from(p.x))
+    };
+    let turned = |runtime: &mut Runtime, frames: u64| {
+        let start = angle(runtime);
+        runtime.run_frames(frames);
+        (angle(runtime) - start).rem_euclid(std::f64::consts::TAU)
+    };
+    let dt = f64::from(1.0f32 / 60.0);
+
+    let fast = source.replace(faster.0, faster.1);
+    assert_ne!(fast, source);
+    std::fs::write(&path, &fast).unwrap();
+    match next_outcome(&mut reloader, runtime, &mut queue) {
+        SwapOutcome::Swapped { report, .. } => assert!(report.restored, "state handed over"),
+        other => panic!("{other:?}"),
+    }
+    assert!((turned(runtime, 10) - 2.0 * 10.0 * dt).abs() < 1e-4);
+
+    let bad = fast.replace(broken.0, broken.1);
+    assert_ne!(bad, fast);
+    std::fs::write(&path, &bad).unwrap();
+    let error = match next_outcome(&mut reloader, runtime, &mut queue) {
+        SwapOutcome::Failed { error, .. } => error,
+        other => panic!("{other:?}"),
+    };
+    // The old (fast) version runs on.
+    assert!((turned(runtime, 10) - 2.0 * 10.0 * dt).abs() < 1e-4);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+
+    // The fix swaps in; the error was reported once (no outcome between).
+    std::fs::write(&path, format!("{fast}\n")).unwrap();
+    match next_outcome(&mut reloader, runtime, &mut queue) {
+        SwapOutcome::Swapped { report, .. } => assert!(report.restored),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(runtime.instance(id).unwrap().swaps, 2);
+    assert!((turned(runtime, 10) - 2.0 * 10.0 * dt).abs() < 1e-4);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    std::thread::sleep(Duration::from_millis(500));
+    queue.extend(reloader.apply(runtime));
+    assert!(queue.is_empty(), "{queue:?}");
+    error
+}
+
+/// Copies `host/tests/foreign/<name>` into a temp dir.
+fn foreign_copy(name: &str) -> tempfile::TempDir {
+    let from = common::workspace().join("host/tests/foreign").join(name);
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_python_script_with_a_module_of_its_own_and_the_standard_library_runs_and_swaps() {
+    let engine = Arc::new(common::engine());
+    let dir = foreign_copy("py-modules");
+    let (mut runtime, log) = common::runtime();
+    let id = runtime.spawn(&load(&engine, dir.path())).unwrap();
+    runtime.run_frames(60);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    // orbit.py: radius 2, one radian per second.
+    let angle = 60.0 * f64::from(1.0f32 / 60.0);
+    assert_near(
+        common::transform(&runtime, "py-probe").position,
+        [(2.0 * angle.cos()) as f32, 0.0, (2.0 * angle.sin()) as f32],
+    );
+    // json, and random.Random(7) as CPython seeds it.
+    assert_eq!(
+        log.messages(),
+        [r#"{"start": 0.0, "dice": [3, 2, 4]}"#],
+        "{:?}",
+        log.messages()
+    );
+
+    // Edits to the second module: faster, broken, fixed.
+    let error = faster_broken_fixed(
+        &engine,
+        &mut runtime,
+        id,
+        (dir.path(), "orbit.py"),
+        ("SPEED = 1.0", "SPEED = 2.0"),
+        (
+            "def advance(self, dt: float) -> None:",
+            "def advance(self, dt: float) -> None",
+        ),
+        "py-probe",
+    );
+    let file = dir.path().join("orbit.py").display().to_string();
+    assert!(error.contains("failed to load Python script"), "{error}");
+    assert!(
+        error.contains(&format!("File \"{file}\", line 16")),
+        "{error}"
+    );
+    assert!(error.contains("SyntaxError"), "{error}");
+    // The state came through json: each start logged the angle it had.
+    let starts = log
+        .messages()
+        .iter()
+        .filter(|m| m.starts_with(r#"{"start": "#))
+        .count();
+    assert_eq!(starts, 3, "{:?}", log.messages());
+}
+
+#[test]
+fn a_javascript_script_with_classes_closures_and_a_map_runs_and_swaps() {
+    let engine = Arc::new(common::engine());
+    let dir = foreign_copy("js-features");
+    let (mut runtime, log) = common::runtime();
+    let id = runtime.spawn(&load(&engine, dir.path())).unwrap();
+    runtime.run_frames(60);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    let angle = 60.0 * f64::from(1.0f32 / 60.0);
+    assert_near(
+        common::transform(&runtime, "js-probe").position,
+        [(2.0 * angle.cos()) as f32, 0.0, (2.0 * angle.sin()) as f32],
+    );
+    assert_eq!(log.messages(), ["started"]);
+
+    let error = faster_broken_fixed(
+        &engine,
+        &mut runtime,
+        id,
+        (dir.path(), "app.js"),
+        ("const SPEED = 1.0;", "const SPEED = 2.0;"),
+        ("  advance(dt) {", "  advance(dt {"),
+        "js-probe",
+    );
+    let file = dir.path().join("app.js").display().to_string();
+    assert!(
+        error.contains("failed to load JavaScript script"),
+        "{error}"
+    );
+    assert!(
+        error.contains(&format!("{file}:19: SyntaxError")),
+        "{error}"
+    );
+    // The closure counted the updates before the first swap (60 and the
+    // frames run while waiting for it), one radian per second each.
+    let said = log.messages();
+    assert_eq!(said.len(), 3, "{said:?}");
+    let (angle, updates) = said[1]
+        .strip_prefix("restored at ")
+        .and_then(|rest| rest.strip_suffix(" updates"))
+        .and_then(|rest| rest.split_once(" after "))
+        .unwrap_or_else(|| panic!("{said:?}"));
+    let (angle, updates): (f64, u32) = (angle.parse().unwrap(), updates.parse().unwrap());
+    assert!(updates >= 60, "{said:?}");
+    assert!((angle - f64::from(updates) / 60.0).abs() < 1e-3, "{said:?}");
 }
 
 #[test]

@@ -11,11 +11,16 @@
 //! The world is `stateful-script` when the source defines the state
 //! hand-over exports (`save_state` / `saveState`), else `script`.
 //!
+//! That is the shipping path (`host build`: one self-contained component
+//! per script). `host run` takes the live path (`live`): one runtime per
+//! language, built once, running the script's sources as data.
+//!
 //! This module reads a script's sources and keys its build; `tool` runs
 //! the tool and turns a failure into the script's own error; `cache`
-//! keeps the builds.
+//! keeps the builds; `live` builds the runtimes and loads scripts on them.
 
 mod cache;
+mod live;
 mod tool;
 
 use std::path::{Path, PathBuf};
@@ -26,6 +31,7 @@ use sha2::{Digest, Sha256};
 
 use cache::BuildCache;
 pub use cache::MAX_BUILD_CACHE_BYTES;
+pub use live::{live_sources, load as load_live, runtime};
 use tool::run_tool;
 
 use crate::files::{MAX_TEXT_FILE, read_capped};
@@ -146,8 +152,15 @@ pub fn build(
     // Build from the sources as read for the key, not from the script's
     // directory: an edit saved during the build must not be cached under
     // the key of the sources before it.
-    let result = snapshot(entry, &sources, &work)
-        .and_then(|copy| run_tool(language, &copy, entry, name, world, &version, &work));
+    let result = write_wit(&work, &[("engine.wit", ENGINE_WIT)])
+        .and_then(|()| snapshot(entry, &sources, &work))
+        .and_then(|copy| {
+            let label = format!(
+                "building `{name}` ({} script, world `{world}`) with {version}",
+                language.name()
+            );
+            run_tool(language, &copy, entry, name, label, world, &work)
+        });
     let _ = std::fs::remove_dir_all(&work);
     let bytes = result?;
     if let Some(cache) = cache {
@@ -189,6 +202,22 @@ fn read_sources(language: Language, entry: &Path) -> Result<Vec<(PathBuf, Vec<u8
     }
     sources.sort();
     Ok(sources)
+}
+
+/// Writes WIT files (name, text) into `work/wit`: the first is the root
+/// package, the others its dependencies.
+fn write_wit(work: &Path, files: &[(&str, &str)]) -> Result<()> {
+    let wit = work.join("wit");
+    for (index, (name, text)) in files.iter().enumerate() {
+        let dir = match index {
+            0 => wit.clone(),
+            _ => wit.join("deps").join(name.trim_end_matches(".wit")),
+        };
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(dir.join(name), text))
+            .context("failed to write the WIT for the build")?;
+    }
+    Ok(())
 }
 
 /// Writes `sources` (read from beside `entry`) under `work/src`, keeping

@@ -9,11 +9,12 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use super::{ENGINE_WIT, Language};
+use super::Language;
 use crate::progress::Progress;
 
-/// Runs the tool in `work` on `copy` (the snapshot of `entry`) and returns
-/// the component it wrote. The tool's output is kept: on success it goes to
+/// Runs the tool in `work` on `copy` (the snapshot of `entry`), against
+/// the WIT in `work/wit`, and returns the component it wrote; `label` is
+/// its progress line. The tool's output is kept: on success it goes to
 /// the log at debug level, on failure into the error, cut to what names the
 /// script's own mistake (see [`script_error`]).
 pub(super) fn run_tool(
@@ -21,13 +22,11 @@ pub(super) fn run_tool(
     copy: &Path,
     entry: &Path,
     name: &str,
+    label: String,
     world: &str,
-    version: &str,
     work: &Path,
 ) -> Result<Vec<u8>> {
     let wit = work.join("wit");
-    std::fs::create_dir_all(&wit).context("failed to create a build directory")?;
-    std::fs::write(wit.join("engine.wit"), ENGINE_WIT).context("failed to write the WIT")?;
     if language == Language::JavaScript {
         // componentize-js names no line for a syntax error: let node,
         // which it runs on, check the module first.
@@ -69,12 +68,9 @@ pub(super) fn run_tool(
         .stdin(Stdio::null())
         .env("RUST_BACKTRACE", "0")
         .env("RUST_LIB_BACKTRACE", "0");
-    let progress = Progress::start(format!(
-        "building `{name}` ({} script, world `{world}`) with {version}",
-        language.name()
-    ));
+    let progress = Progress::start(label);
     let (status, text) =
-        run_captured(command).with_context(|| format!("failed to run {}", language.tool()))?;
+        run_captured(&mut command).with_context(|| format!("failed to run {}", language.tool()))?;
     if !status.success() {
         tracing::debug!(
             script = name,
@@ -108,7 +104,7 @@ pub(super) fn run_tool(
 
 /// Runs `command` to its end and returns its status with its stdout and
 /// stderr together.
-fn run_captured(mut command: Command) -> std::io::Result<(std::process::ExitStatus, String)> {
+fn run_captured(command: &mut Command) -> std::io::Result<(std::process::ExitStatus, String)> {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -136,7 +132,7 @@ fn check_javascript(copy: &Path, entry: &Path, work: &Path) -> Result<()> {
     std::fs::copy(copy, &module).context("failed to copy the module for a syntax check")?;
     let mut command = Command::new("node");
     command.arg("--check").arg(&module).stdin(Stdio::null());
-    let Ok((status, text)) = run_captured(command) else {
+    let Ok((status, text)) = run_captured(&mut command) else {
         return Ok(()); // no node here: componentize-js will say so
     };
     if status.success() {

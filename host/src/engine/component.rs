@@ -10,8 +10,10 @@ use wasmtime::error::Context as _;
 
 use crate::bindings::ScriptIndices;
 use crate::bindings::frame::FrameClock;
+use crate::bindings::live::LiveIndices;
 use crate::hex::hex;
 use crate::limits::ScriptLimits;
+use crate::live::LiveSources;
 use crate::state::{RuntimeShared, ScriptLimiter, ScriptState};
 use crate::time::FrameTime;
 
@@ -45,6 +47,9 @@ pub struct ScriptComponent {
     digest: [u8; 32],
     /// Where the script was loaded from, when it came from a path.
     source: Option<Arc<Path>>,
+    /// For a live Python or JavaScript script (a language's runtime
+    /// component), the sources every instance runs.
+    live: Option<Arc<LiveSources>>,
 }
 
 impl ScriptComponent {
@@ -75,6 +80,7 @@ impl ScriptComponent {
             engine_limits: limits,
             digest,
             source: None,
+            live: None,
         })
     }
 
@@ -82,6 +88,38 @@ impl ScriptComponent {
     /// can hand its state over on a hot-swap.
     pub fn is_stateful(&self) -> bool {
         self.handover.save.is_some() && self.handover.restore.is_some()
+    }
+
+    /// This runtime component running `sources` as script `name`: every
+    /// instance made from it reads them (`game:live/sources`). Its digest
+    /// covers the runtime and the sources.
+    pub fn with_live_sources(&self, name: &str, sources: LiveSources) -> ScriptComponent {
+        ScriptComponent {
+            name: name.into(),
+            digest: sources.digest(&self.digest),
+            live: Some(Arc::new(sources)),
+            ..self.clone()
+        }
+    }
+
+    /// For a live script: compiles its sources in a throwaway instance of
+    /// its runtime, running none of them, and returns the error (in the
+    /// language's words, with file and line) if they do not compile.
+    pub fn check_live(&self) -> anyhow::Result<Option<String>> {
+        let indices = LiveIndices::new(&self.pre).map_err(|_| {
+            anyhow::anyhow!("it is not a live-script runtime (no `game:live/loader` export)")
+        })?;
+        let state = ScriptState::new(
+            self.shared_name(),
+            None,
+            &RuntimeShared::detached(),
+            FrameTime::ZERO,
+        );
+        let mut store = self.new_store(state);
+        let instance = self.pre.instantiate(&mut store)?;
+        let live = indices.load(&mut store, &instance)?;
+        arm_deadline(&mut store, self.limits.start_deadline, &self.limits);
+        Ok(live.game_live_loader().call_check(&mut store)?)
     }
 
     /// Instantiates the component once in a throwaway store (running no
@@ -106,6 +144,7 @@ impl ScriptComponent {
     /// limits installed, and a start deadline for instantiation.
     pub(crate) fn new_store(&self, mut state: ScriptState) -> Store<ScriptState> {
         state.limiter = ScriptLimiter::new(&self.limits);
+        state.live = self.live.clone();
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|state| &mut state.limiter);
         if self.limits.update_deadline.is_some() {

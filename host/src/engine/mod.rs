@@ -9,7 +9,9 @@ mod cache;
 mod component;
 mod ticker;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -22,6 +24,7 @@ use crate::imports;
 use crate::limits::ScriptLimits;
 use crate::progress::Progress;
 use crate::state::ScriptState;
+use crate::sync::LockExt;
 use cache::ComponentCache;
 use component::{WasmKind, wasm_kind};
 use ticker::EpochTicker;
@@ -83,6 +86,9 @@ pub struct ScriptEngine {
     cache: Option<ComponentCache>,
     limits: ScriptLimits,
     deterministic_floats: bool,
+    /// Components loaded once and kept for the engine's life (the live
+    /// Python and JavaScript runtimes), by key.
+    kept: Mutex<HashMap<String, ScriptComponent>>,
     /// Advances the epoch while CPU deadlines are on.
     _ticker: Option<EpochTicker>,
 }
@@ -179,8 +185,32 @@ impl ScriptEngine {
             cache,
             limits,
             deterministic_floats: options.deterministic_floats,
+            kept: Mutex::new(HashMap::new()),
             _ticker: ticker,
         })
+    }
+
+    /// The component kept under `key`, or the one `bytes` gives, loaded,
+    /// warmed up and kept: a language runtime is compiled once per engine,
+    /// not once per script or per edit. `key` must name the bytes exactly.
+    pub fn load_kept(
+        &self,
+        key: &str,
+        name: &str,
+        bytes: impl FnOnce() -> Result<Vec<u8>>,
+    ) -> Result<ScriptComponent> {
+        let mut kept = self.kept.lock_unpoisoned();
+        if let Some(component) = kept.get(key) {
+            return Ok(component.clone());
+        }
+        // One at a time in a process: engines that want the same component
+        // at once wait for the first to compile it, then read the cache.
+        static LOADING: Mutex<()> = Mutex::new(());
+        let _loading = LOADING.lock_unpoisoned();
+        let component = self.load_bytes(name, &bytes()?)?;
+        component.warm_up()?;
+        kept.insert(key.to_owned(), component.clone());
+        Ok(component)
     }
 
     /// Where compiled components (and Python / JavaScript builds) are

@@ -65,9 +65,9 @@ const SETTLE: Duration = Duration::from_millis(30);
 /// What the build thread remembers of one source.
 #[derive(Default)]
 struct Tried {
-    /// The component last loaded, while no error followed it: the same
-    /// bytes again (a comment edit) need no swap.
-    bytes: Option<Vec<u8>>,
+    /// The digest of the component last loaded, while no error followed
+    /// it: the same code again (a comment edit to a crate) needs no swap.
+    digest: Option<String>,
     /// The last error reported, so the same one is not reported twice.
     error: Option<String>,
 }
@@ -106,20 +106,17 @@ pub(super) fn build_loop(
             let started = Instant::now();
             let tried = tried.entry(index).or_default();
             let result = source
-                .build(BuildOutput::Capture, engine.cache_dir())
-                .and_then(|(name, bytes)| {
-                    if tried.bytes.as_ref() == Some(&bytes) {
+                .load(engine, BuildOutput::Capture)
+                .and_then(|component| {
+                    let digest = component.digest_hex();
+                    if tried.digest.as_ref() == Some(&digest) {
                         return Ok(None);
                     }
-                    let loaded = engine
-                        .load_bytes(&name, &bytes)
-                        .and_then(|component| component.warm_up().map(|()| component))
-                        .map(|component| component.with_source(source.path()))
-                        .with_context(|| {
-                            format!("failed to load script `{}`", source.path().display())
-                        });
-                    tried.bytes = Some(bytes);
-                    loaded.map(Some)
+                    component.warm_up().with_context(|| {
+                        format!("failed to load script `{}`", source.path().display())
+                    })?;
+                    tried.digest = Some(digest);
+                    Ok(Some(component))
                 });
             let result = match result {
                 Ok(None) => {
@@ -136,7 +133,7 @@ pub(super) fn build_loop(
                 Err(error) => {
                     // After an error, the next good build swaps even if it
                     // equals the running version: the author sees it land.
-                    tried.bytes = None;
+                    tried.digest = None;
                     let text = format!("{error:#}");
                     if tried.error.as_ref() == Some(&text) {
                         continue; // reported already

@@ -12,20 +12,24 @@ mod log;
 mod motion;
 mod poll;
 mod scene;
+mod sources;
 mod tasks;
 
 use wasmtime::component::{HasSelf, Linker};
 
 use crate::bindings::Script;
+use crate::bindings::live::Live;
 use crate::state::ScriptState;
 
 /// Links WASI (locked down by each instance's `WasiCtx`, and its waits
-/// made non-blocking) and the engine interfaces.
+/// made non-blocking), the engine interfaces, and `game:live/sources` for
+/// the live Python and JavaScript runtimes.
 pub(crate) fn add_to_linker(linker: &mut Linker<ScriptState>) -> wasmtime::Result<()> {
     wasmtime_wasi::p2::add_to_linker_sync(linker)?;
     poll::add_to_linker(linker)?;
     clocks::add_to_linker(linker)?;
     Script::add_to_linker::<_, HasSelf<_>>(linker, |state| state)?;
+    Live::add_to_linker::<_, HasSelf<_>>(linker, |state| state)?;
     Ok(())
 }
 

@@ -1,0 +1,245 @@
+//! The live path, how `host run` runs Python and JavaScript scripts: the
+//! interpreter is built and compiled once, and a script is data.
+//!
+//! For each language, a runtime component (componentize-py's CPython or
+//! componentize-js's SpiderMonkey, the `game:engine` `stateful-script`
+//! bindings, and a loader, `loaders/loader.{py,js}`) is built with the
+//! installed tool, kept in the build cache under a key of the tool's
+//! version, the WIT and the loader, and compiled once per engine
+//! ([`ScriptEngine::load_kept`]). A script's sources reach its instances
+//! through the host-internal import `game:live/sources` (`host/wit/live.wit`):
+//! read-only, in memory, the files of that one script and nothing else.
+//! Loading or swapping a script is then a check of its sources in a
+//! throwaway instance (`game:live/loader.check`: compiled, not run) and a
+//! new instance: milliseconds, where a build took tens of seconds.
+//!
+//! [`super::build`] stays the way to ship one self-contained component per
+//! script (`host build`).
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
+
+use super::cache::BuildCache;
+use super::tool::run_tool;
+use super::{ENGINE_WIT, Language, read_sources, tool_version, write_wit};
+use crate::engine::{ScriptComponent, ScriptEngine};
+use crate::hex::hex;
+use crate::live::LiveSources;
+use crate::sync::LockExt;
+
+/// The host-internal package the runtimes import and export beside
+/// `game:engine`.
+const LIVE_WIT: &str = include_str!("../../wit/live.wit");
+
+/// The root package of a runtime's build: the script world plus `live`.
+const RUNTIME_WIT: &str = "package game:live-runtime;
+
+world live-script {
+    include game:engine/stateful-script@0.1.5;
+    include game:live/live@0.1.0;
+}
+";
+
+/// The world a runtime is built for.
+const RUNTIME_WORLD: &str = "live-script";
+
+impl Language {
+    /// The loader's file name in a runtime's build, and its text.
+    fn loader(self) -> (&'static str, &'static str) {
+        match self {
+            Language::Python => ("game_live_loader.py", include_str!("loaders/loader.py")),
+            Language::JavaScript => ("loader.js", include_str!("loaders/loader.js")),
+        }
+    }
+}
+
+/// Loads the script whose entry file is `entry` as `name`, on its
+/// language's runtime (built and compiled on first use). Fails, with the
+/// language's own error naming file and line, when its sources do not
+/// compile.
+pub fn load(
+    engine: &ScriptEngine,
+    language: Language,
+    entry: &Path,
+    name: &str,
+) -> Result<ScriptComponent> {
+    let sources = live_sources(language, entry)?;
+    let component = runtime(engine, language)?.with_live_sources(name, sources);
+    let checked = component
+        .check_live()
+        .with_context(|| format!("the {} runtime failed", language.name()))?;
+    if let Some(error) = checked {
+        let error = match error.contains('\n') {
+            true => format!("\n{error}"),
+            false => error,
+        };
+        bail!(
+            "failed to load {} script `{name}`: {error}",
+            language.name()
+        );
+    }
+    Ok(component)
+}
+
+/// A script's sources as its runtime reads them: the entry module first,
+/// then the others by path, each relative to the entry's directory.
+pub fn live_sources(language: Language, entry: &Path) -> Result<LiveSources> {
+    let root = entry.parent().unwrap_or(Path::new("."));
+    let mut files = Vec::new();
+    for (path, bytes) in read_sources(language, entry)? {
+        let relative = path.strip_prefix(root).unwrap_or(&path);
+        let relative: Vec<_> = relative
+            .components()
+            .map(|part| part.as_os_str().to_string_lossy())
+            .collect();
+        let text = String::from_utf8(bytes)
+            .map_err(|_| anyhow::anyhow!("`{}` is not UTF-8 text", path.display()))?;
+        let file = (relative.join("/"), text);
+        match path == entry {
+            true => files.insert(0, file),
+            false => files.push(file),
+        }
+    }
+    Ok(LiveSources {
+        root: root.display().to_string(),
+        files,
+    })
+}
+
+/// The runtime component of `language`, kept by `engine`: built (or read
+/// from the build cache) and compiled on first use.
+pub fn runtime(engine: &ScriptEngine, language: Language) -> Result<ScriptComponent> {
+    let version = known_tool_version(language)?;
+    let key = runtime_key(language, &version);
+    let name = format!("{}-runtime", language.name().to_lowercase());
+    engine
+        .load_kept(&key, &name, || {
+            build_runtime(language, &version, &key, engine.cache_dir())
+        })
+        .with_context(|| format!("failed to load the {} runtime", language.name()))
+}
+
+/// The tool's version, asked once per process (asking takes a tool start:
+/// a tenth of a second for componentize-py).
+fn known_tool_version(language: Language) -> Result<String> {
+    static KNOWN: Mutex<Vec<(Language, String)>> = Mutex::new(Vec::new());
+    let mut known = KNOWN.lock_unpoisoned();
+    if let Some((_, version)) = known.iter().find(|(l, _)| *l == language) {
+        return Ok(version.clone());
+    }
+    let version = tool_version(language)?;
+    known.push((language, version.clone()));
+    Ok(version)
+}
+
+/// SHA-256 over what a runtime is built from.
+fn runtime_key(language: Language, version: &str) -> String {
+    let (_, loader) = language.loader();
+    let mut hash = Sha256::new();
+    for part in [
+        "runtime",
+        language.name(),
+        version,
+        ENGINE_WIT,
+        LIVE_WIT,
+        RUNTIME_WIT,
+        loader,
+    ] {
+        hash.update((part.len() as u64).to_le_bytes());
+        hash.update(part);
+    }
+    hex(&hash.finalize())
+}
+
+/// Builds the runtime with the tool, through the build cache.
+fn build_runtime(
+    language: Language,
+    version: &str,
+    key: &str,
+    cache_dir: Option<&Path>,
+) -> Result<Vec<u8>> {
+    // One build at a time in a process: engines that want the same
+    // runtime at once wait for the first and read it from the cache.
+    static BUILDING: Mutex<()> = Mutex::new(());
+    let _building = BUILDING.lock_unpoisoned();
+    let cache = cache_dir.and_then(BuildCache::open);
+    if let Some(bytes) = cache.as_ref().and_then(|cache| cache.get(key)) {
+        return Ok(bytes);
+    }
+    let work = std::env::temp_dir().join(format!("game-host-runtime-{}", uuid::Uuid::now_v7()));
+    let (file, text) = language.loader();
+    let loader = work.join("src").join(file);
+    let result = write_wit(
+        &work,
+        &[
+            ("main.wit", RUNTIME_WIT),
+            ("engine.wit", ENGINE_WIT),
+            ("live.wit", LIVE_WIT),
+        ],
+    )
+    .and_then(|()| {
+        std::fs::create_dir_all(work.join("src"))
+            .and_then(|()| std::fs::write(&loader, text))
+            .context("failed to write the loader")
+    })
+    .and_then(|()| {
+        let label = format!(
+            "building the {} runtime (once per {version})",
+            language.name()
+        );
+        let name = format!("{}-runtime", language.name().to_lowercase());
+        run_tool(
+            language,
+            &loader,
+            &loader,
+            &name,
+            label,
+            RUNTIME_WORLD,
+            &work,
+        )
+    });
+    let _ = std::fs::remove_dir_all(&work);
+    let bytes = result?;
+    if let Some(cache) = cache {
+        cache.put(key, &bytes);
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn live_sources_put_the_entry_first_with_relative_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("pkg")).unwrap();
+        std::fs::write(dir.path().join("a.py"), "A = 1").unwrap();
+        std::fs::write(dir.path().join("pkg/b.py"), "B = 2").unwrap();
+        std::fs::write(dir.path().join("orbit.py"), "import a").unwrap();
+        let sources = live_sources(Language::Python, &dir.path().join("orbit.py")).unwrap();
+        assert_eq!(sources.root, dir.path().display().to_string());
+        let paths: Vec<&str> = sources.files.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["orbit.py", "a.py", "pkg/b.py"]);
+        std::fs::write(dir.path().join("a.py"), [0xff, 0xfe]).unwrap();
+        let error = live_sources(Language::Python, &dir.path().join("orbit.py")).unwrap_err();
+        assert!(
+            format!("{error}").contains("a.py` is not UTF-8 text"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn the_runtime_key_follows_the_tool_and_the_language() {
+        let key = runtime_key(Language::Python, "componentize-py 0.25.1");
+        assert_eq!(key, runtime_key(Language::Python, "componentize-py 0.25.1"));
+        assert_ne!(key, runtime_key(Language::Python, "componentize-py 0.26.0"));
+        assert_ne!(
+            key,
+            runtime_key(Language::JavaScript, "componentize-py 0.25.1")
+        );
+    }
+}

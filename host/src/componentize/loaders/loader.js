@@ -1,0 +1,147 @@
+// The JavaScript runtime's loader: runs a script's module, which the host
+// hands over at run time (`game:live/sources`), as if componentize-js had
+// built it in.
+//
+// The module's `import ... from "game:engine/<interface>@<version>"` lines
+// become constants bound to the runtime's own imports of those interfaces
+// (any 0.1.x version: they only grow), and its `export`s become what the
+// loader's exports call. The rewrite keeps every line where it was, so
+// errors name the script's own lines.
+
+import * as log from "game:engine/log@0.1.5";
+import * as runtime from "game:engine/runtime@0.1.5";
+import * as scene from "game:engine/scene@0.1.5";
+import * as tasks from "game:engine/tasks@0.1.5";
+
+import * as events from "game:engine/events@0.1.5";
+import * as motion from "game:engine/motion@0.1.5";
+import * as entities from "game:engine/entities@0.1.5";
+import * as entity from "game:engine/entity@0.1.5";
+import { files, root } from "game:live/sources@0.1.0";
+
+// `types`, `input` and `frame` hold only records and enums: nothing to bind.
+const INTERFACES = {
+  "game:engine/types": {},
+  "game:engine/log": log,
+  "game:engine/runtime": runtime,
+  "game:engine/scene": scene,
+  "game:engine/tasks": tasks,
+  "game:engine/input": {},
+  "game:engine/events": events,
+  "game:engine/motion": motion,
+  "game:engine/frame": {},
+  "game:engine/entities": entities,
+  "game:engine/entity": entity,
+};
+
+const IDENT = "[A-Za-z_$][\\w$]*";
+
+function lineBreaks(text) {
+  return "\n".repeat((text.match(/\n/g) || []).length);
+}
+
+function importOf(spec) {
+  const found = INTERFACES[spec.replace(/@[^/@]*$/, "")];
+  if (found === undefined) {
+    throw new Error(`cannot import "${spec}": scripts import only game:engine interfaces`);
+  }
+  return found;
+}
+
+// The module as a function body: imports made constants, exports
+// collected into the object it returns.
+function rewrite(text, path) {
+  const exported = [];
+  const fail = (line, message) => {
+    throw new SyntaxError(`${root()}/${path}:${line}: ${message}`);
+  };
+  const lineAt = (offset) => text.slice(0, offset).split("\n").length;
+  let body = text.replace(
+    /^[ \t]*import\s*([\s\S]*?)\s*from\s*(["'])([^"']+)\2[ \t]*;?/gm,
+    (whole, what, _quote, spec, offset) => {
+      const source = JSON.stringify(spec);
+      let binding;
+      if (what.startsWith("*")) {
+        binding = what.replace(/^\*\s*as\s+/, "");
+      } else if (what.startsWith("{") && what.endsWith("}")) {
+        binding = what.replace(new RegExp(`(${IDENT})\\s+as\\s+(${IDENT})`, "g"), "$1: $2");
+      } else {
+        fail(lineAt(offset), `default imports are not supported: import { ... } from ${source}`);
+      }
+      return `const ${binding.replace(/\n/g, " ")} = __import(${source});${lineBreaks(whole)}`;
+    },
+  );
+  body = body.replace(
+    new RegExp(`^([ \\t]*)export\\s+((?:async\\s+)?function\\s*\\*?\\s*|class\\s+|const\\s+|let\\s+|var\\s+)(${IDENT})`, "gm"),
+    (_whole, indent, keyword, name) => {
+      exported.push(name);
+      return indent + keyword + name;
+    },
+  );
+  body = body.replace(/^[ \t]*export\s*\{([^}]*)\}[ \t]*;?/gm, (whole, list) => {
+    for (const item of list.split(",")) {
+      const [local, as] = item.trim().split(/\s+as\s+/);
+      if (local) exported.push(as ? `${as}: ${local}` : local);
+    }
+    return lineBreaks(whole);
+  });
+  const left = body.match(/^[ \t]*export\b/m);
+  if (left) {
+    fail(lineAt(body.indexOf(left[0])), "this form of export is not supported (export functions, classes or constants by name)");
+  }
+  return `${body}\n;return { ${exported.join(", ")} };`;
+}
+
+function compileScript() {
+  const module = files().find((file) => /\.m?js$/.test(file.path));
+  if (!module) throw new Error("the script has no JavaScript module");
+  const body = rewrite(module.text, module.path);
+  return { path: module.path, make: new Function("__import", body) };
+}
+
+let script = null;
+
+// The script's exports, running its module on first use.
+function user() {
+  if (script === null) {
+    script = compileScript().make(importOf);
+  }
+  return script;
+}
+
+export function entrypoint() {
+  user().entrypoint?.();
+}
+
+export function onMessage(id) {
+  user().onMessage?.(id);
+}
+
+export function saveState() {
+  const save = user().saveState;
+  return save ? save() : undefined;
+}
+
+export function restoreState(state) {
+  const script = user();
+  if (script.restoreState) {
+    script.restoreState(state);
+  } else {
+    script.entrypoint?.();
+  }
+}
+
+export const loader = {
+  check() {
+    try {
+      compileScript();
+      return undefined;
+    } catch (error) {
+      if (error instanceof SyntaxError && error.lineNumber !== undefined && !/^\//.test(error.message)) {
+        // `new Function` counts two lines of its own before the body.
+        return `${root()}/${files()[0].path}:${error.lineNumber - 2}: SyntaxError: ${error.message}`;
+      }
+      return `${error}`;
+    }
+  },
+};

@@ -1,0 +1,173 @@
+"""The Python runtime's loader: runs a script's sources, which the host
+hands over at run time (`game:live/sources`), as if componentize-py had
+built them in.
+
+componentize-py keeps only the modules imported while it pre-initialises
+the runtime, so the standard library a game script may use is imported
+here, once, at build time (STDLIB below). A script's own modules are
+served from the sources by a finder on `sys.meta_path`, compiled with the
+paths the author knows, so tracebacks name the script's files. The entry
+module (the first file) is imported on the first call into the script, and
+its `WitWorld` gets the calls.
+"""
+
+# The standard library the runtime carries (imported at build time).
+import abc
+import array
+import base64
+import bisect
+import collections
+import colorsys
+import copy
+import dataclasses
+import enum
+import fractions
+import functools
+import heapq
+import itertools
+import json
+import math
+import operator
+import random
+import re
+import statistics
+import string
+import struct
+import textwrap
+import time
+import types
+import typing
+import traceback
+import sys
+import importlib
+import importlib.machinery
+
+import wit_world
+from wit_world import exports
+from wit_world.imports import sources as _sources
+
+# Every binding a script may import, loaded now for the same reason.
+from wit_world.imports import (  # noqa: F401
+    entities,
+    entity,
+    events,
+    frame,
+    input,
+    log,
+    motion,
+    runtime,
+    scene,
+    tasks,
+    types,
+)
+
+
+
+class _Finder:
+    """Finds the script's modules among its sources."""
+
+    def __init__(self, root, files):
+        self.root = root
+        self.files = files
+
+    def origin(self, path):
+        return f"{self.root}/{path}"
+
+    def find_spec(self, name, path=None, target=None):
+        base = name.replace(".", "/")
+        for path, package in ((base + ".py", False), (base + "/__init__.py", True)):
+            if path in self.files:
+                spec = importlib.machinery.ModuleSpec(
+                    name, self, origin=self.origin(path), is_package=package
+                )
+                spec.has_location = True
+                if package:
+                    spec.submodule_search_locations = [self.origin(base)]
+                return spec
+        return None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        path = module.__spec__.origin[len(self.root) + 1 :]
+        module.__file__ = module.__spec__.origin
+        code = compile(self.files[path], module.__spec__.origin, "exec")
+        exec(code, module.__dict__)
+
+    def check(self):
+        for path, text in self.files.items():
+            try:
+                compile(text, self.origin(path), "exec")
+            except SyntaxError as error:
+                return "".join(traceback.format_exception_only(error)).rstrip()
+        return None
+
+
+def _finder():
+    files = _sources.files()
+    finder = _Finder(_sources.root(), {file.path: file.text for file in files})
+    # The host hands the entry module over first.
+    finder.entry = files[0].path.removesuffix(".py").replace("/", ".") if files else "app"
+    return finder
+
+
+_script = None
+
+
+def _user():
+    """The script's `WitWorld`, importing its `app` module on first use."""
+    global _script
+    if _script is None:
+        finder = _finder()
+        sys.meta_path.insert(0, finder)
+        # Seeded now, from the instance's own random source, not frozen
+        # into the runtime at build time.
+        random.seed()
+        app = importlib.import_module(finder.entry)
+        _script = app.WitWorld()
+    return _script
+
+
+def _own(call):
+    """Runs `call`; an exception it raises keeps only the script's frames
+    of its traceback, not the loader's or importlib's before them."""
+    try:
+        return call()
+    except BaseException as error:
+        tb = error.__traceback__
+        root = _sources.root() + "/"
+        while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(root):
+            tb = tb.tb_next
+        raise error.with_traceback(tb) from None
+
+
+class WitWorld(wit_world.WitWorld):
+    def entrypoint(self) -> None:
+        _own(lambda: _user().entrypoint())
+
+    def on_message(self, id: int) -> None:
+        _own(lambda: _user().on_message(id))
+
+    def save_state(self):
+        def save():
+            save = getattr(_user(), "save_state", None)
+            return save() if save is not None else None
+
+        return _own(save)
+
+    def restore_state(self, state: bytes) -> None:
+        def restore():
+            script = _user()
+            restore = getattr(script, "restore_state", None)
+            if restore is not None:
+                restore(state)
+            else:
+                script.entrypoint()
+
+        _own(restore)
+
+
+class Loader(exports.Loader):
+    def check(self):
+        return _finder().check()

@@ -1,0 +1,32 @@
+//! [`LiveSources`]: the sources of one version of a live Python or
+//! JavaScript script, which its language's runtime component reads at run
+//! time (`game:live/sources`, implemented in `imports`). A leaf: the store
+//! data holds them, the builders make them.
+
+use sha2::{Digest, Sha256};
+
+/// The sources of one version of a live script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveSources {
+    /// The script's directory as its author names it: errors show
+    /// `<root>/<path>`.
+    pub root: String,
+    /// Each source file: its path relative to `root` (with `/`), its text.
+    pub files: Vec<(String, String)>,
+}
+
+impl LiveSources {
+    /// SHA-256 over the files (paths and texts, in order), mixed with the
+    /// runtime's own digest: which code an instance of this version runs.
+    pub fn digest(&self, runtime: &[u8; 32]) -> [u8; 32] {
+        let mut hash = Sha256::new();
+        hash.update(runtime);
+        for (path, text) in &self.files {
+            for part in [path, text] {
+                hash.update((part.len() as u64).to_le_bytes());
+                hash.update(part);
+            }
+        }
+        hash.finalize().into()
+    }
+}
