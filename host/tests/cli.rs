@@ -61,6 +61,55 @@ fn crate_directory_builds_runs_and_dumps_the_scene() {
 }
 
 #[test]
+fn build_writes_one_component_to_ship_a_javascript_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let wasm = dir.path().join("orbiter.wasm");
+    let output = common::run_host(
+        &["build", "examples/js-orbiter", "-o", wasm.to_str().unwrap()],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(&format!("wrote `{}`", wasm.display())),
+        "{}",
+        stderr(&output)
+    );
+
+    // A plain component file: it runs without the sources or the tool.
+    let out = dir.path().join("out.json");
+    let output = host(
+        &[
+            "run",
+            wasm.to_str().unwrap(),
+            "--frames",
+            "60",
+            "--dump-scene",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).contains("js orbiter started"));
+    let dump = read_dump(&out);
+    let moon = dump["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "js-moon")
+        .expect("the moon");
+    // A quarter turn of radius 3 in one second: at (0, 0, 3).
+    let position: Vec<f64> = moon["position"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    for (a, e) in position.iter().zip([0.0, 0.0, 3.0]) {
+        assert!((a - e).abs() < 1e-3, "moon at {position:?}");
+    }
+}
+
+#[test]
 fn no_script_argument_runs_the_built_in_spinning_cube() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.json");

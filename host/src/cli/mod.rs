@@ -1,7 +1,9 @@
 //! Command-line interface: `host run` (one game), `host serve` (many
-//! worlds on loop threads), `host replay` (a recording checked) and
-//! `host new` (a script project), with the engine options they share.
+//! worlds on loop threads), `host replay` (a recording checked), `host new`
+//! (a script project) and `host build` (a script's component, to ship),
+//! with the engine options they share.
 
+mod build;
 mod engine_args;
 mod new;
 mod replay;
@@ -44,6 +46,10 @@ enum Command {
     /// headless, and check every frame's scene against it: exits 0 when they
     /// agree, else names the first frame that diverges.
     Replay(replay::ReplayArgs),
+    /// Build a script (a crate, or a Python or JavaScript script) into one
+    /// self-contained component file, to ship. `host run` needs no build:
+    /// it builds crates itself and runs Python and JavaScript live.
+    Build(build::BuildArgs),
 }
 
 pub fn main(cli: Cli) -> Result<ExitCode> {
@@ -52,6 +58,7 @@ pub fn main(cli: Cli) -> Result<ExitCode> {
         Command::Serve(args) => serve::serve(args),
         Command::Replay(args) => replay::replay(args),
         Command::New(args) => new::new(args),
+        Command::Build(args) => build::build(args),
     }
 }
 

@@ -1,0 +1,57 @@
+//! `host build SCRIPT [-o FILE]`: one self-contained component for a
+//! script, to ship. `host run` runs Python and JavaScript scripts live (on
+//! a runtime built once, the sources as data); a game that ships them
+//! builds each into its own component here, which any host loads as a
+//! plain `.wasm` file.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use host::engine::default_cache_dir;
+use host::files::write_atomic;
+use host::{BuildOutput, ScriptSource};
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// The script: a crate directory, or a Python or JavaScript script (its
+    /// directory, or its `.py` / `.js` file).
+    script: PathBuf,
+
+    /// Where to write the component [default: `<script name>.wasm` in the
+    /// current directory].
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// Directory of the build cache [default: $GAME_HOST_CACHE_DIR,
+    /// $XDG_CACHE_HOME/game-host or ~/.cache/game-host]
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+
+    /// Build afresh; read and write no build cache.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+pub fn build(args: BuildArgs) -> Result<ExitCode> {
+    let source = ScriptSource::new(&args.script)?;
+    let cache = match (args.no_cache, args.cache_dir) {
+        (true, _) => None,
+        (false, Some(dir)) => Some(dir),
+        (false, None) => default_cache_dir(),
+    };
+    let (name, bytes) = source.build(BuildOutput::Inherit, cache.as_deref())?;
+    let output = args
+        .output
+        .unwrap_or_else(|| PathBuf::from(format!("{name}.wasm")));
+    write_atomic(&output, &bytes)
+        .with_context(|| format!("failed to write `{}`", output.display()))?;
+    eprintln!(
+        "wrote `{}` ({:.1} MB): run it with `host run {}`",
+        output.display(),
+        bytes.len() as f64 / 1e6,
+        output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
