@@ -1,12 +1,22 @@
 //! Rust, Python and JavaScript scripts side by side: the spinning cube
 //! written in each (`examples/spinning-cube`, `benches/scripts/cube.py`,
-//! `benches/scripts/cube.js`), built by the host.
+//! `benches/scripts/cube.js`). Python and JavaScript twice: live (what
+//! `host run` does: the language's runtime built and compiled once, the
+//! script's sources as data) and built (what `host build` ships: one
+//! component per script, as every run did before the live path).
 //!
-//! Printed once, before the timed groups: build time (componentize-py /
-//! componentize-js / cargo, nothing cached), component size, load time cold
-//! (compiling) and from the compile cache, and memory per live instance
-//! (RSS growth over 32 instances). Timed by criterion: one frame of the
-//! spinning-cube update, and spawn + despawn of an instance.
+//! Printed once, before the timed groups, per row:
+//! - first start: nothing cached (for live scripts the runtime is built
+//!   with the tool and compiled; for built ones the script is);
+//! - warm start: `ScriptSource::load` on a new engine whose caches are full;
+//! - edit -> swapped: a comment appended to the source, then load and
+//!   `Runtime::replace` on a running instance, with the engine warm (what
+//!   `--watch` does after its file events; for Rust, cargo recompiling the
+//!   crate);
+//! - component size and memory per live instance (RSS growth over 32).
+//!
+//! Timed by criterion: one frame of the spinning-cube update, and spawn +
+//! despawn of an instance.
 //!
 //! Run with `cargo bench -p host --bench languages` (needs componentize-py
 //! and componentize-js on PATH).
@@ -32,12 +42,24 @@ fn path(relative: &str) -> PathBuf {
         .join(relative)
 }
 
-/// The three spinning cubes: language and source.
-fn sources() -> [(&'static str, PathBuf); 3] {
+/// How a row's script reaches the engine.
+#[derive(Clone, Copy, PartialEq)]
+enum How {
+    /// `ScriptSource::load`: a crate built by cargo, Python and
+    /// JavaScript on their live runtimes.
+    Load,
+    /// `ScriptSource::build` then `load_bytes`: one component per script.
+    Built,
+}
+
+/// The rows: name, source, path.
+fn rows() -> [(&'static str, PathBuf, How); 5] {
     [
-        ("rust", path("examples/spinning-cube")),
-        ("python", path("host/benches/scripts/cube.py")),
-        ("javascript", path("host/benches/scripts/cube.js")),
+        ("rust", path("examples/spinning-cube"), How::Load),
+        ("python, live", path("host/benches/scripts/cube.py"), How::Load),
+        ("javascript, live", path("host/benches/scripts/cube.js"), How::Load),
+        ("python, built", path("host/benches/scripts/cube.py"), How::Built),
+        ("javascript, built", path("host/benches/scripts/cube.js"), How::Built),
     ]
 }
 
@@ -58,44 +80,78 @@ fn runtime() -> Runtime {
     })
 }
 
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
+fn load(source: &ScriptSource, how: How, engine: &ScriptEngine) -> ScriptComponent {
+    match how {
+        How::Load => source.load(engine, BuildOutput::Capture).expect("load"),
+        How::Built => {
+            let (name, bytes) = source
+                .build(BuildOutput::Capture, engine.cache_dir())
+                .expect("build");
+            engine.load_bytes(&name, &bytes).expect("compile")
+        }
+    }
 }
 
-/// Builds, loads and measures each language once; returns the components.
+/// A copy of a Python or JavaScript source in `dir`, a comment appended
+/// `edits` times; for the crate, its `src/lib.rs` touched so that cargo
+/// builds it again.
+fn edited(source: &Path, dir: &Path, edits: usize) -> ScriptSource {
+    if source.is_dir() {
+        let lib = source.join("src/lib.rs");
+        let file = std::fs::OpenOptions::new().write(true).open(&lib).expect("lib.rs");
+        file.set_modified(std::time::SystemTime::now()).expect("touch");
+        return ScriptSource::new(source).expect("source");
+    }
+    let comment = match source.extension().and_then(|e| e.to_str()) {
+        Some("py") => "# an edit",
+        _ => "// an edit",
+    };
+    let text = std::fs::read_to_string(source).expect("source");
+    let copy = dir.join(source.file_name().expect("a file"));
+    std::fs::write(&copy, format!("{text}{}", format!("\n{comment}").repeat(edits)))
+        .expect("copy");
+    ScriptSource::new(&copy).expect("source")
+}
+
+/// Measures each row once; returns the components.
 fn costs() -> Vec<(&'static str, ScriptComponent)> {
     let cache = tempfile::tempdir().expect("temp dir");
-    let uncached = engine(None);
-    let cached = engine(Some(cache.path().to_owned()));
-    println!("| language | build | size | load, compiling | load, cached | RSS per instance |");
+    let edits = tempfile::tempdir().expect("temp dir");
+    println!(
+        "| script | first start | warm start | edit -> swapped | size | RSS per instance |"
+    );
     println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     let mut components = Vec::new();
-    for (language, source) in sources() {
-        let source = ScriptSource::new(&source).expect("source");
+    for (row, source_path, how) in rows() {
+        let source = ScriptSource::new(&source_path).expect("source");
+        // Nothing cached: no build cache, no compile cache, a new engine.
         let started = Instant::now();
-        // No cache directory: the Python and JavaScript builds run afresh.
-        let (name, bytes) = source.build(BuildOutput::Capture, None).expect("build");
-        let build = started.elapsed();
+        load(&source, how, &engine(None));
+        let first = started.elapsed();
 
+        // Fill the caches, then start on a new engine as a new run would.
+        load(&source, how, &engine(Some(cache.path().to_owned())));
+        let warm = engine(Some(cache.path().to_owned()));
         let started = Instant::now();
-        uncached.load_bytes(&name, &bytes).expect("compile");
-        let cold = started.elapsed();
-        cached.load_bytes(&name, &bytes).expect("fill the cache");
-        let warm = median(
-            (0..5)
-                .map(|_| {
-                    let started = Instant::now();
-                    cached.load_bytes(&name, &bytes).expect("load");
-                    started.elapsed()
-                })
-                .collect(),
-        );
-        let component = cached.load_bytes(&name, &bytes).expect("load");
+        let component = load(&source, how, &warm);
+        let warm_start = started.elapsed();
 
+        // An edit, swapped into a running instance (median of 3).
         let mut runtime = runtime();
-        runtime.spawn(&component).expect("warm-up instance");
+        let id = runtime.spawn(&component).expect("spawn");
         runtime.run_frames(2);
+        let swaps: Vec<Duration> = (1..=3)
+            .map(|edit| {
+                let changed = edited(&source_path, edits.path(), edit);
+                let started = Instant::now();
+                let next = load(&changed, how, &warm);
+                runtime.replace(id, &next).expect("swap");
+                started.elapsed()
+            })
+            .collect();
+        let swap = median(swaps);
+
+        let mut runtime = runtime_with_one(&component);
         let before = memory::status_kib("VmRSS");
         for _ in 0..INSTANCES {
             runtime.spawn(&component).expect("spawn");
@@ -104,16 +160,30 @@ fn costs() -> Vec<(&'static str, ScriptComponent)> {
         let per_instance =
             (memory::status_kib("VmRSS").saturating_sub(before)) as f64 / INSTANCES as f64;
         println!(
-            "| {language} | {:.1} s | {:.1} MB | {:.2} s | {:.1} ms | {:.0} KiB |",
-            build.as_secs_f64(),
-            bytes.len() as f64 / 1e6,
-            cold.as_secs_f64(),
-            warm.as_secs_f64() * 1e3,
+            "| {row} | {:.2} s | {:.0} ms | {:.0} ms | {:.1} MB | {:.0} KiB |",
+            first.as_secs_f64(),
+            warm_start.as_secs_f64() * 1e3,
+            swap.as_secs_f64() * 1e3,
+            component.size() as f64 / 1e6,
             per_instance
         );
-        components.push((language, component));
+        components.push((row, component));
     }
     components
+}
+
+/// A runtime with one instance of `component` run for two frames, so the
+/// next instances measure what each adds.
+fn runtime_with_one(component: &ScriptComponent) -> Runtime {
+    let mut runtime = runtime();
+    runtime.spawn(component).expect("warm-up instance");
+    runtime.run_frames(2);
+    runtime
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
 }
 
 fn languages(c: &mut Criterion) {
@@ -122,13 +192,13 @@ fn languages(c: &mut Criterion) {
     for (language, component) in &components {
         let mut runtime = runtime();
         runtime.spawn(component).expect("spawn");
-        group.bench_function(format!("spinning_cube_frame/{language}"), |b| {
+        group.bench_function(format!("spinning_cube_frame/{}", language.replace(", ", "_")), |b| {
             b.iter(|| runtime.step())
         });
     }
     for (language, component) in &components {
         let mut runtime = runtime();
-        group.bench_function(format!("spawn_despawn/{language}"), |b| {
+        group.bench_function(format!("spawn_despawn/{}", language.replace(", ", "_")), |b| {
             b.iter(|| {
                 let id = runtime.spawn(component).expect("spawn");
                 runtime.despawn(id);

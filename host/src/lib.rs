@@ -64,14 +64,15 @@
 //!  bindings  input  jobs                                    |
 //!     |                                                     |
 //!  scene  log  error  time  sync  limits  progress <--------+
-//!  deadline  files  sealed  determinism  hex
+//!  deadline  files  sealed  determinism  hex  live
 //! ```
 //!
 //! - `time`, `sync`, `log`, `error`, `scene`, [`limits`], `progress`,
-//!   [`determinism`], `hex`: leaves (game time, poison-free locks, where
-//!   log lines go, script errors, entities and transforms, what a script
-//!   may use, progress lines for long steps, the game-time clocks and
-//!   seeded random numbers scripts read through WASI, digests as hex).
+//!   [`determinism`], `hex`, `live`: leaves (game time, poison-free locks,
+//!   where log lines go, script errors, entities and transforms, what a
+//!   script may use, progress lines for long steps, the game-time clocks
+//!   and seeded random numbers scripts read through WASI, digests as hex,
+//!   the sources a live Python or JavaScript script's runtime reads).
 //! - `bindings`: the `bindgen!` output, nothing else; `input`: the key
 //!   table; [`jobs`]: background job kinds, their pool and output caches.
 //! - `state`: the store data of an instance and the commands it leaves.

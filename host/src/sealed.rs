@@ -136,9 +136,20 @@ pub(crate) fn touch(path: &Path) {
     }
 }
 
-/// Removes the least recently used files named `*.{extension}` in `dir`
-/// until the rest take at most `max_bytes`. Failures only log.
+/// How long a cache entry is kept unused: entries for tool versions, WIT
+/// versions or sources no longer in use go after this even below the
+/// size limit.
+pub(crate) const MAX_UNUSED_AGE: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
+
+/// Removes the files named `*.{extension}` in `dir` unused (neither
+/// written nor read, see [`touch`]) for [`MAX_UNUSED_AGE`], then the least
+/// recently used until the rest take at most `max_bytes`. Failures only
+/// log.
 pub(crate) fn evict(dir: &Path, extension: &str, max_bytes: u64) {
+    evict_older(dir, extension, max_bytes, MAX_UNUSED_AGE);
+}
+
+fn evict_older(dir: &Path, extension: &str, max_bytes: u64, max_age: std::time::Duration) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -156,13 +167,15 @@ pub(crate) fn evict(dir: &Path, extension: &str, max_bytes: u64) {
         })
         .collect();
     let mut total: u64 = files.iter().map(|(_, len, _)| len).sum();
-    if total <= max_bytes {
+    let oldest_kept = SystemTime::now().checked_sub(max_age);
+    let stale = |used: &SystemTime| oldest_kept.is_some_and(|oldest| *used < oldest);
+    if total <= max_bytes && !files.iter().any(|(used, _, _)| stale(used)) {
         return;
     }
     files.sort();
     let mut removed = 0;
-    for (_, len, path) in files {
-        if total <= max_bytes {
+    for (used, len, path) in files {
+        if total <= max_bytes && !stale(&used) {
             break;
         }
         if std::fs::remove_file(&path).is_ok() {
@@ -173,8 +186,9 @@ pub(crate) fn evict(dir: &Path, extension: &str, max_bytes: u64) {
     tracing::info!(
         dir = %dir.display(),
         removed,
-        "cache over {} MiB: removed the least recently used entries",
-        max_bytes >> 20
+        "cache over {} MiB or unused for {} days: removed the least recently used entries",
+        max_bytes >> 20,
+        max_age.as_secs() / 86_400
     );
 }
 
@@ -238,5 +252,15 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, ["a.cwasm", "c.cwasm", "key"]);
+        // Below the size limit, what was unused longer than the age goes.
+        let hour = std::time::Duration::from_secs(3600);
+        let file = OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("c.cwasm"))
+            .unwrap();
+        file.set_modified(SystemTime::now() - 3 * hour).unwrap();
+        evict_older(dir.path(), "cwasm", 1 << 20, 2 * hour);
+        assert!(dir.path().join("a.cwasm").exists());
+        assert!(!dir.path().join("c.cwasm").exists());
     }
 }

@@ -112,6 +112,18 @@ def _finder():
     return finder
 
 
+class _World:
+    """What a script's `class WitWorld(wit_world.WitWorld)` derives from.
+
+    The runtime's own `wit_world.WitWorld` is abstract over every export of
+    `stateful-script`; a script of the plain `script` world defines only
+    `entrypoint` and `on_message`, so scripts get this base instead.
+    """
+
+
+_World.__name__ = _World.__qualname__ = "WitWorld"
+_World.__module__ = "wit_world"
+
 _script = None
 
 
@@ -121,6 +133,7 @@ def _user():
     if _script is None:
         finder = _finder()
         sys.meta_path.insert(0, finder)
+        wit_world.WitWorld = _World
         # Seeded now, from the instance's own random source, not frozen
         # into the runtime at build time.
         random.seed()
