@@ -56,10 +56,26 @@ enum How {
 fn rows() -> [(&'static str, PathBuf, How); 5] {
     [
         ("rust", path("examples/spinning-cube"), How::Load),
-        ("python, live", path("host/benches/scripts/cube.py"), How::Load),
-        ("javascript, live", path("host/benches/scripts/cube.js"), How::Load),
-        ("python, built", path("host/benches/scripts/cube.py"), How::Built),
-        ("javascript, built", path("host/benches/scripts/cube.js"), How::Built),
+        (
+            "python, live",
+            path("host/benches/scripts/cube.py"),
+            How::Load,
+        ),
+        (
+            "javascript, live",
+            path("host/benches/scripts/cube.js"),
+            How::Load,
+        ),
+        (
+            "python, built",
+            path("host/benches/scripts/cube.py"),
+            How::Built,
+        ),
+        (
+            "javascript, built",
+            path("host/benches/scripts/cube.js"),
+            How::Built,
+        ),
     ]
 }
 
@@ -98,8 +114,12 @@ fn load(source: &ScriptSource, how: How, engine: &ScriptEngine) -> ScriptCompone
 fn edited(source: &Path, dir: &Path, edits: usize) -> ScriptSource {
     if source.is_dir() {
         let lib = source.join("src/lib.rs");
-        let file = std::fs::OpenOptions::new().write(true).open(&lib).expect("lib.rs");
-        file.set_modified(std::time::SystemTime::now()).expect("touch");
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&lib)
+            .expect("lib.rs");
+        file.set_modified(std::time::SystemTime::now())
+            .expect("touch");
         return ScriptSource::new(source).expect("source");
     }
     let comment = match source.extension().and_then(|e| e.to_str()) {
@@ -108,8 +128,11 @@ fn edited(source: &Path, dir: &Path, edits: usize) -> ScriptSource {
     };
     let text = std::fs::read_to_string(source).expect("source");
     let copy = dir.join(source.file_name().expect("a file"));
-    std::fs::write(&copy, format!("{text}{}", format!("\n{comment}").repeat(edits)))
-        .expect("copy");
+    std::fs::write(
+        &copy,
+        format!("{text}{}", format!("\n{comment}").repeat(edits)),
+    )
+    .expect("copy");
     ScriptSource::new(&copy).expect("source")
 }
 
@@ -117,9 +140,7 @@ fn edited(source: &Path, dir: &Path, edits: usize) -> ScriptSource {
 fn costs() -> Vec<(&'static str, ScriptComponent)> {
     let cache = tempfile::tempdir().expect("temp dir");
     let edits = tempfile::tempdir().expect("temp dir");
-    println!(
-        "| script | first start | warm start | edit -> swapped | size | RSS per instance |"
-    );
+    println!("| script | first start | warm start | edit -> swapped | size | RSS per instance |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     let mut components = Vec::new();
     for (row, source_path, how) in rows() {
@@ -192,18 +213,22 @@ fn languages(c: &mut Criterion) {
     for (language, component) in &components {
         let mut runtime = runtime();
         runtime.spawn(component).expect("spawn");
-        group.bench_function(format!("spinning_cube_frame/{}", language.replace(", ", "_")), |b| {
-            b.iter(|| runtime.step())
-        });
+        group.bench_function(
+            format!("spinning_cube_frame/{}", language.replace(", ", "_")),
+            |b| b.iter(|| runtime.step()),
+        );
     }
     for (language, component) in &components {
         let mut runtime = runtime();
-        group.bench_function(format!("spawn_despawn/{}", language.replace(", ", "_")), |b| {
-            b.iter(|| {
-                let id = runtime.spawn(component).expect("spawn");
-                runtime.despawn(id);
-            })
-        });
+        group.bench_function(
+            format!("spawn_despawn/{}", language.replace(", ", "_")),
+            |b| {
+                b.iter(|| {
+                    let id = runtime.spawn(component).expect("spawn");
+                    runtime.despawn(id);
+                })
+            },
+        );
     }
     group.finish();
 }

@@ -139,7 +139,8 @@ pub(crate) fn touch(path: &Path) {
 /// How long a cache entry is kept unused: entries for tool versions, WIT
 /// versions or sources no longer in use go after this even below the
 /// size limit.
-pub(crate) const MAX_UNUSED_AGE: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
+pub(crate) const MAX_UNUSED_AGE: std::time::Duration =
+    std::time::Duration::from_secs(30 * 24 * 3600);
 
 /// Removes the files named `*.{extension}` in `dir` unused (neither
 /// written nor read, see [`touch`]) for [`MAX_UNUSED_AGE`], then the least

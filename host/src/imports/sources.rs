@@ -1,6 +1,6 @@
 //! `game:live/sources`: a live Python or JavaScript script's sources,
 //! handed to its language's runtime component as data (see
-//! `crate::componentize::live`). Read-only and in memory: the runtime sees
+//! the live path of `componentize`). Read-only and in memory: the runtime sees
 //! the files of its own script, and nothing of the host's file system.
 
 use std::sync::Arc;

@@ -50,16 +50,19 @@ function importOf(spec) {
 
 // The module as a function body: imports made constants, exports
 // collected into the object it returns.
-function rewrite(text, path) {
+function rewrite(text) {
   const exported = [];
   const fail = (line, message) => {
-    throw new SyntaxError(`${root()}/${path}:${line}: ${message}`);
+    throw Object.assign(new SyntaxError(message), { scriptLine: line });
   };
   const lineAt = (offset) => text.slice(0, offset).split("\n").length;
   let body = text.replace(
     /^[ \t]*import\s*([\s\S]*?)\s*from\s*(["'])([^"']+)\2[ \t]*;?/gm,
     (whole, what, _quote, spec, offset) => {
       const source = JSON.stringify(spec);
+      if (INTERFACES[spec.replace(/@[^/@]*$/, "")] === undefined) {
+        fail(lineAt(offset), `cannot import ${source}: scripts import only game:engine interfaces`);
+      }
       let binding;
       if (what.startsWith("*")) {
         binding = what.replace(/^\*\s*as\s+/, "");
@@ -92,11 +95,18 @@ function rewrite(text, path) {
   return `${body}\n;return { ${exported.join(", ")} };`;
 }
 
+// The module as a function of its imports, made by the language's own
+// compiler: the body starts on line 1, and `sourceURL` names the script's
+// file, so errors and stacks name its lines.
+function evaluate(body, path) {
+  return (0, eval)(`(function (__import) {${body}\n})\n//# sourceURL=${root()}/${path}`);
+}
+
 function compileScript() {
   const module = files().find((file) => /\.m?js$/.test(file.path));
   if (!module) throw new Error("the script has no JavaScript module");
-  const body = rewrite(module.text, module.path);
-  return { path: module.path, make: new Function("__import", body) };
+  const body = rewrite(module.text);
+  return { path: module.path, make: evaluate(body, module.path) };
 }
 
 let script = null;
@@ -137,9 +147,9 @@ export const loader = {
       compileScript();
       return undefined;
     } catch (error) {
-      if (error instanceof SyntaxError && error.lineNumber !== undefined && !/^\//.test(error.message)) {
-        // `new Function` counts two lines of its own before the body.
-        return `${root()}/${files()[0].path}:${error.lineNumber - 2}: SyntaxError: ${error.message}`;
+      const line = error.scriptLine ?? error.lineNumber;
+      if (error instanceof SyntaxError && line !== undefined) {
+        return `${root()}/${files()[0].path}:${line}: SyntaxError: ${error.message}`;
       }
       return `${error}`;
     }

@@ -184,3 +184,4 @@ class WitWorld(wit_world.WitWorld):
 class Loader(exports.Loader):
     def check(self):
         return _finder().check()
+
