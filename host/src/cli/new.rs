@@ -50,7 +50,7 @@ pub fn new(args: NewArgs) -> Result<ExitCode> {
     eprintln!(
         "run it:  host run {shown} --headless --frames 60\n\
          edit it while it runs:  host run {shown} --watch\n\
-         (builds need {needs})"
+         (this needs {needs})"
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -142,43 +142,47 @@ def _user():
     return _script
 
 
-def _own(call):
-    """Runs `call`; an exception it raises keeps only the script's frames
-    of its traceback, not the loader's or importlib's before them."""
-    try:
-        return call()
-    except BaseException as error:
-        tb = error.__traceback__
-        root = _sources.root() + "/"
-        while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(root):
-            tb = tb.tb_next
-        raise error.with_traceback(tb) from None
+def _own(error):
+    """`error` with only the script's frames in its traceback, not the
+    loader's or importlib's before them (the one loader frame left is the
+    export that was called)."""
+    tb = error.__traceback__
+    root = _sources.root() + "/"
+    while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(root):
+        tb = tb.tb_next
+    return error.with_traceback(tb)
 
 
 class WitWorld(wit_world.WitWorld):
     def entrypoint(self) -> None:
-        _own(lambda: _user().entrypoint())
+        try:
+            _user().entrypoint()
+        except BaseException as error:
+            raise _own(error) from None
 
     def on_message(self, id: int) -> None:
-        _own(lambda: _user().on_message(id))
+        try:
+            _user().on_message(id)
+        except BaseException as error:
+            raise _own(error) from None
 
     def save_state(self):
-        def save():
+        try:
             save = getattr(_user(), "save_state", None)
             return save() if save is not None else None
-
-        return _own(save)
+        except BaseException as error:
+            raise _own(error) from None
 
     def restore_state(self, state: bytes) -> None:
-        def restore():
+        try:
             script = _user()
             restore = getattr(script, "restore_state", None)
             if restore is not None:
                 restore(state)
             else:
                 script.entrypoint()
-
-        _own(restore)
+        except BaseException as error:
+            raise _own(error) from None
 
 
 class Loader(exports.Loader):
