@@ -302,20 +302,31 @@ fn foreign_copy(name: &str) -> tempfile::TempDir {
     dir
 }
 
+/// Spawns the live script in `dir` and runs 60 frames: its probe turns one
+/// radian per second on a circle of radius 2.
+fn started_probe(
+    engine: &ScriptEngine,
+    dir: &Path,
+    probe: &str,
+) -> (Runtime, Arc<host::log::MemoryLog>, uuid::Uuid) {
+    let (mut runtime, log) = common::runtime();
+    let id = runtime.spawn(&load(engine, dir)).unwrap();
+    runtime.run_frames(60);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    let angle = 60.0 * f64::from(1.0f32 / 60.0);
+    assert_near(
+        common::transform(&runtime, probe).position,
+        [(2.0 * angle.cos()) as f32, 0.0, (2.0 * angle.sin()) as f32],
+    );
+    (runtime, log, id)
+}
+
 #[test]
 fn a_python_script_with_a_module_of_its_own_and_the_standard_library_runs_and_swaps() {
     let engine = Arc::new(common::engine());
     let dir = foreign_copy("py-modules");
-    let (mut runtime, log) = common::runtime();
-    let id = runtime.spawn(&load(&engine, dir.path())).unwrap();
-    runtime.run_frames(60);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
-    // orbit.py: radius 2, one radian per second.
-    let angle = 60.0 * f64::from(1.0f32 / 60.0);
-    assert_near(
-        common::transform(&runtime, "py-probe").position,
-        [(2.0 * angle.cos()) as f32, 0.0, (2.0 * angle.sin()) as f32],
-    );
+    // orbit.py gives the radius and speed.
+    let (mut runtime, log, id) = started_probe(&engine, dir.path(), "py-probe");
     // json, and random.Random(7) as CPython seeds it.
     assert_eq!(
         log.messages(),
@@ -357,15 +368,7 @@ fn a_python_script_with_a_module_of_its_own_and_the_standard_library_runs_and_sw
 fn a_javascript_script_with_classes_closures_and_a_map_runs_and_swaps() {
     let engine = Arc::new(common::engine());
     let dir = foreign_copy("js-features");
-    let (mut runtime, log) = common::runtime();
-    let id = runtime.spawn(&load(&engine, dir.path())).unwrap();
-    runtime.run_frames(60);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
-    let angle = 60.0 * f64::from(1.0f32 / 60.0);
-    assert_near(
-        common::transform(&runtime, "js-probe").position,
-        [(2.0 * angle.cos()) as f32, 0.0, (2.0 * angle.sin()) as f32],
-    );
+    let (mut runtime, log, id) = started_probe(&engine, dir.path(), "js-probe");
     assert_eq!(log.messages(), ["started"]);
 
     let error = faster_broken_fixed(

@@ -109,13 +109,7 @@ impl ScriptComponent {
         let indices = LiveIndices::new(&self.pre).map_err(|_| {
             anyhow::anyhow!("it is not a live-script runtime (no `game:live/loader` export)")
         })?;
-        let state = ScriptState::new(
-            self.shared_name(),
-            None,
-            &RuntimeShared::detached(),
-            FrameTime::ZERO,
-        );
-        let mut store = self.new_store(state);
+        let mut store = self.throwaway_store();
         let instance = self.pre.instantiate(&mut store)?;
         let live = indices.load(&mut store, &instance)?;
         arm_deadline(&mut store, self.limits.start_deadline, &self.limits);
@@ -127,17 +121,23 @@ impl ScriptComponent {
     /// now, on this thread, and not in the next instantiation, which may be
     /// a hot-swap on the frame thread.
     pub fn warm_up(&self) -> anyhow::Result<()> {
+        let mut store = self.throwaway_store();
+        self.pre
+            .instantiate(&mut store)
+            .map_err(anyhow::Error::from)
+            .map(drop)
+    }
+
+    /// A store for an instance that belongs to no runtime (a check or a
+    /// warm-up).
+    fn throwaway_store(&self) -> Store<ScriptState> {
         let state = ScriptState::new(
             self.shared_name(),
             None,
             &RuntimeShared::detached(),
             FrameTime::ZERO,
         );
-        let mut store = self.new_store(state);
-        self.pre
-            .instantiate(&mut store)
-            .map_err(anyhow::Error::from)
-            .map(drop)
+        self.new_store(state)
     }
 
     /// A store for an instance of this component: its memory and table
