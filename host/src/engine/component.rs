@@ -121,6 +121,9 @@ impl ScriptComponent {
     /// now, on this thread, and not in the next instantiation, which may be
     /// a hot-swap on the frame thread.
     pub fn warm_up(&self) -> anyhow::Result<()> {
+        if self.live.is_some() {
+            return Ok(()); // its runtime was warmed up when the engine kept it
+        }
         let mut store = self.throwaway_store();
         self.pre
             .instantiate(&mut store)
