@@ -20,6 +20,7 @@ import collections
 import colorsys
 import copy
 import dataclasses
+import datetime
 import enum
 import fractions
 import functools
@@ -104,6 +105,21 @@ class _Finder:
         return None
 
 
+class _NotCarried:
+    """Last on `sys.meta_path`: a standard library module the runtime
+    does not carry is named as such, with the way to get it."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in sys.stdlib_module_names:
+            raise ModuleNotFoundError(
+                f"No module named {name!r}: the live Python runtime carries the "
+                "standard library modules README lists, not this one "
+                "(`host build` makes a component with every module a script imports)",
+                name=name,
+            )
+        return None
+
+
 def _finder():
     files = _sources.files()
     finder = _Finder(_sources.root(), {file.path: file.text for file in files})
@@ -133,6 +149,7 @@ def _user():
     if _script is None:
         finder = _finder()
         sys.meta_path.insert(0, finder)
+        sys.meta_path.append(_NotCarried())
         wit_world.WitWorld = _World
         # Seeded now, from the instance's own random source, not frozen
         # into the runtime at build time.
