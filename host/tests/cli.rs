@@ -21,24 +21,30 @@ fn read_dump(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("dump written")).expect("json")
 }
 
-#[test]
-fn crate_directory_builds_runs_and_dumps_the_scene() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.json");
+/// Runs `script` headless for `frames` frames with `--dump-scene` into
+/// `dir`; asserts it succeeded and returns its output and the scene.
+fn run_dumped(script: &str, frames: &str, dir: &Path) -> (Output, Value) {
+    let out = dir.join("out.json");
     let output = host(
         &[
             "run",
-            "examples/spinning-cube",
+            script,
             "--frames",
-            "60",
+            frames,
             "--dump-scene",
             out.to_str().unwrap(),
         ],
-        dir.path(),
+        dir,
     );
     assert!(output.status.success(), "{}", stderr(&output));
+    (output, read_dump(&out))
+}
 
-    let dump = read_dump(&out);
+#[test]
+fn crate_directory_builds_runs_and_dumps_the_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let (output, dump) = run_dumped("examples/spinning-cube", "60", dir.path());
+
     assert_eq!(dump["frame"], 60);
     let entities = dump["entities"].as_array().unwrap();
     assert_eq!(entities.len(), 1);
@@ -76,34 +82,10 @@ fn build_writes_one_component_to_ship_a_javascript_script() {
     );
 
     // A plain component file: it runs without the sources or the tool.
-    let out = dir.path().join("out.json");
-    let output = host(
-        &[
-            "run",
-            wasm.to_str().unwrap(),
-            "--frames",
-            "60",
-            "--dump-scene",
-            out.to_str().unwrap(),
-        ],
-        dir.path(),
-    );
-    assert!(output.status.success(), "{}", stderr(&output));
+    let (output, dump) = run_dumped(wasm.to_str().unwrap(), "60", dir.path());
     assert!(stderr(&output).contains("js orbiter started"));
-    let dump = read_dump(&out);
-    let moon = dump["entities"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"] == "js-moon")
-        .expect("the moon");
     // A quarter turn of radius 3 in one second: at (0, 0, 3).
-    let position: Vec<f64> = moon["position"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_f64().unwrap())
-        .collect();
+    let position = common::dumped_position(&dump, "js-moon");
     for (a, e) in position.iter().zip([0.0, 0.0, 3.0]) {
         assert!((a - e).abs() < 1e-3, "moon at {position:?}");
     }

@@ -127,18 +127,7 @@ impl Drop for Watching {
 /// circle of radius 3.
 fn assert_moon_after_one_second(scene: &Path) {
     let scene: Value = serde_json::from_str(&std::fs::read_to_string(scene).unwrap()).unwrap();
-    let moon = scene["entities"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["name"] == "moon")
-        .unwrap_or_else(|| panic!("no moon in {scene}"));
-    let position: Vec<f64> = moon["position"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_f64().unwrap())
-        .collect();
+    let position = common::dumped_position(&scene, "moon");
     let expected = [3.0 * 1f64.cos(), 0.0, 3.0 * 1f64.sin()];
     for (got, want) in position.iter().zip(expected) {
         assert!(

@@ -165,3 +165,19 @@ pub fn edit_crate(dir: &Path, edit: impl Fn(&str) -> String) {
     let source = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, edit(&source)).unwrap();
 }
+
+/// The position of entity `name` in a `--dump-scene` file's JSON.
+pub fn dumped_position(scene: &serde_json::Value, name: &str) -> Vec<f64> {
+    let entity = scene["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {scene}"));
+    entity["position"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect()
+}
