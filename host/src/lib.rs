@@ -90,47 +90,29 @@
 //!   paced by the runner's policy, with an HTTP control surface, Prometheus
 //!   metrics and health checks (`host serve`).
 
-mod bindings;
+// The core, re-exported under its old paths while the rest of this crate
+// moves out into crates of its own.
+pub use game_host::{
+    bindings, determinism, engine, files, hex, input, jobs, limits, log, progress, record, runtime,
+    scene, sealed, state, sync, time,
+};
+
 mod cargo_build;
 pub mod componentize;
-mod deadline;
-pub mod determinism;
-pub mod engine;
-mod error;
-pub mod files;
-mod hex;
 mod hot_swap;
-mod imports;
-pub mod input;
-mod instance;
-pub mod jobs;
-pub mod limits;
-mod live;
-pub mod log;
-mod progress;
 pub mod project;
-pub mod record;
 pub mod render;
 pub mod runner;
-pub mod runtime;
-pub mod scene;
-mod sealed;
 pub mod server;
 mod source;
-pub mod state;
-pub mod sync;
 pub mod terrain;
-pub mod time;
 
 pub use cargo_build::{BuildOutput, build_script_crate};
-pub use engine::{EngineOptions, ScriptComponent, ScriptEngine};
-pub use error::{ScriptError, ScriptExport};
+pub use game_host::{
+    EngineOptions, Event, HeadlessRunner, InstanceInfo, Key, LiveSources, Runtime, RuntimeConfig,
+    Scene, ScriptComponent, ScriptEngine, ScriptError, ScriptExport, Transform,
+};
 pub use hot_swap::{HotReloader, SwapOutcome};
-pub use input::{Event, Key};
-pub use instance::InstanceInfo;
-pub use live::LiveSources;
-pub use runner::{HeadlessRunner, WindowRunner};
-pub use runtime::{Runtime, RuntimeConfig};
-pub use scene::{Scene, Transform};
+pub use runner::WindowRunner;
 pub use server::{Server, ServerConfig, WorldId, WorldSpec};
 pub use source::ScriptSource;

@@ -27,12 +27,12 @@ use super::tool::run_tool;
 use super::{ENGINE_WIT, Language, read_sources, tool_version, write_wit};
 use crate::engine::{ScriptComponent, ScriptEngine};
 use crate::hex::hex;
-use crate::live::LiveSources;
 use crate::sync::LockExt;
+use game_host::LiveSources;
 
 /// The host-internal package the runtimes import and export beside
 /// `game:engine`.
-const LIVE_WIT: &str = include_str!("../../wit/live.wit");
+use game_host::LIVE_WIT;
 
 /// The root package of a runtime's build: the script world plus `live`.
 const RUNTIME_WIT: &str = "package game:live-runtime;

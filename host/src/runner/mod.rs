@@ -1,12 +1,8 @@
-//! Runners: what decides *when* the runtime steps. The runtime runs one
-//! frame per [`Runtime::step`](crate::runtime::Runtime::step); a runner
-//! calls it as fast as possible for a fixed number of frames, or in real
-//! time by the one [`Pacing`] policy, headless or in a window.
+//! The window runner: a winit window that draws the scene and steps the
+//! runtime by the core's pacing policy (`game_host::runner`).
 
-mod headless;
-mod pacing;
+mod keys;
 mod window;
 
-pub use headless::HeadlessRunner;
-pub use pacing::{MAX_CATCH_UP_STEPS, Pacing};
+pub use game_host::runner::{HeadlessRunner, MAX_CATCH_UP_STEPS, Pacing};
 pub use window::WindowRunner;

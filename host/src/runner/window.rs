@@ -16,12 +16,12 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::PhysicalKey;
 use winit::window::{Window, WindowId};
 
-use super::pacing::Pacing;
+use super::keys::key_for_code;
 use crate::bindings::events::Event;
-use crate::input::key_for_code;
 use crate::render::{Camera, CubeRenderer, Gpu, depth_view};
 use crate::runtime::Runtime;
 use crate::sync::LockExt;
+use game_host::runner::Pacing;
 
 /// Runs a [`Runtime`] in a window until it is closed (or for a number of
 /// frames).

@@ -27,7 +27,7 @@ const KEY: usize = 32;
 
 /// The key of one cache directory.
 #[derive(Clone)]
-pub(crate) struct Seal {
+pub struct Seal {
     key: [u8; KEY],
 }
 
@@ -130,7 +130,7 @@ fn create_key(path: &Path) -> Result<()> {
 }
 
 /// Marks a cache entry as just used, for [`evict`].
-pub(crate) fn touch(path: &Path) {
+pub fn touch(path: &Path) {
     if let Ok(file) = OpenOptions::new().write(true).open(path) {
         let _ = file.set_modified(SystemTime::now());
     }
@@ -139,14 +139,13 @@ pub(crate) fn touch(path: &Path) {
 /// How long a cache entry is kept unused: entries for tool versions, WIT
 /// versions or sources no longer in use go after this even below the
 /// size limit.
-pub(crate) const MAX_UNUSED_AGE: std::time::Duration =
-    std::time::Duration::from_secs(30 * 24 * 3600);
+pub const MAX_UNUSED_AGE: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
 
 /// Removes the files named `*.{extension}` in `dir` unused (neither
 /// written nor read, see [`touch`]) for [`MAX_UNUSED_AGE`], then the least
 /// recently used until the rest take at most `max_bytes`. Failures only
 /// log.
-pub(crate) fn evict(dir: &Path, extension: &str, max_bytes: u64) {
+pub fn evict(dir: &Path, extension: &str, max_bytes: u64) {
     evict_older(dir, extension, max_bytes, MAX_UNUSED_AGE);
 }
 

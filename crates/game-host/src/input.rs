@@ -1,67 +1,63 @@
 //! Input from outside the scripts: keys and events, the one table that
-//! names every WIT `key` for input files and logs and maps window key codes
-//! to it, and input files (`--input`).
-
-use winit::keyboard::KeyCode;
+//! names every WIT `key` for input files and logs, and input files
+//! (`--input`).
 
 pub use crate::bindings::events::{Event, EventFilter, ScriptMessage};
 pub use crate::bindings::input::Key;
 
-use KeyCode as K;
-
-/// Every key: its name in input files and logs, and the window key codes
-/// that produce it.
-const KEYS: &[(&str, Key, &[KeyCode])] = &[
-    ("enter", Key::Enter, &[K::Enter, K::NumpadEnter]),
-    ("escape", Key::Escape, &[K::Escape]),
-    ("space", Key::Space, &[K::Space]),
-    ("tab", Key::Tab, &[K::Tab]),
-    ("backspace", Key::Backspace, &[K::Backspace]),
-    ("up", Key::Up, &[K::ArrowUp]),
-    ("down", Key::Down, &[K::ArrowDown]),
-    ("left", Key::Left, &[K::ArrowLeft]),
-    ("right", Key::Right, &[K::ArrowRight]),
-    ("a", Key::A, &[K::KeyA]),
-    ("b", Key::B, &[K::KeyB]),
-    ("c", Key::C, &[K::KeyC]),
-    ("d", Key::D, &[K::KeyD]),
-    ("e", Key::E, &[K::KeyE]),
-    ("f", Key::F, &[K::KeyF]),
-    ("g", Key::G, &[K::KeyG]),
-    ("h", Key::H, &[K::KeyH]),
-    ("i", Key::I, &[K::KeyI]),
-    ("j", Key::J, &[K::KeyJ]),
-    ("k", Key::K, &[K::KeyK]),
-    ("l", Key::L, &[K::KeyL]),
-    ("m", Key::M, &[K::KeyM]),
-    ("n", Key::N, &[K::KeyN]),
-    ("o", Key::O, &[K::KeyO]),
-    ("p", Key::P, &[K::KeyP]),
-    ("q", Key::Q, &[K::KeyQ]),
-    ("r", Key::R, &[K::KeyR]),
-    ("s", Key::S, &[K::KeyS]),
-    ("t", Key::T, &[K::KeyT]),
-    ("u", Key::U, &[K::KeyU]),
-    ("v", Key::V, &[K::KeyV]),
-    ("w", Key::W, &[K::KeyW]),
-    ("x", Key::X, &[K::KeyX]),
-    ("y", Key::Y, &[K::KeyY]),
-    ("z", Key::Z, &[K::KeyZ]),
-    ("0", Key::Digit0, &[K::Digit0, K::Numpad0]),
-    ("1", Key::Digit1, &[K::Digit1, K::Numpad1]),
-    ("2", Key::Digit2, &[K::Digit2, K::Numpad2]),
-    ("3", Key::Digit3, &[K::Digit3, K::Numpad3]),
-    ("4", Key::Digit4, &[K::Digit4, K::Numpad4]),
-    ("5", Key::Digit5, &[K::Digit5, K::Numpad5]),
-    ("6", Key::Digit6, &[K::Digit6, K::Numpad6]),
-    ("7", Key::Digit7, &[K::Digit7, K::Numpad7]),
-    ("8", Key::Digit8, &[K::Digit8, K::Numpad8]),
-    ("9", Key::Digit9, &[K::Digit9, K::Numpad9]),
+/// Every key and its name in input files and logs (the window's key codes
+/// for each are in `game-host-render`).
+const KEYS: &[(&str, Key)] = &[
+    ("enter", Key::Enter),
+    ("escape", Key::Escape),
+    ("space", Key::Space),
+    ("tab", Key::Tab),
+    ("backspace", Key::Backspace),
+    ("up", Key::Up),
+    ("down", Key::Down),
+    ("left", Key::Left),
+    ("right", Key::Right),
+    ("a", Key::A),
+    ("b", Key::B),
+    ("c", Key::C),
+    ("d", Key::D),
+    ("e", Key::E),
+    ("f", Key::F),
+    ("g", Key::G),
+    ("h", Key::H),
+    ("i", Key::I),
+    ("j", Key::J),
+    ("k", Key::K),
+    ("l", Key::L),
+    ("m", Key::M),
+    ("n", Key::N),
+    ("o", Key::O),
+    ("p", Key::P),
+    ("q", Key::Q),
+    ("r", Key::R),
+    ("s", Key::S),
+    ("t", Key::T),
+    ("u", Key::U),
+    ("v", Key::V),
+    ("w", Key::W),
+    ("x", Key::X),
+    ("y", Key::Y),
+    ("z", Key::Z),
+    ("0", Key::Digit0),
+    ("1", Key::Digit1),
+    ("2", Key::Digit2),
+    ("3", Key::Digit3),
+    ("4", Key::Digit4),
+    ("5", Key::Digit5),
+    ("6", Key::Digit6),
+    ("7", Key::Digit7),
+    ("8", Key::Digit8),
+    ("9", Key::Digit9),
 ];
 
 /// Every key with its name, in WIT order.
 pub fn keys() -> impl Iterator<Item = (&'static str, Key)> {
-    KEYS.iter().map(|(name, key, _)| (*name, *key))
+    KEYS.iter().copied()
 }
 
 /// The key with this name (`enter`, `space`, `a`, `7`, ...), any case.
@@ -73,13 +69,6 @@ pub fn key_by_name(name: &str) -> Option<Key> {
 /// The name of a key.
 pub fn key_name(key: Key) -> &'static str {
     keys().find(|(_, k)| *k == key).map_or("?", |(n, _)| n)
-}
-
-/// The script key for a window key code, if scripts know it.
-pub fn key_for_code(code: KeyCode) -> Option<Key> {
-    KEYS.iter()
-        .find(|(_, _, codes)| codes.contains(&code))
-        .map(|(_, key, _)| *key)
 }
 
 /// Parses an input script: one event per line,
@@ -156,16 +145,10 @@ mod tests {
     }
 
     #[test]
-    fn every_key_has_a_unique_name_and_window_codes() {
-        for (name, key, codes) in KEYS {
+    fn every_key_has_a_unique_name() {
+        for (name, key) in KEYS {
             assert_eq!(key_by_name(name), Some(*key));
             assert_eq!(key_name(*key), *name);
-            assert!(!codes.is_empty(), "{name} has no window key code");
-            for code in *codes {
-                assert_eq!(key_for_code(*code), Some(*key));
-            }
         }
-        assert_eq!(key_for_code(KeyCode::NumpadEnter), Some(Key::Enter));
-        assert_eq!(key_for_code(KeyCode::F1), None);
     }
 }

@@ -375,7 +375,7 @@ mod tests {
 
     #[test]
     fn api_version_matches_the_wit_package() {
-        let wit = include_str!("../../../wit/engine.wit");
+        let wit = include_str!("../../../../wit/engine.wit");
         assert!(
             wit.starts_with(&format!("package game:engine@{API_VERSION};")),
             "update API_VERSION with the WIT package version"

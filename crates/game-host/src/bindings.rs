@@ -4,7 +4,7 @@
 //! and the resource type comes from the domain layer below (`scene`).
 
 wasmtime::component::bindgen!({
-    path: "../wit",
+    path: "../../wit",
     world: "script",
     imports: { default: trappable },
     with: {

@@ -1,7 +1,7 @@
 //! Lower-case hexadecimal text of digests and keys. A leaf.
 
 /// `bytes` as lower-case hex, two digits a byte.
-pub(crate) fn hex(bytes: &[u8]) -> String {
+pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -1,0 +1,72 @@
+//! # game-host — runs WebAssembly game scripts frame by frame
+//!
+//! The core an engine embeds: no window, renderer, HTTP server or CLI.
+//! Scripts are WebAssembly components of the `game:engine` `script` world
+//! (`wit/engine.wit`). The host compiles them once ([`ScriptEngine`], with
+//! an on-disk cache of compiled code), instantiates them as many times as
+//! needed ([`ScriptComponent`]), and drives every instance from one
+//! fixed-timestep frame ([`Runtime::step`]) that calls `on-message(id)` on
+//! each subscribed instance, in subscription order. A runner decides when
+//! frames run: as fast as possible or in real time ([`HeadlessRunner`];
+//! `game-host-render` has the window runner).
+//!
+//! All scripts share one [`Scene`] of named entities with transforms. A script
+//! that traps is taken out of the loop with a [`ScriptError`] naming the
+//! script, the export, the trap and the wasm backtrace; the others keep
+//! running.
+//!
+//! Scripts' async tasks wait on the host: timers, input events and messages,
+//! entity motions, and background [`jobs`] run on worker threads; a script
+//! whose tasks all wait gets no call until one is due. Job kinds are
+//! registered by extensions (such as `game-host-terrain`). A running
+//! instance can be swapped to new code between frames, keeping its id and,
+//! when it opts in, its state ([`Runtime::replace`]). A run is a function
+//! of its scripts, input and seed ([`determinism`]), so it can be recorded
+//! and replayed frame for frame ([`record`]).
+//!
+//! ```no_run
+//! # fn main() -> anyhow::Result<()> {
+//! use game_host::sync::LockExt;
+//! use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
+//!
+//! let engine = ScriptEngine::new(EngineOptions::default())?;
+//! let cube = engine.load_file("spinning_cube.wasm".as_ref())?;
+//! let mut runtime = Runtime::new(RuntimeConfig::default());
+//! runtime.spawn(&cube)?;
+//! runtime.run_frames(60);
+//! println!("{:?}", runtime.scene().lock_unpoisoned().entity(0.into()));
+//! # Ok(()) }
+//! ```
+
+pub mod bindings;
+mod deadline;
+pub mod determinism;
+pub mod engine;
+mod error;
+pub mod files;
+pub mod hex;
+mod imports;
+pub mod input;
+mod instance;
+pub mod jobs;
+pub mod limits;
+mod live;
+pub mod log;
+pub mod progress;
+pub mod record;
+pub mod runner;
+pub mod runtime;
+pub mod scene;
+pub mod sealed;
+pub mod state;
+pub mod sync;
+pub mod time;
+
+pub use engine::{EngineOptions, ScriptComponent, ScriptEngine};
+pub use error::{ScriptError, ScriptExport};
+pub use input::{Event, Key};
+pub use instance::InstanceInfo;
+pub use live::{LIVE_WIT, LiveSources};
+pub use runner::HeadlessRunner;
+pub use runtime::{Runtime, RuntimeConfig};
+pub use scene::{Scene, Transform};
