@@ -93,17 +93,16 @@
 // The core, re-exported under its old paths while the rest of this crate
 // moves out into crates of its own.
 pub use game_host::{
-    bindings, determinism, engine, files, hex, input, jobs, limits, log, progress, record, runtime,
-    scene, sealed, state, sync, time,
+    bindings, determinism, engine, files, hex, input, jobs, limits, log, progress, record, runner,
+    runtime, scene, sealed, state, sync, time,
 };
+pub use game_host_render as render;
+pub use game_host_server as server;
 
 mod cargo_build;
 pub mod componentize;
 mod hot_swap;
 pub mod project;
-pub mod render;
-pub mod runner;
-pub mod server;
 mod source;
 pub mod terrain;
 
@@ -112,7 +111,7 @@ pub use game_host::{
     EngineOptions, Event, HeadlessRunner, InstanceInfo, Key, LiveSources, Runtime, RuntimeConfig,
     Scene, ScriptComponent, ScriptEngine, ScriptError, ScriptExport, Transform,
 };
+pub use game_host_render::WindowRunner;
+pub use game_host_server::{Server, ServerConfig, WorldId, WorldSpec};
 pub use hot_swap::{HotReloader, SwapOutcome};
-pub use runner::WindowRunner;
-pub use server::{Server, ServerConfig, WorldId, WorldSpec};
 pub use source::ScriptSource;

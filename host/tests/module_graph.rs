@@ -10,7 +10,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The workspace's crates that the checks cover, by directory.
-const CRATES: &[&str] = &["crates/game-host", "host"];
+const CRATES: &[&str] = &[
+    "crates/game-host",
+    "crates/game-host-render",
+    "crates/game-host-server",
+    "host",
+];
 
 /// `module -> modules it names`, for the top-level modules of the crate in
 /// `dir` (relative to the workspace root).

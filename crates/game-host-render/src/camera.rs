@@ -2,7 +2,7 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use crate::scene::Scene;
+use game_host::scene::Scene;
 
 /// Vertical field of view, radians.
 const FOV_Y: f32 = std::f32::consts::FRAC_PI_4;
@@ -79,7 +79,7 @@ impl Camera {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::Transform;
+    use game_host::scene::Transform;
 
     #[test]
     fn the_default_cube_projects_to_the_image_centre() {

@@ -12,9 +12,9 @@ use super::Shared;
 use super::metrics::ThreadMetrics;
 use super::stats::{FrameRecord, ThreadStats};
 use super::world::{EndReason, World, WorldId, WorldReport, WorldStatus};
-use crate::input::Event;
-use crate::runner::Pacing;
-use crate::sync::LockExt;
+use game_host::input::Event;
+use game_host::runner::Pacing;
+use game_host::sync::LockExt;
 
 /// What the server asks of a loop thread.
 pub(super) enum Order {

@@ -1,3 +1,5 @@
+//! # game-host-server — many worlds of game scripts on one machine
+//!
 //! Server mode: many independent worlds (a scene plus its script
 //! instances each: a battle, a match, a room) on a few dedicated loop
 //! threads, one per core by default. Each loop thread ticks all of its
@@ -37,12 +39,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::engine::ScriptComponent;
-use crate::input::Event;
-use crate::jobs::JobWorkers;
-use crate::runtime::{Runtime, RuntimeConfig};
-use crate::sync::LockExt;
 use capacity::{Placed, Placement, Room};
+use game_host::engine::ScriptComponent;
+use game_host::input::Event;
+use game_host::jobs::JobWorkers;
+use game_host::runtime::{Runtime, RuntimeConfig};
+use game_host::sync::LockExt;
 use loop_thread::{LoopThread, Order};
 use placement::{ThreadLoad, least_loaded};
 
@@ -80,7 +82,7 @@ pub struct ServerConfig {
     pub instances_per_world: usize,
     /// Record each world to `world-ID.rec` in this directory (replay with
     /// `host replay`); the runtime's jobs should then be
-    /// [`JobDelivery::Lockstep`](crate::jobs::JobDelivery::Lockstep).
+    /// [`JobDelivery::Lockstep`](game_host::jobs::JobDelivery::Lockstep).
     pub record_dir: Option<PathBuf>,
     /// Frames between a recording's checkpoints of every entity.
     pub checkpoint_every: u64,
@@ -116,7 +118,7 @@ pub struct WorldSpec {
     pub frames: Option<u64>,
     /// The world's seed (`None`: derived from the server's seed, the
     /// runtime's, and the world's id; see
-    /// [`world_seed`](crate::determinism::world_seed)).
+    /// [`world_seed`](game_host::determinism::world_seed)).
     pub seed: Option<u64>,
 }
 

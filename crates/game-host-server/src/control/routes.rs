@@ -10,9 +10,9 @@ use hyper::Method;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::engine::ScriptComponent;
-use crate::input::{Event, ScriptMessage, key_by_name};
-use crate::server::{Server, WorldId, WorldSpec};
+use crate::{Server, WorldId, WorldSpec};
+use game_host::engine::ScriptComponent;
+use game_host::input::{Event, ScriptMessage, key_by_name};
 
 /// What `POST /worlds` may start.
 #[derive(Clone, Default)]
@@ -250,7 +250,7 @@ fn parse_event(body: &str) -> Result<Event> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::Key;
+    use game_host::input::Key;
 
     #[test]
     fn events_parse_from_json() {

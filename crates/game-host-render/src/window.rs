@@ -16,12 +16,14 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::PhysicalKey;
 use winit::window::{Window, WindowId};
 
-use super::keys::key_for_code;
-use crate::bindings::events::Event;
-use crate::render::{Camera, CubeRenderer, Gpu, depth_view};
-use crate::runtime::Runtime;
-use crate::sync::LockExt;
+use crate::cube::CubeRenderer;
+use crate::gpu::depth_view;
+use crate::keys::key_for_code;
+use crate::{Camera, Gpu};
+use game_host::Event;
+use game_host::Runtime;
 use game_host::runner::Pacing;
+use game_host::sync::LockExt;
 
 /// Runs a [`Runtime`] in a window until it is closed (or for a number of
 /// frames).

@@ -8,10 +8,10 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::{ServerConfig, WorldSpec};
-use crate::determinism::world_seed;
-use crate::record::{Recorder, RunSettings};
-use crate::runtime::{Runtime, RuntimeConfig};
-use crate::scene::SceneDump;
+use game_host::determinism::world_seed;
+use game_host::record::{Recorder, RunSettings};
+use game_host::runtime::{Runtime, RuntimeConfig};
+use game_host::scene::SceneDump;
 
 /// Names a world for as long as the server runs (never reused).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

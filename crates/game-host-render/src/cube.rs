@@ -5,7 +5,7 @@ use glam::{Mat4, Vec3};
 use wgpu::util::DeviceExt;
 
 use super::camera::Camera;
-use crate::scene::Scene;
+use game_host::scene::Scene;
 
 /// Clear colour (linear RGB).
 pub const BACKGROUND: [f32; 3] = [0.02, 0.025, 0.035];

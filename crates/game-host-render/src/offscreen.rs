@@ -7,7 +7,7 @@ use super::camera::Camera;
 use super::cube::CubeRenderer;
 use super::gpu::{Gpu, depth_view, texture};
 use super::image::Image;
-use crate::scene::Scene;
+use game_host::scene::Scene;
 
 /// Colour format of offscreen images: 8-bit RGBA, sRGB-encoded.
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
