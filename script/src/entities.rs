@@ -13,13 +13,10 @@
 //! against 215 when each write was a call of the SDK (callgrind, 10,000
 //! positions).
 //!
-//! An [`EntityId`] is also the cheapest handle to keep for one entity:
-//! [`position`] and [`rotation`] read it with flat values, where a
-//! [`TransformComponent`] method borrows a resource handle (which the
-//! engine tracks per call).
-//!
-//! A write through a [`TransformComponent`] handle goes to the host at once,
-//! so do not mix the two for one entity within a call.
+//! The SDK's [`TransformComponent`](super::scene::TransformComponent)
+//! (its `id()` is the entity's id) carries its entity's id and goes
+//! through [`position`], [`rotation`] and the same single-entity calls; its
+//! writes go to the host at once, after any buffered ones.
 //!
 //! An id that names no entity makes the host stop the script with an error
 //! naming the id.
@@ -28,7 +25,6 @@ use std::cell::RefCell;
 
 use crate::bindings::game::engine::entities as wit;
 use crate::bindings::game::engine::entity as single;
-use crate::bindings::game::engine::scene::TransformComponent;
 
 /// An entity's id: its index in the scene's creation order.
 pub type EntityId = wit::EntityId;
@@ -220,9 +216,4 @@ pub fn rotation(id: EntityId) -> glam::Quat {
 /// Creates `count` entities named `name` in one call and returns their ids.
 pub fn spawn_many(name: &str, count: u32) -> Vec<EntityId> {
     wit::spawn_many(name, count)
-}
-
-/// The id of the entity behind a handle.
-pub fn id_of(entity: &TransformComponent) -> EntityId {
-    wit::id_of(entity)
 }

@@ -21,8 +21,6 @@ use std::future::Future;
 
 use async_task::{Builder, Runnable};
 
-use crate::wait::WaitTable;
-
 /// A handle to a spawned task; await it for the task's result.
 ///
 /// Dropping the handle cancels the task (its future is dropped, which
@@ -33,8 +31,9 @@ use crate::wait::WaitTable;
 /// listings.
 pub type Task<T> = async_task::Task<T, u32>;
 
-/// Everything the guest's async machinery keeps: the run queue, the task
-/// being polled, and the waits registered with the host.
+/// The executor's state: the run queue and the task being polled. (The
+/// waits registered with the host are `wait`'s, which asks this module
+/// for the current task; nothing here knows about waits.)
 pub(crate) struct Executor {
     /// Tasks woken and not yet polled, in wake order.
     ready: RefCell<VecDeque<Runnable<u32>>>,
@@ -44,22 +43,21 @@ pub(crate) struct Executor {
     numbered: Cell<u32>,
     /// Tasks spawned and not yet finished or cancelled.
     live: Cell<usize>,
-    /// Waits registered with the host, by token.
-    pub waits: RefCell<WaitTable>,
 }
 
 thread_local! {
-    static EXECUTOR: Executor = Executor {
-        ready: RefCell::new(VecDeque::new()),
-        current: Cell::new(0),
-        numbered: Cell::new(0),
-        live: Cell::new(0),
-        waits: RefCell::new(WaitTable::default()),
+    static EXECUTOR: Executor = const {
+        Executor {
+            ready: RefCell::new(VecDeque::new()),
+            current: Cell::new(0),
+            numbered: Cell::new(0),
+            live: Cell::new(0),
+        }
     };
 }
 
 /// Runs `f` with the script's executor.
-pub(crate) fn with<R>(f: impl FnOnce(&Executor) -> R) -> R {
+fn with<R>(f: impl FnOnce(&Executor) -> R) -> R {
     EXECUTOR.with(f)
 }
 

@@ -14,7 +14,8 @@ pub fn move_to(
     target: glam::Vec3,
     speed: f32,
 ) -> impl Future<Output = ()> + '_ {
-    let wait = HostWait::once(move |token| motion::move_to(token, entity, target.into(), speed));
+    let wait =
+        HostWait::once(move |token| motion::move_to(token, entity.handle(), target.into(), speed));
     async move {
         wait.await;
     }

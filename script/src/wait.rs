@@ -13,6 +13,7 @@
 //! let done = script::wait::host_wait(move |token| my_ext::request(token, 42)).await;
 //! ```
 
+use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
@@ -29,9 +30,18 @@ struct Pending {
 
 /// The waits this script has registered with the host, by token.
 #[derive(Default)]
-pub(crate) struct WaitTable {
+struct WaitTable {
     pending: HashMap<u64, Pending>,
     next_seq: u32,
+}
+
+thread_local! {
+    static WAITS: RefCell<WaitTable> = RefCell::new(WaitTable::default());
+}
+
+/// Runs `f` with the script's wait table.
+fn with_waits<R>(f: impl FnOnce(&mut WaitTable) -> R) -> R {
+    WAITS.with(|waits| f(&mut waits.borrow_mut()))
 }
 
 impl WaitTable {
@@ -47,8 +57,7 @@ impl WaitTable {
 /// `start(token)`; returns the token.
 fn begin(start: impl FnOnce(u64), waker: &Waker) -> u64 {
     let task = executor::current_task();
-    let token = executor::with(|ex| {
-        let mut waits = ex.waits.borrow_mut();
+    let token = with_waits(|waits| {
         let token = waits.new_token(task);
         waits.pending.insert(
             token,
@@ -65,8 +74,7 @@ fn begin(start: impl FnOnce(u64), waker: &Waker) -> u64 {
 
 /// Takes one result for `token`, or stores `waker` to be woken with it.
 fn poll_token(token: u64, waker: &Waker, keep: bool) -> Option<WakeData> {
-    executor::with(|ex| {
-        let mut waits = ex.waits.borrow_mut();
+    with_waits(|waits| {
         let pending = waits.pending.get_mut(&token)?;
         match pending.results.pop_front() {
             Some(data) => {
@@ -84,15 +92,14 @@ fn poll_token(token: u64, waker: &Waker, keep: bool) -> Option<WakeData> {
 }
 
 fn forget(token: u64) -> bool {
-    executor::with(|ex| ex.waits.borrow_mut().pending.remove(&token).is_some())
+    with_waits(|waits| waits.pending.remove(&token).is_some())
 }
 
 /// Collects completed waits from the host and wakes their tasks. Called by
 /// the export macro on the reserved wake message.
 pub fn deliver_wakes() {
     for wake in tasks::take_wakes() {
-        let waker = executor::with(|ex| {
-            let mut waits = ex.waits.borrow_mut();
+        let waker = with_waits(|waits| {
             let pending = waits.pending.get_mut(&wake.token)?;
             pending.results.push_back(wake.data);
             pending.waker.take()
@@ -106,7 +113,7 @@ pub fn deliver_wakes() {
 /// Number of waits this script has registered with the host and not yet
 /// seen complete or cancelled.
 pub fn pending_waits() -> usize {
-    executor::with(|ex| ex.waits.borrow().pending.len())
+    with_waits(|waits| waits.pending.len())
 }
 
 /// A wait on the host; `start` registers it under a token on first poll.

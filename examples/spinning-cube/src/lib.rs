@@ -18,7 +18,6 @@ use std::f32::consts::TAU;
 
 use script::Script;
 use script::glam::Quat;
-use script::scene::TransformExt;
 
 /// Radians per second about world Y.
 pub const ANGULAR_SPEED: f32 = std::f32::consts::FRAC_PI_2;

@@ -3,8 +3,11 @@
 //! - an entity named `peers:kept`: the spinning cube, keeping its entity
 //!   id in the script's state and turning it by id (WIT `entity`: flat
 //!   values, no resource borrowed);
-//! - an entity named `peers:kept-handle`: the same, keeping its
-//!   `TransformComponent` handle (a resource) instead;
+//! - an entity named `peers:kept-transform`: the same as README's first
+//!   script writes it, keeping the SDK's `TransformComponent` and calling
+//!   its `rotate`;
+//! - an entity named `peers:kept-handle`: the same, keeping the raw WIT
+//!   `transform-component` resource (each method borrows it per call);
 //! - an entity named `peers:many`: spawns 10,000 entities in `entrypoint`,
 //!   keeps their handles, and every update sets each one's position to
 //!   `(i, frame, 0)`, one host call per entity;
@@ -19,6 +22,7 @@
 
 use script::Script;
 use script::behaviour::{self, Behaviour};
+use script::bindings::game::engine::scene as wit_scene;
 use script::entities::{self, EntityId, Transform};
 use script::glam::{Quat, Vec3};
 use script::scene::{TransformComponent, TransformExt};
@@ -45,7 +49,8 @@ impl Behaviour for Spin {
 
 enum Peers {
     Kept(EntityId),
-    KeptHandle(TransformComponent),
+    KeptTransform(TransformComponent),
+    KeptHandle(wit_scene::TransformComponent),
     Many(Vec<TransformComponent>),
     Batched(Vec<EntityId>),
     Mixed(Vec<EntityId>),
@@ -68,9 +73,11 @@ impl Script for Peers {
         }
         script::update::subscribe(0);
         if found("peers:kept") {
-            Peers::Kept(entities::id_of(&script::scene::cube()))
+            Peers::Kept(script::scene::cube().id())
+        } else if found("peers:kept-transform") {
+            Peers::KeptTransform(script::scene::cube())
         } else if found("peers:kept-handle") {
-            Peers::KeptHandle(script::scene::cube())
+            Peers::KeptHandle(wit_scene::cube_transform())
         } else if found("peers:many") {
             Peers::Many(
                 (0..MANY)
@@ -92,6 +99,11 @@ impl Script for Peers {
             Peers::Kept(cube) => {
                 let delta = Quat::from_rotation_y(ANGULAR_SPEED * script::time::delta_time());
                 entities::set_rotation(*cube, (delta * entities::rotation(*cube)).normalize());
+            }
+            Peers::KeptTransform(cube) => {
+                cube.rotate(Quat::from_rotation_y(
+                    ANGULAR_SPEED * script::time::delta_time(),
+                ));
             }
             Peers::KeptHandle(cube) => {
                 cube.rotate(Quat::from_rotation_y(
