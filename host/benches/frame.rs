@@ -19,13 +19,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use game_host::limits::ScriptLimits;
+use game_host::log::MemoryLog;
+use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
+use game_host_build::{BuildOutput, build_script_crate};
 use glam::Quat;
-use host::limits::ScriptLimits;
-use host::log::MemoryLog;
-use host::{
-    BuildOutput, EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine,
-    build_script_crate,
-};
 
 fn script(dir: &str) -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);

@@ -12,11 +12,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use host::log::MemoryLog;
-use host::{
-    BuildOutput, EngineOptions, HotReloader, Runtime, RuntimeConfig, ScriptEngine, SwapOutcome,
-    build_script_crate,
-};
+use game_host::log::MemoryLog;
+use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
+use game_host_build::{BuildOutput, HotReloader, SwapOutcome, build_script_crate};
 
 fn build(dir: &str) -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);

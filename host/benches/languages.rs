@@ -26,10 +26,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use host::log::MemoryLog;
-use host::{
-    BuildOutput, EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine, ScriptSource,
-};
+use game_host::log::MemoryLog;
+use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
+use game_host_build::{BuildOutput, ScriptSource};
 
 #[path = "../tests/common/memory.rs"]
 mod memory;

@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use game_host::{Scene, Transform};
+use game_host_render::Offscreen;
 use glam::{Quat, Vec3};
-use host::render::Offscreen;
-use host::{Scene, Transform};
 
 /// `n` cubes on a square grid, each turned a little differently.
 fn grid(n: usize) -> Scene {

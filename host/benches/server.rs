@@ -25,14 +25,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use host::limits::ScriptLimits;
-use host::log::MemoryLog;
-use host::runtime::RuntimeConfig;
-use host::server::ThreadSummary;
-use host::{
-    BuildOutput, EngineOptions, ScriptComponent, ScriptEngine, Server, ServerConfig, WorldSpec,
-    build_script_crate,
-};
+use game_host::limits::ScriptLimits;
+use game_host::log::MemoryLog;
+use game_host::runtime::RuntimeConfig;
+use game_host::{EngineOptions, ScriptComponent, ScriptEngine};
+use game_host_build::{BuildOutput, build_script_crate};
+use game_host_server::ThreadSummary;
+use game_host_server::{Server, ServerConfig, WorldSpec};
 
 #[path = "../tests/common/memory.rs"]
 mod memory;

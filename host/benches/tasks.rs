@@ -14,14 +14,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use host::input::ScriptMessage;
-use host::jobs::JobDelivery;
-use host::log::MemoryLog;
-use host::terrain::{self, Terrain};
-use host::{
-    BuildOutput, EngineOptions, Event, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine,
-    build_script_crate,
-};
+use game_host::input::ScriptMessage;
+use game_host::jobs::JobDelivery;
+use game_host::log::MemoryLog;
+use game_host::{EngineOptions, Event, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
+use game_host_build::{BuildOutput, build_script_crate};
 
 fn component(engine: &ScriptEngine) -> ScriptComponent {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/tasks");
@@ -36,7 +33,6 @@ fn runtime(component: &ScriptComponent, job_threads: usize) -> Runtime {
         jobs: JobDelivery::Lockstep,
         ..RuntimeConfig::default()
     });
-    runtime.register_job(Terrain).expect("register terrain");
     runtime.spawn(component).expect("spawn");
     runtime
 }
@@ -97,7 +93,7 @@ fn terrain(c: &mut Criterion, component: &ScriptComponent) {
 fn benches(c: &mut Criterion) {
     let engine = ScriptEngine::new(EngineOptions {
         cache_dir: None,
-        extensions: vec![terrain::link],
+        extensions: vec![game_host_terrain::extension()],
         ..EngineOptions::default()
     })
     .expect("engine");

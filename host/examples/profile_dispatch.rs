@@ -7,11 +7,11 @@
 //! before the script starts (the peers script picks its mode from them,
 //! e.g. `peers:kept` or `peers:behaviours:10000`), for profiling other
 //! paths. To count only the frames, not compiling the script:
-//! `--toggle-collect='<host::runtime::Runtime>::step'`. With `spawn:N` in
+//! `--toggle-collect='<game_host::runtime::Runtime>::step'`. With `spawn:N` in
 //! place of the number of frames it spawns and despawns the script N times
 //! instead, for profiling instantiation
-//! (`--toggle-collect='<host::runtime::Runtime>::spawn'
-//! --toggle-collect='<host::runtime::Runtime>::despawn'`). Compiled script
+//! (`--toggle-collect='<game_host::runtime::Runtime>::spawn'
+//! --toggle-collect='<game_host::runtime::Runtime>::despawn'`). Compiled script
 //! functions show as `???` addresses; the run writes `/tmp/perf-PID.map`,
 //! which names them (see `docs/benchmarks.md`). Deadlines stay on but
 //! long, since valgrind runs a call some fifty times slower. With
@@ -22,10 +22,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use host::limits::ScriptLimits;
-use host::log::MemoryLog;
-use host::sync::LockExt;
-use host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
+use game_host::limits::ScriptLimits;
+use game_host::log::MemoryLog;
+use game_host::sync::LockExt;
+use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);

@@ -45,7 +45,7 @@ fn allocations() -> u64 {
 }
 
 /// Allocations on this thread while `runtime` runs `frames` frames.
-fn allocations_in(runtime: &mut host::Runtime, frames: u64) -> u64 {
+fn allocations_in(runtime: &mut game_host::Runtime, frames: u64) -> u64 {
     let before = allocations();
     runtime.run_frames(frames);
     allocations() - before
@@ -86,7 +86,7 @@ fn kept_cube_allocations(mode: &str) -> u64 {
     let rotation = common::transform(&runtime, "cube").rotation;
     assert_ne!(
         rotation,
-        host::Transform::default().rotation,
+        game_host::Transform::default().rotation,
         "{mode}: the cube turned"
     );
     made
@@ -96,6 +96,14 @@ fn kept_cube_allocations(mode: &str) -> u64 {
 fn host_calls_by_entity_id_allocate_nothing() {
     // WIT `entity`: flat values by id, no resource borrowed.
     let made = kept_cube_allocations("peers:kept");
+    assert_eq!(made, 0, "{made} allocations in 1,000 frames");
+}
+
+#[test]
+fn the_sdk_transform_component_goes_by_entity_id_and_allocates_nothing() {
+    // README's first script keeps a `TransformComponent` and calls its
+    // methods: they take the flat `entity` calls, no resource borrowed.
+    let made = kept_cube_allocations("peers:kept-transform");
     assert_eq!(made, 0, "{made} allocations in 1,000 frames");
 }
 

@@ -5,11 +5,11 @@ mod common;
 
 use std::sync::Arc;
 
-use host::input::ScriptMessage;
-use host::jobs::JobDelivery;
-use host::log::MemoryLog;
-use host::terrain::Terrain;
-use host::{Event, Runtime, RuntimeConfig};
+use game_host::input::ScriptMessage;
+use game_host::jobs::JobDelivery;
+use game_host::log::MemoryLog;
+use game_host::{Event, Runtime, RuntimeConfig};
+use game_host_terrain::Terrain;
 use uuid::Uuid;
 
 /// Sends a command to the test script; it runs at the start of the next frame.
@@ -57,7 +57,7 @@ fn timers_join_select_and_until_complete_at_exact_frames() {
 
     // select: the key wins when it comes first, and the timer is withdrawn.
     cmd(&mut runtime, "select"); // frame 42
-    runtime.schedule_event(44, Event::KeyPressed(host::Key::Q));
+    runtime.schedule_event(44, Event::KeyPressed(game_host::Key::Q));
     let cancelled = runtime.wait_stats().cancelled;
     runtime.run_frames(10);
     assert_eq!(said(&log, "select key"), ["select key at frame 44"]);
@@ -107,7 +107,7 @@ fn dropping_tasks_withdraws_their_waits_on_the_host() {
 
     // The walker stopped where it was; nothing fires later.
     let stopped = common::transform(&runtime, "walker").position;
-    runtime.schedule_event(20, Event::KeyPressed(host::Key::Q));
+    runtime.schedule_event(20, Event::KeyPressed(game_host::Key::Q));
     runtime.run_frames(30);
     assert_eq!(common::transform(&runtime, "walker").position, stopped);
     assert!(said(&log, "q pressed").is_empty());
@@ -193,7 +193,6 @@ fn dropped_tile_requests_are_withdrawn_from_the_job_queue() {
         jobs: JobDelivery::WhenReady,
         ..RuntimeConfig::default()
     });
-    runtime.register_job(Terrain).unwrap();
     let id = runtime.spawn(&tasks).unwrap();
     cmd(&mut runtime, "tiles-drop 64 500");
     runtime.run_frames(2);

@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use host::limits::ScriptLimits;
-use host::{EngineOptions, RuntimeConfig, ScriptEngine};
+use game_host::limits::ScriptLimits;
+use game_host::{EngineOptions, RuntimeConfig, ScriptEngine};
 
 /// Threads that burn CPU until dropped.
 struct Hogs {

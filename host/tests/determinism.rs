@@ -84,11 +84,11 @@ fn clocks_random_numbers_and_hash_order_are_the_same_in_two_processes() {
 #[test]
 fn nans_are_canonical_unless_floats_are_fast() {
     let nan_bits = |deterministic_floats: bool| {
-        let engine = host::ScriptEngine::new(host::EngineOptions {
+        let engine = game_host::ScriptEngine::new(game_host::EngineOptions {
             cache_dir: Some(common::cache_dir()),
             max_instances: 4,
             deterministic_floats,
-            ..host::EngineOptions::default()
+            ..game_host::EngineOptions::default()
         })
         .unwrap();
         let (mut runtime, _) = common::runtime();

@@ -5,10 +5,10 @@
 
 mod common;
 
+use game_host::Runtime;
+use game_host::scene::EntityId;
+use game_host::sync::LockExt;
 use glam::{Quat, Vec3};
-use host::Runtime;
-use host::scene::EntityId;
-use host::sync::LockExt;
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -25,7 +25,7 @@ fn peers(mode: &str) -> Runtime {
 }
 
 /// The transform of the entity `offset` after the first one named `name`.
-fn after(runtime: &Runtime, name: &str, offset: usize) -> host::Transform {
+fn after(runtime: &Runtime, name: &str, offset: usize) -> game_host::Transform {
     let scene = runtime.scene().lock_unpoisoned();
     let first = scene.find(name).expect(name).index();
     *scene
@@ -77,7 +77,7 @@ fn buffered_writes_of_mixed_kinds_land_in_the_order_made() {
     runtime.run_frames(1);
     assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
     let turn = Quat::from_rotation_y(0.5);
-    let t: Vec<host::Transform> = (0..4).map(|i| after(&runtime, "mixed", i)).collect();
+    let t: Vec<game_host::Transform> = (0..4).map(|i| after(&runtime, "mixed", i)).collect();
     assert_eq!(t[0].position, Vec3::new(1.0, 2.0, 3.0));
     assert_eq!(t[0].rotation, turn);
     assert_eq!(t[1].position, Vec3::new(4.0, 5.0, 6.0));
@@ -104,7 +104,7 @@ fn an_entity_kept_by_id_turns_as_one_kept_by_handle() {
     for _ in 0..20 {
         expected = (Quat::from_rotation_y(std::f32::consts::FRAC_PI_2 * DT) * expected).normalize();
     }
-    for mode in ["peers:kept", "peers:kept-handle"] {
+    for mode in ["peers:kept", "peers:kept-transform", "peers:kept-handle"] {
         let mut runtime = peers(mode);
         runtime.run_frames(10);
         assert!(

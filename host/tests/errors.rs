@@ -3,7 +3,7 @@
 
 mod common;
 
-use host::{ScriptError, ScriptExport};
+use game_host::{ScriptError, ScriptExport};
 
 #[test]
 fn trap_in_on_message_removes_only_that_script() {

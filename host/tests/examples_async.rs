@@ -3,10 +3,10 @@
 
 mod common;
 
+use game_host::log::MemoryLog;
+use game_host::{Event, Key, Runtime};
+use game_host_terrain::TileCoord;
 use glam::Vec3;
-use host::log::MemoryLog;
-use host::terrain::TileCoord;
-use host::{Event, Key, Runtime};
 
 /// `(frame, message)` of every log line.
 fn timeline(log: &MemoryLog) -> Vec<(u64, String)> {
@@ -176,7 +176,7 @@ fn terrain_places_tiles_as_the_camera_pans() {
     assert_eq!(&names[9..], ["tile 0/2/-1", "tile 0/2/0", "tile 0/2/1"]);
 
     // Each tile entity sits at its tile's centre and mean height.
-    let tile = host::terrain::Tile::generate(TileCoord {
+    let tile = game_host_terrain::Tile::generate(TileCoord {
         level: 0,
         x: 2,
         y: 0,

@@ -9,8 +9,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use game_host::Runtime;
+use game_host_build::{BuildOutput, HotReloader, SwapOutcome, build_script_crate};
 use glam::Quat;
-use host::{BuildOutput, HotReloader, Runtime, SwapOutcome, build_script_crate};
 
 const SLOW: &str = "pub const ANGULAR_SPEED: f32 = std::f32::consts::FRAC_PI_2;";
 const FAST: &str = "pub const ANGULAR_SPEED: f32 = std::f32::consts::PI;";

@@ -4,9 +4,9 @@
 
 mod common;
 
-use host::jobs::Job;
-use host::state::ScriptState;
-use host::{EngineOptions, ScriptEngine};
+use game_host::jobs::Job;
+use game_host::state::ScriptState;
+use game_host::{EngineOptions, Extension, ScriptEngine};
 use wasmtime::component::{HasSelf, Linker};
 
 wasmtime::component::bindgen!({
@@ -19,6 +19,7 @@ use test::compute::primes;
 
 /// The test's job kind: counts primes below a bound, and says on which
 /// thread it ran.
+#[derive(Clone)]
 struct PrimeCount;
 
 struct Counted {
@@ -64,7 +65,7 @@ fn link_compute(linker: &mut Linker<ScriptState>) -> wasmtime::Result<()> {
     primes::add_to_linker::<_, HasSelf<_>>(linker, |state| state)
 }
 
-fn engine_with(extensions: Vec<host::engine::LinkerExtension>) -> ScriptEngine {
+fn engine_with(extensions: Vec<Extension>) -> ScriptEngine {
     ScriptEngine::new(EngineOptions {
         cache_dir: Some(common::cache_dir()),
         max_instances: 16,
@@ -76,7 +77,10 @@ fn engine_with(extensions: Vec<host::engine::LinkerExtension>) -> ScriptEngine {
 
 #[test]
 fn a_second_job_kind_runs_on_the_pool_and_answers_at_the_next_frame_boundary() {
-    let engine = engine_with(vec![host::terrain::link, link_compute]);
+    let engine = engine_with(vec![
+        game_host_terrain::extension(),
+        Extension::new("compute", link_compute),
+    ]);
     let compute = common::load(&engine, "compute");
     let (mut runtime, log) = common::runtime();
     runtime.register_job(PrimeCount).unwrap();
@@ -111,7 +115,7 @@ fn a_second_job_kind_runs_on_the_pool_and_answers_at_the_next_frame_boundary() {
     // The terrain kind saw none of it.
     assert_eq!(
         runtime
-            .job_stats_of::<host::terrain::Terrain>()
+            .job_stats_of::<game_host_terrain::Terrain>()
             .unwrap()
             .requests,
         0
@@ -122,7 +126,10 @@ fn a_second_job_kind_runs_on_the_pool_and_answers_at_the_next_frame_boundary() {
 
 #[test]
 fn a_job_kind_the_runtime_lacks_fails_the_script_naming_the_kind() {
-    let engine = engine_with(vec![host::terrain::link, link_compute]);
+    let engine = engine_with(vec![
+        game_host_terrain::extension(),
+        Extension::new("compute", link_compute),
+    ]);
     let compute = common::load(&engine, "compute");
     // Linked, but this runtime never registered the kind.
     let (mut runtime, _log) = common::runtime();
@@ -134,6 +141,33 @@ fn a_job_kind_the_runtime_lacks_fails_the_script_naming_the_kind() {
         "{text}"
     );
     assert_eq!(runtime.live_instances(), 0);
+}
+
+#[test]
+fn one_extension_value_links_the_interface_and_registers_its_job_kind() {
+    let engine = engine_with(vec![
+        Extension::new("compute", link_compute).with_job(PrimeCount),
+    ]);
+    let compute = common::load(&engine, "compute");
+    // Nothing registered by hand: spawning a script of this engine does it.
+    let (mut runtime, log) = common::runtime();
+    assert!(runtime.job_stats_of::<PrimeCount>().is_none());
+    runtime.spawn(&compute).unwrap();
+    runtime.spawn(&compute).unwrap();
+    runtime.run_frames(2);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert_eq!(
+        log.messages(),
+        [
+            "9592 primes below 100000 at frame 1",
+            "17984 primes below 200000 at frame 1",
+            "9592 primes below 100000 at frame 1",
+            "17984 primes below 200000 at frame 1"
+        ]
+    );
+    // Registered once, however many instances started.
+    let stats = runtime.job_stats_of::<PrimeCount>().unwrap();
+    assert_eq!((stats.requests, stats.generated), (4, 2));
 }
 
 #[test]

@@ -18,10 +18,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use host::{
-    BuildOutput, Event, HotReloader, Key, Runtime, ScriptComponent, ScriptEngine, ScriptSource,
-    SwapOutcome, Transform,
-};
+use game_host::{Event, Key, Runtime, ScriptComponent, ScriptEngine, Transform};
+
+use game_host_build::{BuildOutput, HotReloader, ScriptSource, SwapOutcome};
 
 /// Radians per second of both orbiters, as their sources say.
 const SPEED: f64 = std::f64::consts::FRAC_PI_2;
@@ -308,7 +307,7 @@ fn started_probe(
     engine: &ScriptEngine,
     dir: &Path,
     probe: &str,
-) -> (Runtime, Arc<host::log::MemoryLog>, uuid::Uuid) {
+) -> (Runtime, Arc<game_host::log::MemoryLog>, uuid::Uuid) {
     let (mut runtime, log) = common::runtime();
     let id = runtime.spawn(&load(engine, dir)).unwrap();
     runtime.run_frames(60);

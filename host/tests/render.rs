@@ -11,9 +11,9 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use game_host::{Scene, Transform};
+use game_host_render::{BACKGROUND, Image, Offscreen};
 use glam::Vec3;
-use host::render::{BACKGROUND, Image, Offscreen};
-use host::{Scene, Transform};
 
 const W: u32 = 320;
 const H: u32 = 240;
@@ -35,7 +35,7 @@ fn is_background(pixel: [u8; 4]) -> bool {
     (0..3).all(|i| pixel[i].abs_diff(bg[i]) <= 1)
 }
 
-fn capture(offscreen: &mut Offscreen, runtime: &host::Runtime) -> Image {
+fn capture(offscreen: &mut Offscreen, runtime: &game_host::Runtime) -> Image {
     let scene = runtime.scene().lock().unwrap();
     offscreen.capture(&scene).expect("capture")
 }
@@ -61,7 +61,7 @@ fn spinning_cube_renders_centred_and_turns() {
             assert!(is_background(image.pixel(x, y)), "corner ({x}, {y})");
         }
     }
-    assert_eq!(host::render::entity_color("cube"), [0.90, 0.45, 0.10]);
+    assert_eq!(game_host_render::entity_color("cube"), [0.90, 0.45, 0.10]);
 }
 
 #[test]

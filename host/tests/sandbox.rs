@@ -9,10 +9,10 @@ mod common;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use host::limits::{Quotas, ScriptLimits};
-use host::log::{LogRecord, LogSource};
-use host::runtime::RestartPolicy;
-use host::{EngineOptions, RuntimeConfig, ScriptEngine, ScriptError, Transform};
+use game_host::limits::{Quotas, ScriptLimits};
+use game_host::log::{LogRecord, LogSource};
+use game_host::runtime::RestartPolicy;
+use game_host::{EngineOptions, RuntimeConfig, ScriptEngine, ScriptError, Transform};
 
 const FRAMES: u64 = 30;
 

@@ -7,11 +7,12 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use host::log::MemoryLog;
-use host::runtime::RuntimeConfig;
-use host::server::{EndReason, WorldReport};
-use host::terrain::Terrain;
-use host::{Event, Key, ScriptComponent, Server, ServerConfig, WorldId, WorldSpec};
+use game_host::log::MemoryLog;
+use game_host::runtime::RuntimeConfig;
+use game_host::{Event, Key, ScriptComponent};
+use game_host_server::{EndReason, WorldReport};
+use game_host_server::{Server, ServerConfig, WorldId, WorldSpec};
+use game_host_terrain::Terrain;
 
 fn server(threads: usize, log: &Arc<MemoryLog>, config: ServerConfig) -> Server {
     Server::start(ServerConfig {

@@ -8,8 +8,8 @@ mod common;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use host::RuntimeConfig;
-use host::log::{LogRecord, LogSink};
+use game_host::RuntimeConfig;
+use game_host::log::{LogRecord, LogSink};
 
 /// Counts log lines instead of keeping them.
 #[derive(Default)]
@@ -25,7 +25,7 @@ fn soak(frames: u64) {
     let engine = common::engine();
     let churn = common::load(&engine, "hostile");
     let log = Arc::new(CountingLog::default());
-    let mut runtime = host::Runtime::new(RuntimeConfig {
+    let mut runtime = game_host::Runtime::new(RuntimeConfig {
         log: log.clone(),
         ..RuntimeConfig::default()
     });

@@ -35,11 +35,11 @@ fn rotation_after_60_frames_at_60_hz_is_analytic() {
 fn rotation_follows_the_clock_at_other_rates() {
     let engine = common::engine();
     let cube = common::load(&engine, "spinning-cube");
-    let log = std::sync::Arc::new(host::log::MemoryLog::new());
-    let mut runtime = host::Runtime::new(host::RuntimeConfig {
+    let log = std::sync::Arc::new(game_host::log::MemoryLog::new());
+    let mut runtime = game_host::Runtime::new(game_host::RuntimeConfig {
         hz: 30.0,
         log,
-        ..host::RuntimeConfig::default()
+        ..game_host::RuntimeConfig::default()
     });
     runtime.spawn(&cube).unwrap();
 

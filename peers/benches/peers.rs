@@ -15,15 +15,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use game_host::limits::{Quotas, ScriptLimits};
+use game_host::log::MemoryLog;
+use game_host::scene::{Scene, SharedScene};
+use game_host::sync::LockExt;
+use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
+use game_host_build::{BuildOutput, build_script_crate};
 use glam::{Quat, Vec3};
-use host::limits::{Quotas, ScriptLimits};
-use host::log::MemoryLog;
-use host::scene::{Scene, SharedScene};
-use host::sync::LockExt;
-use host::{
-    BuildOutput, EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine,
-    build_script_crate,
-};
 use peers::{LUA_NAME, LuaScript, scripts};
 
 #[path = "../../host/tests/common/memory.rs"]
@@ -146,11 +144,11 @@ fn position(scene: &SharedScene, name: &str) -> Vec3 {
 
 /// The transform of the entity `offset` places after the first named `name`
 /// (entities spawned together have consecutive ids).
-fn transform_after(scene: &SharedScene, name: &str, offset: usize) -> host::scene::Transform {
+fn transform_after(scene: &SharedScene, name: &str, offset: usize) -> game_host::scene::Transform {
     let scene = scene.lock_unpoisoned();
     let first = scene.find(name).unwrap().index();
     *scene
-        .transform(host::scene::EntityId::from((first + offset) as u32))
+        .transform(game_host::scene::EntityId::from((first + offset) as u32))
         .unwrap()
 }
 
@@ -160,7 +158,7 @@ fn speed(i: usize) -> f32 {
 }
 
 /// The native behaviours' update: turn each entity at its own speed.
-fn native_behaviours(scene: &SharedScene, ids: &[host::scene::EntityId]) {
+fn native_behaviours(scene: &SharedScene, ids: &[game_host::scene::EntityId]) {
     let mut scene = scene.lock_unpoisoned();
     let dt = black_box(DT);
     for (i, id) in ids.iter().enumerate() {
@@ -171,7 +169,7 @@ fn native_behaviours(scene: &SharedScene, ids: &[host::scene::EntityId]) {
 
 /// `count` entities named `b` in a fresh scene (with the cube), for the
 /// native behaviours.
-fn native_behaviour_scene(count: usize) -> (SharedScene, Vec<host::scene::EntityId>) {
+fn native_behaviour_scene(count: usize) -> (SharedScene, Vec<game_host::scene::EntityId>) {
     let scene = Scene::with_default_cube().shared();
     let ids = {
         let mut s = scene.lock_unpoisoned();
@@ -181,7 +179,7 @@ fn native_behaviour_scene(count: usize) -> (SharedScene, Vec<host::scene::Entity
 }
 
 /// The native spinning-cube update: find the cube (or use its id), rotate.
-fn native_cube(scene: &SharedScene, kept: Option<host::scene::EntityId>) {
+fn native_cube(scene: &SharedScene, kept: Option<game_host::scene::EntityId>) {
     let mut scene = scene.lock_unpoisoned();
     let id = kept.unwrap_or_else(|| scene.find(black_box("cube")).unwrap());
     let t = scene.transform_mut(id).unwrap();
@@ -267,6 +265,7 @@ fn main() {
         let mut w = wasm(&cube, &[]);
         let mut k = wasm(&peers, &["peers:kept"]);
         let mut kh = wasm(&peers, &["peers:kept-handle"]);
+        let mut kt = wasm(&peers, &["peers:kept-transform"]);
         let (l, ls) = lua(scripts::CUBE);
         let (lk, lks) = lua(scripts::CUBE_KEPT);
         let native = Scene::with_default_cube().shared();
@@ -274,6 +273,7 @@ fn main() {
             w.step();
             k.step();
             kh.step();
+            kt.step();
             l.update().unwrap();
             lk.update().unwrap();
             native_cube(&native, None);
@@ -283,6 +283,7 @@ fn main() {
             ("wasm", rotation(w.scene())),
             ("wasm, id kept", rotation(k.scene())),
             ("wasm, handle kept", rotation(kh.scene())),
+            ("wasm, TransformComponent kept", rotation(kt.scene())),
             ("lua", rotation(&ls)),
             ("lua, kept", rotation(&lks)),
         ] {
@@ -364,12 +365,18 @@ fn main() {
         let t = three_sides(&mut w, &l, || native_cube(&native, None), 5_000, rounds);
         rows.push(row("spinning-cube update, handle fetched", &t));
     }
-    // Kept as a resource handle (`TransformComponent`), then as an entity
-    // id (WIT `entity`, flat values); Lua keeps its userdata either way.
+    // Kept as the raw WIT resource (each method borrows it), as the SDK's
+    // `TransformComponent` (README's first script: id inside, flat calls),
+    // then as a bare entity id (WIT `entity`, flat values); Lua keeps its
+    // userdata every time.
     for (marker, scenario) in [
         (
             "peers:kept-handle",
-            "spinning-cube update, resource handle kept",
+            "spinning-cube update, raw resource handle kept",
+        ),
+        (
+            "peers:kept-transform",
+            "spinning-cube update, TransformComponent kept (README)",
         ),
         ("peers:kept", "spinning-cube update, entity id kept"),
     ] {

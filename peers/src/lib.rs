@@ -6,8 +6,8 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use host::scene::{EntityId, SharedScene};
-use host::sync::LockExt;
+use game_host::scene::{EntityId, SharedScene};
+use game_host::sync::LockExt;
 use mlua::{Function, Lua, UserData, UserDataMethods};
 
 pub mod chart;

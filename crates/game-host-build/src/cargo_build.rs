@@ -1,15 +1,15 @@
 //! Building a script crate directory into a component with
 //! `cargo build --release --target wasm32-wasip2`.
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use crate::files::{MAX_TEXT_FILE, read_capped};
+use crate::process;
 use crate::project::sdk;
+use game_host::files::{MAX_TEXT_FILE, read_capped};
 
 /// The target scripts are built for.
 pub const SCRIPT_TARGET: &str = "wasm32-wasip2";
@@ -70,46 +70,26 @@ pub fn build_script_crate(dir: &Path, output: BuildOutput) -> Result<PathBuf> {
         .arg(&manifest)
         // Run where `cargo build` would be run by hand, so the crate's own
         // `.cargo/config.toml` applies.
-        .current_dir(manifest.parent().expect("a manifest has a directory"))
-        .stdout(Stdio::piped())
-        .stderr(match output {
-            BuildOutput::Inherit => Stdio::inherit(),
-            BuildOutput::Capture => Stdio::piped(),
-        });
-    let mut child = command
-        .spawn()
-        .context("failed to run `cargo` (is Rust installed and on PATH?)")?;
-
-    // Drain stderr on its own thread so a chatty build cannot block on a full pipe.
-    let stderr = child.stderr.take().map(|mut pipe| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = pipe.read_to_string(&mut text);
-            text
-        })
-    });
+        .current_dir(manifest.parent().expect("a manifest has a directory"));
     let mut artifact = None;
-    let stdout = child.stdout.take().expect("stdout is piped");
-    for line in BufReader::new(stdout).lines() {
-        let line = line.context("failed to read cargo's output")?;
-        let Ok(message) = serde_json::from_str::<Message>(&line) else {
-            continue;
+    let (status, captured) = process::run(&mut command, output == BuildOutput::Capture, |line| {
+        let Ok(message) = serde_json::from_str::<Message>(line) else {
+            return Ok(());
         };
-        if message.reason != "compiler-artifact"
-            || message.manifest_path.as_deref() != Some(manifest.as_path())
-            || !message
+        if message.reason == "compiler-artifact"
+            && message.manifest_path.as_deref() == Some(manifest.as_path())
+            && message
                 .target
                 .is_some_and(|t| t.kind.iter().any(|k| k == "cdylib"))
         {
-            continue;
+            artifact = message
+                .filenames
+                .into_iter()
+                .find(|f| f.extension().is_some_and(|e| e == "wasm"));
         }
-        artifact = message
-            .filenames
-            .into_iter()
-            .find(|f| f.extension().is_some_and(|e| e == "wasm"));
-    }
-    let status = child.wait().context("failed to wait for cargo")?;
-    let captured = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
+        Ok(())
+    })
+    .context("failed to run `cargo` (is Rust installed and on PATH?)")??;
     if !status.success() {
         if let Some(missing) = missing_target(dir) {
             bail!("cannot build script crate `{}`: {missing}", dir.display());

@@ -10,9 +10,9 @@ use sha2::{Digest, Sha256};
 
 use crate::cargo_build::{BuildOutput, build_script_crate};
 use crate::componentize::{self, Language};
-use crate::engine::{ScriptComponent, ScriptEngine, script_name};
-use crate::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE, read_capped};
-use crate::hex::hex;
+use game_host::engine::{ScriptComponent, ScriptEngine, script_name};
+use game_host::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE, read_capped};
+use game_host::hex::hex;
 
 /// A script given by path.
 #[derive(Debug, Clone, PartialEq, Eq)]

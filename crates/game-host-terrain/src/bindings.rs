@@ -3,7 +3,7 @@
 //! `super::host`.
 
 wasmtime::component::bindgen!({
-    path: "../wit",
+    path: "../../wit",
     interfaces: "import game:engine/terrain@0.1.5;",
     imports: { default: trappable },
 });

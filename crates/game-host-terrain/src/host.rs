@@ -6,11 +6,10 @@ use wasmtime::component::{HasSelf, Linker};
 
 use super::bindings::{self, Host, TileInfo, TileKey};
 use super::{RESOLUTION, Terrain, Tile, TileCoord, tile_size};
-use crate::state::ScriptState;
+use game_host::state::ScriptState;
 
-/// Links `game:engine/terrain` for scripts: put it in
-/// [`EngineOptions::extensions`](crate::engine::EngineOptions::extensions),
-/// and register [`Terrain`] with each runtime.
+/// Links `game:engine/terrain` for scripts (the [`extension`](super::extension)
+/// does, with the job kind [`Terrain`]).
 pub fn link(linker: &mut Linker<ScriptState>) -> wasmtime::Result<()> {
     bindings::add_to_linker::<_, HasSelf<_>>(linker, |state| state)
 }

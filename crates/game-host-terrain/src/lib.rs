@@ -1,21 +1,36 @@
-//! Procedural terrain, a host extension: deterministic heightmap tiles as
-//! one kind of background job ([`Terrain`]), and the WIT interface
-//! `game:engine/terrain` through which scripts request and read them.
+//! # game-host-terrain — procedural terrain, a host extension
 //!
-//! The core knows nothing of it. A host that offers terrain links the
-//! interface ([`link`], in [`EngineOptions::extensions`]) and registers the
-//! job kind with each runtime ([`Runtime::register_job`]); the CLI does both.
+//! Deterministic heightmap tiles as one kind of background job
+//! ([`Terrain`]), and the WIT interface `game:engine/terrain` through which
+//! scripts request and read them. It is the worked example of a game adding
+//! an interface and a job kind from outside the core: [`extension`] is one
+//! [`Extension`] value that links the interface and registers the job kind.
 //!
-//! [`EngineOptions::extensions`]: crate::engine::EngineOptions::extensions
-//! [`Runtime::register_job`]: crate::runtime::Runtime::register_job
+//! ```no_run
+//! # fn main() -> anyhow::Result<()> {
+//! use game_host::{EngineOptions, ScriptEngine};
+//!
+//! let engine = ScriptEngine::new(EngineOptions {
+//!     extensions: vec![game_host_terrain::extension()],
+//!     ..EngineOptions::default()
+//! })?;
+//! # Ok(()) }
+//! ```
 
 mod bindings;
 mod host;
 mod noise;
 
-use crate::jobs::{Job, JobOutputs};
+use game_host::Extension;
+use game_host::jobs::Job;
 
 pub use host::link;
+
+/// The terrain extension: links `game:engine/terrain` and adds the
+/// [`Terrain`] job kind to every runtime that runs a script of the engine.
+pub fn extension() -> Extension {
+    Extension::new("terrain", link).with_job(Terrain)
+}
 
 /// Samples per tile side.
 pub const RESOLUTION: u32 = 128;
@@ -37,10 +52,6 @@ impl Job for Terrain {
         Tile::generate(*coord)
     }
 }
-
-/// Generated tiles, shared between the runtime (which fills it) and script
-/// instances (which read it).
-pub type TileCache = JobOutputs<Terrain>;
 
 /// Highest supported detail level (tiles get 2x larger per level).
 const MAX_LEVEL: u8 = 16;
@@ -154,7 +165,7 @@ mod tests {
 
     #[test]
     fn cache_evicts_oldest_beyond_capacity() {
-        let cache = TileCache::new(CACHE_CAPACITY);
+        let cache = game_host::jobs::JobOutputs::<Terrain>::new(Terrain::OUTPUTS_KEPT);
         let tile = Tile::generate(TileCoord {
             level: 0,
             x: 0,

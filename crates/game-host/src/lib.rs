@@ -62,7 +62,7 @@ pub mod state;
 pub mod sync;
 pub mod time;
 
-pub use engine::{EngineOptions, ScriptComponent, ScriptEngine};
+pub use engine::{EngineOptions, Extension, ScriptComponent, ScriptEngine};
 pub use error::{ScriptError, ScriptExport};
 pub use input::{Event, Key};
 pub use instance::InstanceInfo;

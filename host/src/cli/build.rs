@@ -9,9 +9,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use host::engine::default_cache_dir;
-use host::files::write_atomic;
-use host::{BuildOutput, ScriptSource};
+use game_host::engine::default_cache_dir;
+use game_host::files::write_atomic;
+use game_host_build::{BuildOutput, ScriptSource};
 
 #[derive(Debug, Args)]
 pub struct BuildArgs {

@@ -7,11 +7,13 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
-use host::engine::default_cache_dir;
-use host::limits::ScriptLimits;
-use host::runtime::RestartPolicy;
-use host::terrain;
-use host::{BuildOutput, EngineOptions, ScriptComponent, ScriptEngine, ScriptError, ScriptSource};
+use game_host::engine::default_cache_dir;
+use game_host::jobs::JobDelivery;
+use game_host::limits::ScriptLimits;
+use game_host::log::LogSink;
+use game_host::runtime::RestartPolicy;
+use game_host::{EngineOptions, RuntimeConfig, ScriptComponent, ScriptEngine, ScriptError};
+use game_host_build::{BuildOutput, ScriptSource};
 
 use super::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME, number_in};
 
@@ -109,7 +111,7 @@ impl SeedArgs {
         match self.seed {
             Seed::Fixed(seed) => seed,
             Seed::Random => {
-                let seed = host::determinism::random_seed();
+                let seed = game_host::determinism::random_seed();
                 tracing::info!(seed, "--seed random");
                 seed
             }
@@ -140,7 +142,7 @@ impl EngineArgs {
             },
             pooling: true,
             max_instances,
-            extensions: vec![terrain::link],
+            extensions: vec![game_host_terrain::extension()],
             limits: ScriptLimits {
                 update_deadline: Some(Duration::from_secs_f64(self.script_deadline_ms / 1e3))
                     .filter(|d| !d.is_zero()),
@@ -164,6 +166,31 @@ impl EngineArgs {
             }
             Some(max) => Ok(max),
             None => Ok(u32::try_from(room + 64).unwrap_or(u32::MAX).max(256)),
+        }
+    }
+
+    /// A world's runtime settings: `hz` frames a second, `seed`, log lines
+    /// to `log`; jobs in `lockstep` where the run must be reproducible (a
+    /// recording, a replay, a headless simulation).
+    pub fn runtime_config(
+        &self,
+        hz: f64,
+        seed: u64,
+        lockstep: bool,
+        log: Arc<dyn LogSink>,
+    ) -> RuntimeConfig {
+        RuntimeConfig {
+            hz,
+            log,
+            job_threads: self.job_threads,
+            jobs: if lockstep {
+                JobDelivery::Lockstep
+            } else {
+                JobDelivery::WhenReady
+            },
+            restart: self.restart_policy(),
+            seed,
+            ..RuntimeConfig::default()
         }
     }
 

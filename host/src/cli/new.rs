@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use host::componentize::{COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION};
-use host::project::{self, ProjectLanguage};
+use game_host_build::componentize::{COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION};
+use game_host_build::project::{self, ProjectLanguage};
 
 #[derive(Debug, Args)]
 pub struct NewArgs {

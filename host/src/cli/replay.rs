@@ -7,10 +7,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use host::jobs::JobDelivery;
-use host::record::{Recording, replay as run_replay};
-use host::terrain::Terrain;
-use host::{Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
+use game_host::record::{Recording, replay as run_replay};
+use game_host::{Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
 
 use super::engine_args::{EngineArgs, load_script};
 use super::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME};
@@ -85,15 +83,12 @@ pub fn replay(mut args: ReplayArgs) -> Result<ExitCode> {
             recording.frames()
         );
     }
-    let mut runtime = Runtime::new(RuntimeConfig {
-        hz: header.hz,
-        seed: header.seed,
-        jobs: JobDelivery::Lockstep,
-        restart: args.engine.restart_policy(),
-        job_threads: args.engine.job_threads,
-        ..RuntimeConfig::default()
-    });
-    runtime.register_job(Terrain)?;
+    let mut runtime = Runtime::new(args.engine.runtime_config(
+        header.hz,
+        header.seed,
+        true,
+        RuntimeConfig::default().log,
+    ));
     let started = Instant::now();
     let report = run_replay(&recording, &mut runtime, &scripts)?;
     match report.divergence {

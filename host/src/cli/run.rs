@@ -8,16 +8,15 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use host::files::{MAX_TEXT_FILE, read_capped};
-use host::input::parse_input_script;
-use host::jobs::JobDelivery;
-use host::limits::Quotas;
-use host::log::TracingLog;
-use host::record::{Recorder, RunSettings};
-use host::render::Offscreen;
-use host::sync::LockExt;
-use host::terrain::Terrain;
-use host::{HeadlessRunner, HotReloader, Runtime, RuntimeConfig, ScriptComponent, WindowRunner};
+use game_host::files::{MAX_TEXT_FILE, read_capped};
+use game_host::input::parse_input_script;
+use game_host::log::TracingLog;
+use game_host::record::{Recorder, RunSettings};
+use game_host::sync::LockExt;
+use game_host::{HeadlessRunner, Runtime, ScriptComponent, ScriptEngine};
+use game_host_build::HotReloader;
+use game_host_render::Offscreen;
+use game_host_render::WindowRunner;
 use uuid::Uuid;
 
 use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
@@ -125,61 +124,28 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         None
     };
-    let scripts = args.scripts;
+    let scripts = args.scripts.as_slice();
 
-    let mut runtime = Runtime::new(RuntimeConfig {
-        hz: args.hz,
-        log: Arc::new(TracingLog),
-        job_threads: args.engine.job_threads,
-        // A headless run of N frames is a simulation, and a recorded run is
-        // replayed: make them reproducible.
-        jobs: if args.headless && args.frames.is_some() || args.record.is_some() {
-            JobDelivery::Lockstep
-        } else {
-            JobDelivery::WhenReady
-        },
-        quotas: Quotas::default(),
-        restart: args.engine.restart_policy(),
-        seed: args.world.seed(),
-        ..RuntimeConfig::default()
-    });
-    runtime.register_job(Terrain)?;
+    // A headless run of N frames is a simulation, and a recorded run is
+    // replayed: make them reproducible.
+    let lockstep = args.headless && args.frames.is_some() || args.record.is_some();
+    let mut runtime = Runtime::new(args.engine.runtime_config(
+        args.hz,
+        args.world.seed(),
+        lockstep,
+        Arc::new(TracingLog),
+    ));
     let input = match &args.input {
         Some(file) => read_input(file)?,
         None => Vec::new(),
     };
-    let mut load_failures = 0;
-    let mut started_scripts = Vec::new();
-    if scripts.is_empty() {
-        if reloader.is_some() {
-            tracing::warn!("--watch has nothing to watch: the built-in script has no source here");
-        }
-        let component = default_script(&engine)?;
-        start(&mut runtime, &component, args.instances)?;
-        started_scripts.push((component, args.instances));
-    }
-    for path in &scripts {
-        let started = load_script(&engine, path).and_then(|component| {
-            let ids = start(&mut runtime, &component, args.instances)?;
-            started_scripts.push((component, args.instances));
-            Ok(ids)
-        });
-        match started {
-            Ok(ids) => {
-                if let Some(reloader) = reloader.as_mut() {
-                    reloader.watch(path, ids)?;
-                }
-            }
-            Err(error) => {
-                report_failure(&error);
-                load_failures += 1;
-                // Under --watch the script waits for its fix.
-                if let Some(reloader) = reloader.as_mut() {
-                    reloader.watch_failed(path, args.instances as usize)?;
-                }
-            }
-        }
-    }
+    let (started_scripts, load_failures) = start_scripts(
+        &engine,
+        &mut runtime,
+        scripts,
+        args.instances,
+        reloader.as_mut(),
+    )?;
     if reloader.as_ref().is_some_and(HotReloader::is_waiting) {
         tracing::warn!("waiting for an edit to the script(s) that failed (--watch)");
     } else if runtime.live_instances() == 0 && load_failures > 0 {
@@ -204,12 +170,80 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         runtime.schedule_event(frame, event);
     }
 
+    let started = Instant::now();
+    let frames = run_frames(&args, scripts, &mut runtime, reloader.as_mut())?;
+    tracing::info!(frames, elapsed = ?started.elapsed(), "stopped");
+    if let Some(file) = &args.record {
+        runtime.finish_observing()?;
+        tracing::info!(file = %file.display(), frames, "wrote recording");
+    }
+
+    write_outputs(&args, &runtime)?;
+    let failures = load_failures + runtime.errors().len();
+    if failures > 0 {
+        eprintln!("error: {failures} script failure(s); see the errors above");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Starts `instances` of each script (the built-in one when none is
+/// given), watching them under `--watch`; returns what started and how many
+/// scripts failed to (each reported).
+fn start_scripts(
+    engine: &ScriptEngine,
+    runtime: &mut Runtime,
+    scripts: &[PathBuf],
+    instances: u32,
+    mut reloader: Option<&mut HotReloader>,
+) -> Result<(Vec<(ScriptComponent, u32)>, usize)> {
+    let mut load_failures = 0;
+    let mut started_scripts = Vec::new();
+    if scripts.is_empty() {
+        if reloader.is_some() {
+            tracing::warn!("--watch has nothing to watch: the built-in script has no source here");
+        }
+        let component = default_script(engine)?;
+        start(runtime, &component, instances)?;
+        started_scripts.push((component, instances));
+    }
+    for path in scripts {
+        let started = load_script(engine, path).and_then(|component| {
+            let ids = start(runtime, &component, instances)?;
+            started_scripts.push((component, instances));
+            Ok(ids)
+        });
+        match started {
+            Ok(ids) => {
+                if let Some(reloader) = reloader.as_deref_mut() {
+                    reloader.watch(path, ids)?;
+                }
+            }
+            Err(error) => {
+                report_failure(&error);
+                load_failures += 1;
+                // Under --watch the script waits for its fix.
+                if let Some(reloader) = reloader.as_deref_mut() {
+                    reloader.watch_failed(path, instances as usize)?;
+                }
+            }
+        }
+    }
+    Ok((started_scripts, load_failures))
+}
+
+/// Runs frames headless or in a window until the run ends; returns how many.
+fn run_frames(
+    args: &RunArgs,
+    scripts: &[PathBuf],
+    runtime: &mut Runtime,
+    mut reloader: Option<&mut HotReloader>,
+) -> Result<u64> {
     let mut between = |runtime: &mut Runtime| {
-        if let Some(reloader) = reloader.as_mut() {
+        if let Some(reloader) = reloader.as_deref_mut() {
             reloader.apply(runtime);
         }
     };
-    let started = Instant::now();
     let frames = if args.headless {
         let runner = HeadlessRunner {
             frames: args.frames,
@@ -223,44 +257,38 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             }
             tracing::info!(hz = args.hz, "running in real time; press Ctrl-C to stop");
         }
-        runner.run_with(&mut runtime, &mut between)
+        runner.run_with(runtime, &mut between)
     } else {
         let window = WindowRunner {
             frames: args.frames,
-            title: match script_names(&scripts) {
+            title: match script_names(scripts) {
                 names if names.is_empty() => "game-host: spinning-cube".to_owned(),
                 names => format!("game-host: {names}"),
             },
             size: args.size,
         };
-        window.run(&mut runtime, &mut between)?
+        window.run(runtime, &mut between)?
     };
-    tracing::info!(frames, elapsed = ?started.elapsed(), "stopped");
-    if let Some(file) = &args.record {
-        runtime.finish_observing()?;
-        tracing::info!(file = %file.display(), frames, "wrote recording");
-    }
+    Ok(frames)
+}
 
+/// Writes what the run was asked for at its end: screenshot, waits, scene.
+fn write_outputs(args: &RunArgs, runtime: &Runtime) -> Result<()> {
     if let Some(file) = &args.screenshot {
-        screenshot(&runtime, file, args.size)?;
+        screenshot(runtime, file, args.size)?;
     }
     if args.list_waits {
-        print_waits(&runtime);
+        print_waits(runtime);
     }
     if let Some(file) = &args.dump_scene {
         std::fs::write(file, runtime.dump().to_json())
             .with_context(|| format!("failed to write scene dump `{}`", file.display()))?;
     }
-    let failures = load_failures + runtime.errors().len();
-    if failures > 0 {
-        eprintln!("error: {failures} script failure(s); see the errors above");
-        return Ok(ExitCode::FAILURE);
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The timed events of an `--input` file.
-fn read_input(file: &Path) -> Result<Vec<(u64, host::Event)>> {
+fn read_input(file: &Path) -> Result<Vec<(u64, game_host::Event)>> {
     let text = read_capped(file, MAX_TEXT_FILE)
         .and_then(|bytes| Ok(String::from_utf8(bytes)?))
         .with_context(|| format!("failed to read input file `{}`", file.display()))?;

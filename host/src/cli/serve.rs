@@ -10,15 +10,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use host::files::{ensure_writable_dir, write_atomic};
-use host::jobs::JobDelivery;
-use host::limits::Quotas;
-use host::log::QuietTracingLog;
-use host::runtime::RuntimeConfig;
-use host::server::control::{Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken};
-use host::server::{ServerConfig, WorldReport, WorldSetup};
-use host::terrain::Terrain;
-use host::{ScriptComponent, ScriptEngine, Server, WorldSpec};
+use game_host::files::{ensure_writable_dir, write_atomic};
+use game_host::log::QuietTracingLog;
+use game_host::{ScriptComponent, ScriptEngine};
+use game_host_server::control::{
+    Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken,
+};
+use game_host_server::{Server, WorldSpec};
+use game_host_server::{ServerConfig, WorldReport};
 use serde_json::json;
 
 use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
@@ -193,25 +192,16 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
 }
 
 fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfig {
-    let setup: WorldSetup = Arc::new(|runtime| runtime.register_job(Terrain));
     ServerConfig {
         threads: args.threads,
-        runtime: RuntimeConfig {
-            hz: args.hz,
-            log: Arc::new(QuietTracingLog),
-            job_threads: args.engine.job_threads,
-            quotas: Quotas::default(),
-            restart: args.engine.restart_policy(),
-            seed: args.world.seed(),
-            // A recorded world must replay frame for frame.
-            jobs: if args.record_worlds.is_some() {
-                JobDelivery::Lockstep
-            } else {
-                JobDelivery::WhenReady
-            },
-            ..RuntimeConfig::default()
-        },
-        setup: Some(setup),
+        // A recorded world must replay frame for frame.
+        runtime: args.engine.runtime_config(
+            args.hz,
+            args.world.seed(),
+            args.record_worlds.is_some(),
+            Arc::new(QuietTracingLog),
+        ),
+        setup: None,
         world_budget: args
             .world_budget_ms
             .map(|ms| Duration::from_secs_f64(ms / 1e3)),

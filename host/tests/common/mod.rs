@@ -10,14 +10,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use host::jobs::JobDelivery;
-use host::limits::ScriptLimits;
-use host::log::MemoryLog;
-use host::terrain::{self, Terrain};
-use host::{
-    BuildOutput, EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine,
-    build_script_crate,
-};
+use game_host::jobs::JobDelivery;
+use game_host::limits::ScriptLimits;
+use game_host::log::MemoryLog;
+use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
+use game_host_build::{BuildOutput, build_script_crate};
 
 /// The workspace root.
 pub fn workspace() -> PathBuf {
@@ -57,7 +54,7 @@ pub fn engine() -> ScriptEngine {
         cache_dir: Some(cache_dir()),
         pooling: true,
         max_instances: 64,
-        extensions: vec![terrain::link],
+        extensions: vec![game_host_terrain::extension()],
         limits: ScriptLimits {
             update_deadline: Some(Duration::from_millis(250)),
             start_deadline: Duration::from_secs(2),
@@ -81,8 +78,8 @@ pub fn load(engine: &ScriptEngine, name: &str) -> ScriptComponent {
 }
 
 /// A 60 Hz runtime over the default scene that logs into the returned log,
-/// with jobs in lockstep so runs are reproducible, and the terrain job kind
-/// registered (as the CLI has it).
+/// with jobs in lockstep so runs are reproducible (the terrain job kind
+/// comes with the first script of [`engine`], as in the CLI).
 pub fn runtime() -> (Runtime, Arc<MemoryLog>) {
     runtime_with(RuntimeConfig::default())
 }
@@ -90,20 +87,17 @@ pub fn runtime() -> (Runtime, Arc<MemoryLog>) {
 /// [`runtime`] with other settings (`log` and `jobs` are set here).
 pub fn runtime_with(config: RuntimeConfig) -> (Runtime, Arc<MemoryLog>) {
     let log = Arc::new(MemoryLog::new());
-    let mut runtime = Runtime::new(RuntimeConfig {
+    let runtime = Runtime::new(RuntimeConfig {
         hz: 60.0,
         log: log.clone(),
         jobs: JobDelivery::Lockstep,
         ..config
     });
-    runtime
-        .register_job(Terrain)
-        .expect("terrain registers once");
     (runtime, log)
 }
 
 /// The transform of the first entity named `name`.
-pub fn transform(runtime: &Runtime, name: &str) -> host::Transform {
+pub fn transform(runtime: &Runtime, name: &str) -> game_host::Transform {
     let scene = runtime.scene().lock().unwrap();
     let id = scene
         .find(name)

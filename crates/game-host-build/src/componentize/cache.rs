@@ -3,15 +3,15 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::files::{MAX_COMPONENT_FILE, read_capped, write_atomic};
-use crate::sealed::{Seal, evict, touch};
+use game_host::files::{MAX_COMPONENT_FILE, read_capped, write_atomic};
+use game_host::sealed::{Seal, evict, touch};
 
 /// Most bytes of builds the build cache keeps (a Python or JavaScript
 /// build is 12-20 MB).
 pub const MAX_BUILD_CACHE_BYTES: u64 = 512 << 20;
 
 /// Built components under `<cache dir>/builds/`, sealed with the cache's
-/// key like compiled code (`crate::sealed`): a build someone else put
+/// key like compiled code (`game_host::sealed`): a build someone else put
 /// there is a miss, never a script that runs.
 pub(super) struct BuildCache {
     dir: PathBuf,

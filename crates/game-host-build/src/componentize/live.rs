@@ -25,10 +25,10 @@ use sha2::{Digest, Sha256};
 use super::cache::BuildCache;
 use super::tool::run_tool;
 use super::{ENGINE_WIT, Language, read_sources, tool_version, write_wit};
-use crate::engine::{ScriptComponent, ScriptEngine};
-use crate::hex::hex;
-use crate::sync::LockExt;
 use game_host::LiveSources;
+use game_host::engine::{ScriptComponent, ScriptEngine};
+use game_host::hex::hex;
+use game_host::sync::LockExt;
 
 /// The host-internal package the runtimes import and export beside
 /// `game:engine`.

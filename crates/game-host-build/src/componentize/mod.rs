@@ -34,11 +34,11 @@ pub use cache::MAX_BUILD_CACHE_BYTES;
 pub use live::{live_sources, load as load_live, runtime};
 use tool::run_tool;
 
-use crate::files::{MAX_TEXT_FILE, read_capped};
-use crate::hex::hex;
+use game_host::files::{MAX_TEXT_FILE, read_capped};
+use game_host::hex::hex;
 
 /// The WIT package scripts are built against, as the host was built with it.
-const ENGINE_WIT: &str = include_str!("../../../wit/engine.wit");
+const ENGINE_WIT: &str = include_str!("../../../../wit/engine.wit");
 
 /// The tool versions the project is tested with (and README installs).
 pub const COMPONENTIZE_PY_VERSION: &str = "0.25.1";

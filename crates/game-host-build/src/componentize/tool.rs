@@ -3,14 +3,14 @@
 //! `SyntaxError` or traceback with the script's paths, a JavaScript syntax
 //! error from `node --check` with file and line), not the tool's backtrace.
 
-use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
 use super::Language;
-use crate::progress::Progress;
+use crate::process::run_captured;
+use game_host::progress::Progress;
 
 /// Runs the tool in `work` on `copy` (the snapshot of `entry`), against
 /// the WIT in `work/wit`, and returns the component it wrote; `label` is
@@ -100,29 +100,6 @@ pub(super) fn run_tool(
         "built"
     );
     Ok(bytes)
-}
-
-/// Runs `command` to its end and returns its status with its stdout and
-/// stderr together.
-fn run_captured(command: &mut Command) -> std::io::Result<(std::process::ExitStatus, String)> {
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let mut stderr = child.stderr.take().expect("piped");
-    // Drained on its own thread so a chatty tool cannot block on a full pipe.
-    let drain = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let mut text = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = stdout.read_to_string(&mut text);
-    }
-    let status = child.wait()?;
-    text.push_str(&drain.join().unwrap_or_default());
-    Ok((status, text))
 }
 
 /// Checks a JavaScript module's syntax with `node --check` (as an ES

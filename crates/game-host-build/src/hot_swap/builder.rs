@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::cargo_build::BuildOutput;
-use crate::engine::{ScriptComponent, ScriptEngine};
 use crate::source::ScriptSource;
-use crate::sync::LockExt;
+use game_host::engine::{ScriptComponent, ScriptEngine};
+use game_host::sync::LockExt;
 
 /// A new version of a watched script, built and compiled.
 pub(super) struct Built {

@@ -34,10 +34,10 @@ use uuid::Uuid;
 
 use builder::{Built, Request, Watched, build_loop};
 
-use crate::engine::{ScriptComponent, ScriptEngine};
-use crate::runtime::{Runtime, SwapReport};
 use crate::source::ScriptSource;
-use crate::sync::LockExt;
+use game_host::engine::{ScriptComponent, ScriptEngine};
+use game_host::runtime::{Runtime, SwapReport};
+use game_host::sync::LockExt;
 
 /// How long the watcher waits for a burst of file events to settle.
 const DEBOUNCE: Duration = Duration::from_millis(100);

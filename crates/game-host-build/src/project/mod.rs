@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 /// The WIT package the host binds, for the JavaScript template's imports.
-const ENGINE_WIT: &str = include_str!("../../../wit/engine.wit");
+const ENGINE_WIT: &str = include_str!("../../../../wit/engine.wit");
 
 /// The language of a new project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

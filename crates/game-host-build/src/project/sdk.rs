@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::files::{MAX_TEXT_FILE, host_dir, read_capped};
+use game_host::files::{MAX_TEXT_FILE, host_dir, read_capped};
 
 include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
 

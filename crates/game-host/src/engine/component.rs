@@ -8,6 +8,7 @@ use wasmtime::Store;
 use wasmtime::component::{ComponentExportIndex, Instance, InstancePre, TypedFunc};
 use wasmtime::error::Context as _;
 
+use super::Extension;
 use crate::bindings::ScriptIndices;
 use crate::bindings::frame::FrameClock;
 use crate::bindings::live::LiveIndices;
@@ -47,6 +48,9 @@ pub struct ScriptComponent {
     digest: [u8; 32],
     /// Where the script was loaded from, when it came from a path.
     source: Option<Arc<Path>>,
+    /// Its engine's extensions, whose job kinds a runtime registers before
+    /// starting an instance.
+    extensions: Arc<[Extension]>,
     /// For a live Python or JavaScript script (a language's runtime
     /// component), the sources every instance runs.
     live: Option<Arc<LiveSources>>,
@@ -81,7 +85,18 @@ impl ScriptComponent {
             digest,
             source: None,
             live: None,
+            extensions: Arc::new([]),
         })
+    }
+
+    /// The same component, made by an engine with `extensions`.
+    pub(crate) fn with_extensions(self, extensions: Arc<[Extension]>) -> Self {
+        ScriptComponent { extensions, ..self }
+    }
+
+    /// The extensions of the engine that made it.
+    pub(crate) fn extensions(&self) -> &[Extension] {
+        &self.extensions
     }
 
     /// Whether the component exports `save-state` and `restore-state`, so it

@@ -7,11 +7,12 @@
 
 mod cache;
 mod component;
+mod extension;
 mod ticker;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -32,10 +33,7 @@ use ticker::EpochTicker;
 pub use cache::default_cache_dir;
 pub use component::ScriptComponent;
 pub(crate) use component::{OnUpdate, arm_deadline};
-
-/// Adds host functions beyond the `script` world to the linker: the WIT
-/// interface of an extension such as the terrain extension's `link`.
-pub type LinkerExtension = fn(&mut Linker<ScriptState>) -> wasmtime::Result<()>;
+pub use extension::{Extension, LinkFn};
 
 /// How to set up a [`ScriptEngine`].
 #[derive(Debug, Clone)]
@@ -48,8 +46,8 @@ pub struct EngineOptions {
     /// Most script instances alive at once when pooling.
     pub max_instances: u32,
     /// Extensions whose WIT interfaces scripts may import besides the
-    /// `script` world (e.g. `terrain::link`).
-    pub extensions: Vec<LinkerExtension>,
+    /// `script` world, with their job kinds (e.g. `game_host_terrain`'s).
+    pub extensions: Vec<Extension>,
     /// CPU deadlines and memory limits of every instance.
     pub limits: ScriptLimits,
     /// Write `/tmp/perf-PID.map`, naming each compiled script function at
@@ -89,6 +87,8 @@ pub struct ScriptEngine {
     /// Components loaded once and kept for the engine's life (the live
     /// Python and JavaScript runtimes), by key.
     kept: Mutex<HashMap<String, ScriptComponent>>,
+    /// The extensions linked, whose job kinds each runtime registers.
+    extensions: Arc<[Extension]>,
     /// Advances the epoch while CPU deadlines are on.
     _ticker: Option<EpochTicker>,
 }
@@ -166,9 +166,10 @@ impl ScriptEngine {
             .map_err(anyhow::Error::from)
             .context("failed to link the engine API")?;
         for extension in &options.extensions {
-            extension(&mut linker)
+            extension
+                .link(&mut linker)
                 .map_err(anyhow::Error::from)
-                .context("failed to link a host extension")?;
+                .with_context(|| format!("failed to link the `{}` extension", extension.name()))?;
         }
         let cache = options
             .cache_dir
@@ -186,6 +187,7 @@ impl ScriptEngine {
             limits,
             deterministic_floats: options.deterministic_floats,
             kept: Mutex::new(HashMap::new()),
+            extensions: options.extensions.into(),
             _ticker: ticker,
         })
     }
@@ -261,6 +263,7 @@ impl ScriptEngine {
         })?;
         let digest = Sha256::digest(bytes).into();
         let script = ScriptComponent::new(name, pre, bytes.len(), digest, self.limits)
+            .map(|script| script.with_extensions(self.extensions.clone()))
             .map_err(anyhow::Error::from)
             .context("it does not export the `game:engine` `script` world")?;
         tracing::debug!(

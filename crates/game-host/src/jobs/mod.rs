@@ -30,6 +30,10 @@ pub use outputs::JobOutputs;
 pub use pool::JobWorkers;
 pub(crate) use table::Jobs;
 
+/// Who waits: `(instance slot, token)`, the key of every wait the runtime
+/// keeps (a job's waiters are some of them); opaque to the jobs.
+pub(crate) type WaitKey = (u32, u64);
+
 /// A kind of background job.
 pub trait Job: Send + Sync + 'static {
     /// What a script asks for; equal keys share one run.

@@ -9,19 +9,16 @@ use std::sync::Arc;
 use anyhow::{Result, bail};
 
 use super::pool::{JobPool, JobWorkers, Output, Work};
-use super::{ErasedKey, Job, JobDelivery, JobKindId, JobOutputs, JobRegistry, JobStats};
-
-/// Who waits for a job: `(instance slot, token)`, opaque here.
-pub(crate) type Waiter = (u32, u64);
+use super::{ErasedKey, Job, JobDelivery, JobKindId, JobOutputs, JobRegistry, JobStats, WaitKey};
 
 /// Jobs finished at a frame boundary: `(kind, job, waiters)`, in the order
 /// of the jobs' first requests.
-pub(crate) type Delivered = Vec<(JobKindId, u64, Vec<Waiter>)>;
+pub(crate) type Delivered = Vec<(JobKindId, u64, Vec<WaitKey>)>;
 
 /// One job: a key and who waits for it.
 struct Entry<K> {
     key: K,
-    waiters: Vec<Waiter>,
+    waiters: Vec<WaitKey>,
     /// Handed to the pool and not back yet.
     queued: bool,
 }
@@ -33,13 +30,13 @@ trait KindTable: Send {
     /// returns the job id, and the work to queue if the key must be run.
     fn request(
         &mut self,
-        waiter: Waiter,
+        waiter: WaitKey,
         key: Box<dyn Any + Send>,
         new_id: u64,
     ) -> Result<(u64, Option<Work>)>;
     /// Forgets `waiter`; returns whether the job is queued with nobody left
     /// waiting for it (so it should leave the pool's queue).
-    fn withdraw(&mut self, waiter: Waiter, job: u64) -> bool;
+    fn withdraw(&mut self, waiter: WaitKey, job: u64) -> bool;
     /// Drops a job withdrawn from the pool's queue.
     fn drop_queued(&mut self, job: u64);
     /// Takes a finished job's output.
@@ -65,7 +62,7 @@ struct Table<J: Job> {
 impl<J: Job> KindTable for Table<J> {
     fn request(
         &mut self,
-        waiter: Waiter,
+        waiter: WaitKey,
         key: Box<dyn Any + Send>,
         new_id: u64,
     ) -> Result<(u64, Option<Work>)> {
@@ -107,7 +104,7 @@ impl<J: Job> KindTable for Table<J> {
         Ok((new_id, work))
     }
 
-    fn withdraw(&mut self, waiter: Waiter, job: u64) -> bool {
+    fn withdraw(&mut self, waiter: WaitKey, job: u64) -> bool {
         let Some(entry) = self.entries.get_mut(&job) else {
             return false;
         };
@@ -202,7 +199,7 @@ impl Jobs {
 
     /// Registers a request of `waiter` for `key` of `kind`; queues the work
     /// unless it is done or under way. Returns the job id.
-    pub fn request(&mut self, waiter: Waiter, kind: JobKindId, key: ErasedKey) -> Result<u64> {
+    pub fn request(&mut self, waiter: WaitKey, kind: JobKindId, key: ErasedKey) -> Result<u64> {
         let table = self
             .kinds
             .get_mut(kind as usize)
@@ -220,7 +217,7 @@ impl Jobs {
 
     /// Forgets `waiter`'s request; drops the queued work if nobody else
     /// waits for it.
-    pub fn withdraw(&mut self, waiter: Waiter, kind: JobKindId, job: u64) {
+    pub fn withdraw(&mut self, waiter: WaitKey, kind: JobKindId, job: u64) {
         let Some(table) = self.kinds.get_mut(kind as usize) else {
             return;
         };

@@ -130,6 +130,8 @@ pub struct Runtime {
     restarts: Vec<restart::Restart>,
     /// Sees input and every frame's scene, while a run is recorded.
     observer: Option<Box<dyn RunObserver>>,
+    /// Extensions whose job kinds are registered here, by name.
+    extensions: Vec<&'static str>,
 }
 
 impl Runtime {
@@ -175,6 +177,7 @@ impl Runtime {
             restart_policy: config.restart,
             restarts: Vec::new(),
             observer: None,
+            extensions: Vec::new(),
         }
     }
 
@@ -191,7 +194,7 @@ impl Runtime {
     /// [`ScriptError`] is both recorded and returned.
     pub fn spawn(&mut self, component: &ScriptComponent) -> Result<Uuid> {
         let now = self.clock.now();
-        let mut instance = ScriptInstance::new(component, &self.shared, now, None)?;
+        let mut instance = self.instantiate(component, now, None)?;
         if let Err(error) = instance.start(now) {
             self.record(*error.clone());
             return Err((*error).into());
@@ -200,6 +203,24 @@ impl Runtime {
         let slot = self.slots.insert(instance);
         self.apply_commands_of(slot);
         Ok(id)
+    }
+
+    /// Instantiates `component` (`id` kept by a swap or a restart) after
+    /// registering the job kinds of its engine's extensions, once per
+    /// extension: every way an instance comes to life goes through here.
+    fn instantiate(
+        &mut self,
+        component: &ScriptComponent,
+        now: FrameTime,
+        id: Option<Uuid>,
+    ) -> Result<ScriptInstance> {
+        for extension in component.extensions() {
+            if !self.extensions.contains(&extension.name()) {
+                extension.add_jobs(&mut self.jobs)?;
+                self.extensions.push(extension.name());
+            }
+        }
+        ScriptInstance::new(component, &self.shared, now, id)
     }
 
     /// Runs one frame and returns its timing.

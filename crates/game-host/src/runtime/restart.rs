@@ -92,12 +92,7 @@ impl Runtime {
                 continue;
             }
             let restart = self.restarts.swap_remove(index);
-            let mut instance = match ScriptInstance::new(
-                &restart.component,
-                &self.shared,
-                now,
-                Some(restart.id),
-            ) {
+            let mut instance = match self.instantiate(&restart.component, now, Some(restart.id)) {
                 Ok(instance) => instance,
                 Err(error) => {
                     tracing::error!(target: "host", "restart failed: {error:#}");

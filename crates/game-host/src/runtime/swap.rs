@@ -8,7 +8,6 @@ use uuid::Uuid;
 use super::Runtime;
 use crate::engine::ScriptComponent;
 use crate::error::ScriptError;
-use crate::instance::ScriptInstance;
 
 /// What a successful [`Runtime::replace`] did.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,8 +54,9 @@ impl Runtime {
             )
         };
         let trapped = |error: Box<ScriptError>| anyhow::Error::new(*error).context(failed());
-        let mut new =
-            ScriptInstance::new(component, &self.shared, now, Some(id)).with_context(failed)?;
+        let mut new = self
+            .instantiate(component, now, Some(id))
+            .with_context(failed)?;
         let old = self.slots.get_mut(slot).expect("slot_of found it");
         let saved = if component.is_stateful() {
             old.save_state(now).map_err(trapped)?

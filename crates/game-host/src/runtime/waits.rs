@@ -15,10 +15,8 @@ use super::events::{describe_filter, matches};
 use crate::bindings::events::{Event, EventFilter};
 use crate::bindings::tasks::{Wake, WakeData};
 use crate::jobs::JobKindId;
+pub(crate) use crate::jobs::WaitKey;
 use crate::scene::EntityId;
-
-/// `(instance slot, token)`.
-pub(crate) type WaitKey = (u32, u64);
 
 /// What a wait waits for.
 #[derive(Debug, Clone)]

@@ -1,0 +1,78 @@
+//! Running a build tool (cargo, componentize-py, componentize-js, node) and
+//! collecting what it says.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Command, ExitStatus, Stdio};
+
+use anyhow::{Context, Result};
+
+/// Runs `command` to its end. Each line of its stdout goes to `on_line` as
+/// it comes; its stderr is returned whole when `capture_stderr` (drained on
+/// its own thread, so a chatty tool cannot block on a full pipe), or left
+/// on the host's stderr. Bytes that are not UTF-8 are replaced.
+pub(crate) fn run(
+    command: &mut Command,
+    capture_stderr: bool,
+    mut on_line: impl FnMut(&str) -> Result<()>,
+) -> std::io::Result<Result<(ExitStatus, String)>> {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(if capture_stderr {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        })
+        .spawn()?;
+    let drain = child.stderr.take().map(|mut pipe| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    });
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+    let mut line = Vec::new();
+    let mut handled = Ok(());
+    loop {
+        line.clear();
+        match stdout.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if handled.is_ok() {
+            let text = String::from_utf8_lossy(&line);
+            handled = on_line(text.trim_end_matches(['\n', '\r']));
+        }
+    }
+    let status = child.wait()?;
+    let stderr = drain.and_then(|t| t.join().ok()).unwrap_or_default();
+    Ok(handled.map(|()| (status, stderr)))
+}
+
+/// Runs `command` to its end and returns its status with its stdout and
+/// stderr together.
+pub(crate) fn run_captured(command: &mut Command) -> Result<(ExitStatus, String)> {
+    let mut text = String::new();
+    let (status, stderr) = run(command, true, |line| {
+        text.push_str(line);
+        text.push('\n');
+        Ok(())
+    })
+    .context("failed to start it")??;
+    text.push_str(&stderr);
+    Ok((status, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdout_lines_and_stderr_are_both_kept() {
+        let mut command = Command::new("sh");
+        command.args(["-c", "echo one; echo two >&2; echo three; exit 3"]);
+        let (status, text) = run_captured(&mut command).unwrap();
+        assert_eq!(status.code(), Some(3));
+        assert_eq!(text, "one\nthree\ntwo\n");
+    }
+}
