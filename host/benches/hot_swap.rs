@@ -1,7 +1,7 @@
 //! Hot-swap measurements, printed as a table (run with
 //! `cargo bench -p host --bench hot_swap`):
 //!
-//! - the pause on the frame thread during `Runtime::replace`, for a component
+//! - the pause on the frame thread during `Runtime::hot_swap`, for a component
 //!   already instantiated once (warm) and for a freshly compiled one (cold);
 //! - the time from a component file being rewritten to the new code running,
 //!   through the watcher, the background compile and the next frame;
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use game_host::log::MemoryLog;
 use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
-use game_host_build::{BuildOutput, HotReloader, SwapOutcome, build_script_crate};
+use game_host_build::{BuildOutput, HotSwapper, SwapOutcome, build_script_crate};
 
 fn build(dir: &str) -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
@@ -44,12 +44,12 @@ fn pause(engine: &ScriptEngine, bytes: &[u8]) {
     let b = engine.load_bytes("cube", bytes).unwrap();
     let mut runtime = runtime();
     let id = runtime.spawn(&a).unwrap();
-    runtime.replace(id, &b).unwrap(); // b's first instantiation
+    runtime.hot_swap(id, &b).unwrap(); // b's first instantiation
     let mut warm = Vec::new();
     for i in 0..500 {
         runtime.step();
         let next = if i % 2 == 0 { &a } else { &b };
-        warm.push(runtime.replace(id, next).unwrap().pause);
+        warm.push(runtime.hot_swap(id, next).unwrap().pause);
     }
     println!("swap pause, warm component        {}", stats(warm));
 
@@ -57,7 +57,7 @@ fn pause(engine: &ScriptEngine, bytes: &[u8]) {
     for _ in 0..20 {
         let fresh = engine.load_bytes("cube", bytes).unwrap(); // compiled, never instantiated
         runtime.step();
-        cold.push(runtime.replace(id, &fresh).unwrap().pause);
+        cold.push(runtime.hot_swap(id, &fresh).unwrap().pause);
     }
     println!("swap pause, freshly compiled      {}", stats(cold));
 
@@ -66,7 +66,7 @@ fn pause(engine: &ScriptEngine, bytes: &[u8]) {
         let fresh = engine.load_bytes("cube", bytes).unwrap();
         fresh.warm_up().unwrap(); // what the hot-swap build thread does
         runtime.step();
-        prepared.push(runtime.replace(id, &fresh).unwrap().pause);
+        prepared.push(runtime.hot_swap(id, &fresh).unwrap().pause);
     }
     println!("swap pause, compiled + warmed up  {}", stats(prepared));
 }
@@ -83,7 +83,7 @@ struct Watched {
     _dir: tempfile::TempDir,
     file: PathBuf,
     runtime: Runtime,
-    reloader: HotReloader,
+    swapper: HotSwapper,
 }
 
 fn watched(engine: &Arc<ScriptEngine>, versions: &[Vec<u8>; 2]) -> Watched {
@@ -92,13 +92,13 @@ fn watched(engine: &Arc<ScriptEngine>, versions: &[Vec<u8>; 2]) -> Watched {
     std::fs::write(&file, &versions[0]).unwrap();
     let mut runtime = runtime();
     let id = runtime.spawn(&engine.load_file(&file).unwrap()).unwrap();
-    let mut reloader = HotReloader::new(engine.clone()).unwrap();
-    reloader.watch(&file, vec![id]).unwrap();
+    let mut swapper = HotSwapper::new(engine.clone()).unwrap();
+    swapper.watch(&file, vec![id]).unwrap();
     Watched {
         _dir: dir,
         file,
         runtime,
-        reloader,
+        swapper,
     }
 }
 
@@ -107,7 +107,7 @@ fn latency(engine: &Arc<ScriptEngine>, versions: &[Vec<u8>; 2]) {
         _dir,
         file,
         mut runtime,
-        mut reloader,
+        mut swapper,
     } = watched(engine, versions);
     let dt = Duration::from_secs_f64(runtime.dt());
     let mut samples = Vec::new();
@@ -116,7 +116,7 @@ fn latency(engine: &Arc<ScriptEngine>, versions: &[Vec<u8>; 2]) {
         let changed = Instant::now();
         write(&file, &versions[i % 2]);
         loop {
-            let swapped = reloader
+            let swapped = swapper
                 .apply(&mut runtime)
                 .into_iter()
                 .any(|o| matches!(o, SwapOutcome::Swapped { .. }));
@@ -137,7 +137,7 @@ fn missed_frames(engine: &Arc<ScriptEngine>, versions: &[Vec<u8>; 2]) {
         _dir,
         file,
         mut runtime,
-        mut reloader,
+        mut swapper,
     } = watched(engine, versions);
 
     // Rewrite the file once a second from another thread, as an editor would.
@@ -170,7 +170,7 @@ fn missed_frames(engine: &Arc<ScriptEngine>, versions: &[Vec<u8>; 2]) {
         if late >= dt {
             missed += 1;
         }
-        swaps += reloader
+        swaps += swapper
             .apply(&mut runtime)
             .iter()
             .filter(|o| matches!(o, SwapOutcome::Swapped { .. }))

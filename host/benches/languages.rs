@@ -10,7 +10,7 @@
 //!   with the tool and compiled; for built ones the script is);
 //! - warm start: `ScriptSource::load` on a new engine whose caches are full;
 //! - edit -> swapped: a comment appended to the source, then load and
-//!   `Runtime::replace` on a running instance, with the engine warm (what
+//!   `Runtime::hot_swap` on a running instance, with the engine warm (what
 //!   `--watch` does after its file events; for Rust, cargo recompiling the
 //!   crate);
 //! - component size and memory per live instance (RSS growth over 32).
@@ -165,7 +165,7 @@ fn costs() -> Vec<(&'static str, ScriptComponent)> {
                 let changed = edited(&source_path, edits.path(), edit);
                 let started = Instant::now();
                 let next = load(&changed, how, &warm);
-                runtime.replace(id, &next).expect("swap");
+                runtime.hot_swap(id, &next).expect("swap");
                 started.elapsed()
             })
             .collect();

@@ -142,7 +142,7 @@ fn a_script_built_against_frozen_wit_0_1_3_still_runs_and_hands_over() {
         (25.0, 2.0),
         "25 updates, wakes at frames 10, 20"
     );
-    runtime.replace(id, &old).unwrap();
+    runtime.hot_swap(id, &old).unwrap();
     runtime.run_frames(10);
     let p = common::transform(&runtime, "old13").position;
     assert_eq!(

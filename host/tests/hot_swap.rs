@@ -1,5 +1,5 @@
 //! Hot-swap: replacing a running instance's code, state hand-over, the
-//! failure paths, and the file-watching reloader.
+//! failure paths, and the file-watching swapper (`HotSwapper`).
 
 mod common;
 
@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use game_host::Runtime;
-use game_host_build::{BuildOutput, HotReloader, SwapOutcome, build_script_crate};
+use game_host_build::{BuildOutput, HotSwapper, SwapOutcome, build_script_crate};
 use glam::Quat;
 
 const SLOW: &str = "pub const ANGULAR_SPEED: f32 = std::f32::consts::FRAC_PI_2;";
@@ -50,7 +50,7 @@ fn swap_mid_run_keeps_id_and_state_and_runs_the_new_code() {
     let id = runtime.spawn(&old).unwrap();
     runtime.run_frames(60); // a quarter turn
 
-    let report = runtime.replace(id, &new).expect("swap");
+    let report = runtime.hot_swap(id, &new).expect("swap");
     assert_eq!(report.instance, id);
     assert!(report.restored);
     assert_eq!((report.old_size, report.new_size), (slow.len(), fast.len()));
@@ -93,7 +93,7 @@ fn failed_restore_keeps_the_old_version_running() {
     let id = runtime.spawn(&cube).unwrap();
     runtime.run_frames(30);
 
-    let error = runtime.replace(id, &bad).expect_err("restore panics");
+    let error = runtime.hot_swap(id, &bad).expect_err("restore panics");
     let message = format!("{error:#}");
     assert!(
         message.contains("hot-swap of script `test_bad_restore` failed"),
@@ -126,7 +126,7 @@ fn new_code_that_traps_at_start_keeps_the_old_version_running() {
     let id = runtime.spawn(&cube).unwrap();
     runtime.run_frames(10);
 
-    let message = format!("{:#}", runtime.replace(id, &trap).unwrap_err());
+    let message = format!("{:#}", runtime.hot_swap(id, &trap).unwrap_err());
     assert!(message.contains("entrypoint refused to start"), "{message}");
     // Its subscription, made before the panic, was not applied.
     assert_eq!(runtime.dispatch_order(), [(id, 0)]);
@@ -144,7 +144,7 @@ fn swap_withdraws_old_waits_and_the_new_code_starts_its_own() {
     runtime.run_frames(10);
     assert_eq!(runtime.pending_waits(id).len(), 2); // space wait + motion
 
-    let report = runtime.replace(id, &window).unwrap();
+    let report = runtime.hot_swap(id, &window).unwrap();
     assert!(!report.restored, "wander hands no state over");
     let waits: Vec<String> = runtime
         .pending_waits(id)
@@ -160,14 +160,14 @@ fn swap_withdraws_old_waits_and_the_new_code_starts_its_own() {
 /// outcome; later outcomes wait in `queue`. The limit is generous: a rebuild
 /// may wait for cargo's lock while another test builds.
 fn next_outcome(
-    reloader: &mut HotReloader,
+    swapper: &mut HotSwapper,
     runtime: &mut Runtime,
     queue: &mut VecDeque<SwapOutcome>,
 ) -> SwapOutcome {
     let deadline = Instant::now() + Duration::from_secs(180);
     while queue.is_empty() && Instant::now() < deadline {
         runtime.step();
-        queue.extend(reloader.apply(runtime));
+        queue.extend(swapper.apply(runtime));
         std::thread::sleep(Duration::from_millis(10));
     }
     queue.pop_front().expect("no swap outcome within 180 s")
@@ -189,12 +189,12 @@ fn watched_file_swaps_on_change_and_survives_bad_versions() {
     std::fs::write(&file, &slow).unwrap();
     let (mut runtime, _log) = common::runtime();
     let id = runtime.spawn(&engine.load_file(&file).unwrap()).unwrap();
-    let mut reloader = HotReloader::new(engine.clone()).unwrap();
-    reloader.watch(&file, vec![id]).unwrap();
+    let mut swapper = HotSwapper::new(engine.clone()).unwrap();
+    swapper.watch(&file, vec![id]).unwrap();
     let mut queue = VecDeque::new();
 
     write_file(&file, &fast);
-    match next_outcome(&mut reloader, &mut runtime, &mut queue) {
+    match next_outcome(&mut swapper, &mut runtime, &mut queue) {
         SwapOutcome::Swapped { report, .. } => {
             assert_eq!(report.instance, id);
             assert!(report.restored);
@@ -204,7 +204,7 @@ fn watched_file_swaps_on_change_and_survives_bad_versions() {
 
     // A half-written file is refused and the running version stays.
     write_file(&file, &slow[..slow.len() / 2]);
-    match next_outcome(&mut reloader, &mut runtime, &mut queue) {
+    match next_outcome(&mut swapper, &mut runtime, &mut queue) {
         SwapOutcome::Failed { source, error } => {
             assert!(source.ends_with("cube.wasm"));
             assert!(error.contains("not a valid component"), "{error}");
@@ -216,7 +216,7 @@ fn watched_file_swaps_on_change_and_survives_bad_versions() {
         &file,
         &std::fs::read(common::build("unknown-import")).unwrap(),
     );
-    match next_outcome(&mut reloader, &mut runtime, &mut queue) {
+    match next_outcome(&mut swapper, &mut runtime, &mut queue) {
         SwapOutcome::Failed { error, .. } => {
             assert!(error.contains("test:missing/thing"), "{error}")
         }
@@ -227,14 +227,14 @@ fn watched_file_swaps_on_change_and_survives_bad_versions() {
     // The next good version is picked up.
     write_file(&file, &slow);
     assert!(matches!(
-        next_outcome(&mut reloader, &mut runtime, &mut queue),
+        next_outcome(&mut swapper, &mut runtime, &mut queue),
         SwapOutcome::Swapped { .. }
     ));
     assert_eq!(runtime.instance(id).unwrap().swaps, 2);
     assert!(runtime.errors().is_empty());
     // Each version was reported exactly once.
     std::thread::sleep(Duration::from_millis(500));
-    queue.extend(reloader.apply(&mut runtime));
+    queue.extend(swapper.apply(&mut runtime));
     assert!(queue.is_empty(), "{queue:?}");
 }
 
@@ -245,15 +245,15 @@ fn watched_crate_rebuilds_and_swaps_after_a_source_edit() {
     let wasm = build_script_crate(&dir, BuildOutput::Capture).unwrap();
     let (mut runtime, _log) = common::runtime();
     let id = runtime.spawn(&engine.load_file(&wasm).unwrap()).unwrap();
-    let mut reloader = HotReloader::new(engine.clone()).unwrap();
-    reloader.watch(&dir, vec![id]).unwrap();
+    let mut swapper = HotSwapper::new(engine.clone()).unwrap();
+    swapper.watch(&dir, vec![id]).unwrap();
     let mut queue = VecDeque::new();
 
     // A syntax error: reported, old code keeps running.
     common::edit_crate(&dir, |s| {
         s.replace(SLOW, "pub const ANGULAR_SPEED: f32 = ;")
     });
-    match next_outcome(&mut reloader, &mut runtime, &mut queue) {
+    match next_outcome(&mut swapper, &mut runtime, &mut queue) {
         SwapOutcome::Failed { error, .. } => {
             assert!(error.contains("failed to build script crate"), "{error}");
             // rustc's diagnostic as cargo prints it: the caret under its
@@ -269,7 +269,7 @@ fn watched_crate_rebuilds_and_swaps_after_a_source_edit() {
     common::edit_crate(&dir, |s| {
         s.replace("pub const ANGULAR_SPEED: f32 = ;", FAST)
     });
-    match next_outcome(&mut reloader, &mut runtime, &mut queue) {
+    match next_outcome(&mut swapper, &mut runtime, &mut queue) {
         SwapOutcome::Swapped { report, build_time } => {
             assert!(report.restored);
             assert!(build_time > Duration::ZERO);
@@ -288,25 +288,25 @@ fn a_watched_script_that_failed_starts_again_from_its_next_version() {
     std::fs::copy(common::build("trap"), &file).unwrap();
     let (mut runtime, _log) = common::runtime();
     let id = runtime.spawn(&engine.load_file(&file).unwrap()).unwrap();
-    let mut reloader = HotReloader::new(engine.clone()).unwrap();
-    reloader.watch(&file, vec![id]).unwrap();
+    let mut swapper = HotSwapper::new(engine.clone()).unwrap();
+    swapper.watch(&file, vec![id]).unwrap();
 
-    // The script panics at frame 3: no instance is left, and the reloader
+    // The script panics at frame 3: no instance is left, and the swapper
     // waits for the next version instead of giving up on the source.
     for _ in 0..5 {
         runtime.step();
-        assert!(reloader.apply(&mut runtime).is_empty());
+        assert!(swapper.apply(&mut runtime).is_empty());
     }
     assert_eq!(runtime.live_instances(), 0);
-    assert!(reloader.is_waiting());
+    assert!(swapper.is_waiting());
 
     write_file(&file, &slow);
     let mut queue = VecDeque::new();
-    match next_outcome(&mut reloader, &mut runtime, &mut queue) {
+    match next_outcome(&mut swapper, &mut runtime, &mut queue) {
         SwapOutcome::Started { instances, .. } => assert_eq!(instances.len(), 1),
         other => panic!("{other:?}"),
     }
-    assert!(!reloader.is_waiting());
+    assert!(!swapper.is_waiting());
     let before = rotation(&runtime);
     runtime.run_frames(10);
     assert_ne!(rotation(&runtime), before, "the new version turns the cube");

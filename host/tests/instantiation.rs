@@ -3,7 +3,7 @@
 //! A script's stack top, data and first heap pages lie in the part of its
 //! linear memory the pool keeps resident (a 64 KiB stack, linked by this
 //! workspace's `.cargo/config.toml`, and `KEEP_RESIDENT` in
-//! `crates/game-host/src/engine/mod.rs`). Counted in page faults, not timed: fewer than
+//! `crates/game-host/src/guest/engine/mod.rs`). Counted in page faults, not timed: fewer than
 //! 20 in 100 cycles (the host's own allocations may take a fresh page now
 //! and then); with Rust's default 1 MiB stack it is about 400.
 

@@ -4,8 +4,8 @@
 
 mod common;
 
+use game_host::ScriptState;
 use game_host::jobs::Job;
-use game_host::state::ScriptState;
 use game_host::{EngineOptions, Extension, ScriptEngine};
 use wasmtime::component::{HasSelf, Linker};
 

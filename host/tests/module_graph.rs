@@ -13,20 +13,22 @@ use std::path::Path;
 
 /// The workspace's crates that the checks cover: where their modules are
 /// (relative to the workspace root) and how they name each other there.
-/// The CLI's modules sit under `cli/` and name each other with `super::`.
+/// The CLI's modules sit under `cli/`.
 const CRATES: &[(&str, &str)] = &[
     ("crates/game-host/src", "crate::"),
     ("crates/game-host-render/src", "crate::"),
     ("crates/game-host-server/src", "crate::"),
     ("crates/game-host-build/src", "crate::"),
     ("crates/game-host-terrain/src", "crate::"),
-    ("host/src/cli", "super::"),
+    ("host/src/cli", "crate::cli::"),
     ("script/src", "crate::"),
 ];
 
 /// `module -> modules it names`, for the top-level modules under `dir`
-/// (relative to the workspace root), found by `prefix`.
-fn module_graph(dir: &str, prefix: &str) -> BTreeMap<String, BTreeSet<String>> {
+/// (relative to the workspace root): edges are the names after `prefix`
+/// anywhere in a module's files, and, `with_super`, after `super::` in the
+/// module's own file (`x.rs` or `x/mod.rs`, where `super` is `dir`).
+fn module_graph(dir: &str, prefix: &str, with_super: bool) -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut files = vec![src.clone()];
@@ -39,21 +41,32 @@ fn module_graph(dir: &str, prefix: &str) -> BTreeMap<String, BTreeSet<String>> {
             continue;
         }
         let relative = path.strip_prefix(&src).unwrap();
+        let depth = relative.components().count();
         let first = relative.components().next().unwrap().as_os_str();
         let module = first.to_string_lossy().trim_end_matches(".rs").to_owned();
         if ["lib", "main", "mod"].contains(&module.as_str()) {
             continue;
         }
+        let own_file = depth == 1 || (depth == 2 && relative.ends_with("mod.rs"));
         let text = std::fs::read_to_string(&path).unwrap();
         let code = text.split("#[cfg(test)]").next().unwrap();
         let names = graph.entry(module.clone()).or_default();
-        for (at, _) in code.match_indices(prefix) {
-            let name: String = code[at + prefix.len()..]
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() && name != module {
-                names.insert(name);
+        let mut prefixes = vec![prefix];
+        if with_super && own_file {
+            prefixes.push("super::");
+        }
+        for prefix in prefixes {
+            for (at, _) in code.match_indices(prefix) {
+                if prefix == "super::" && code[..at].ends_with("super::") {
+                    continue; // `super::super::` reaches above `dir`
+                }
+                let name: String = code[at + prefix.len()..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() && name != module {
+                    names.insert(name);
+                }
             }
         }
     }
@@ -117,12 +130,26 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 #[test]
 fn no_crate_has_modules_in_a_cycle() {
     for &(dir, prefix) in CRATES {
-        let graph = module_graph(dir, prefix);
+        let graph = module_graph(dir, prefix, prefix != "crate::");
         assert!(graph.len() > 2, "{dir}: found only {:?}", graph.keys());
         let cycles = cycles(&graph);
         assert!(
             cycles.is_empty(),
             "{dir}: modules import each other in a circle: {cycles:?}\ngraph: {graph:#?}"
+        );
+    }
+}
+
+#[test]
+fn no_folder_of_the_core_has_modules_in_a_cycle() {
+    for folder in ["guest", "runtime", "jobs", "record", "scene", "log"] {
+        let dir = format!("crates/game-host/src/{folder}");
+        let graph = module_graph(&dir, &format!("crate::{folder}::"), true);
+        assert!(graph.len() > 1, "{folder}: found only {:?}", graph.keys());
+        let cycles = cycles(&graph);
+        assert!(
+            cycles.is_empty(),
+            "{folder}: modules import each other in a circle: {cycles:?}\ngraph: {graph:#?}"
         );
     }
 }

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use game_host::{Event, Key, Runtime, ScriptComponent, ScriptEngine, Transform};
 
-use game_host_build::{BuildOutput, HotReloader, ScriptSource, SwapOutcome};
+use game_host_build::{BuildOutput, HotSwapper, ScriptSource, SwapOutcome};
 
 /// Radians per second of both orbiters, as their sources say.
 const SPEED: f64 = std::f64::consts::FRAC_PI_2;
@@ -145,14 +145,14 @@ fn python_and_javascript_run_beside_rust_and_fail_alone() {
 /// later outcomes wait in `queue`. The limit is generous: a Python rebuild
 /// and compile take tens of seconds.
 fn next_outcome(
-    reloader: &mut HotReloader,
+    swapper: &mut HotSwapper,
     runtime: &mut Runtime,
     queue: &mut VecDeque<SwapOutcome>,
 ) -> SwapOutcome {
     let deadline = Instant::now() + Duration::from_secs(300);
     while queue.is_empty() && Instant::now() < deadline {
         runtime.step();
-        queue.extend(reloader.apply(runtime));
+        queue.extend(swapper.apply(runtime));
         std::thread::sleep(Duration::from_millis(10));
     }
     queue.pop_front().expect("no swap outcome within 300 s")
@@ -169,14 +169,14 @@ fn a_watched_python_script_is_rebuilt_and_swapped_with_its_state() {
     std::fs::write(&app, &source).unwrap();
     let (mut runtime, log) = common::runtime();
     let id = runtime.spawn(&load(&engine, dir.path())).unwrap();
-    let mut reloader = HotReloader::new(engine.clone()).unwrap();
-    reloader.watch(dir.path(), vec![id]).unwrap();
+    let mut swapper = HotSwapper::new(engine.clone()).unwrap();
+    swapper.watch(dir.path(), vec![id]).unwrap();
     let mut queue = VecDeque::new();
     runtime.run_frames(30);
 
     // A syntax error is reported and the running version stays.
     std::fs::write(&app, source.replace("def place()", "def place(")).unwrap();
-    match next_outcome(&mut reloader, &mut runtime, &mut queue) {
+    match next_outcome(&mut swapper, &mut runtime, &mut queue) {
         SwapOutcome::Failed { error, .. } => {
             assert!(error.contains("failed to load Python script"), "{error}");
             assert!(error.contains("SyntaxError"), "{error}");
@@ -189,7 +189,7 @@ fn a_watched_python_script_is_rebuilt_and_swapped_with_its_state() {
     let faster = source.replace("SPEED = math.pi / 2", "SPEED = math.pi");
     assert_ne!(faster, source);
     std::fs::write(&app, faster).unwrap();
-    let report = match next_outcome(&mut reloader, &mut runtime, &mut queue) {
+    let report = match next_outcome(&mut swapper, &mut runtime, &mut queue) {
         SwapOutcome::Swapped { report, .. } => report,
         other => panic!("{other:?}"),
     };
@@ -220,7 +220,7 @@ fn a_watched_python_script_is_rebuilt_and_swapped_with_its_state() {
     // Each version was reported once; the build reading the files started
     // no other.
     std::thread::sleep(Duration::from_millis(500));
-    queue.extend(reloader.apply(&mut runtime));
+    queue.extend(swapper.apply(&mut runtime));
     assert!(queue.is_empty(), "{queue:?}");
 }
 
@@ -241,8 +241,8 @@ fn faster_broken_fixed(
 ) -> String {
     let path = dir.join(file);
     let source = std::fs::read_to_string(&path).unwrap();
-    let mut reloader = HotReloader::new(engine.clone()).unwrap();
-    reloader.watch(dir, vec![id]).unwrap();
+    let mut swapper = HotSwapper::new(engine.clone()).unwrap();
+    swapper.watch(dir, vec![id]).unwrap();
     let mut queue = VecDeque::new();
     let angle = |runtime: &Runtime| {
         let p = common::transform(runtime, probe).position;
@@ -258,7 +258,7 @@ fn faster_broken_fixed(
     let fast = source.replace(faster.0, faster.1);
     assert_ne!(fast, source);
     std::fs::write(&path, &fast).unwrap();
-    match next_outcome(&mut reloader, runtime, &mut queue) {
+    match next_outcome(&mut swapper, runtime, &mut queue) {
         SwapOutcome::Swapped { report, .. } => assert!(report.restored, "state handed over"),
         other => panic!("{other:?}"),
     }
@@ -267,7 +267,7 @@ fn faster_broken_fixed(
     let bad = fast.replace(broken.0, broken.1);
     assert_ne!(bad, fast);
     std::fs::write(&path, &bad).unwrap();
-    let error = match next_outcome(&mut reloader, runtime, &mut queue) {
+    let error = match next_outcome(&mut swapper, runtime, &mut queue) {
         SwapOutcome::Failed { error, .. } => error,
         other => panic!("{other:?}"),
     };
@@ -277,7 +277,7 @@ fn faster_broken_fixed(
 
     // The fix swaps in; the error was reported once (no outcome between).
     std::fs::write(&path, format!("{fast}\n")).unwrap();
-    match next_outcome(&mut reloader, runtime, &mut queue) {
+    match next_outcome(&mut swapper, runtime, &mut queue) {
         SwapOutcome::Swapped { report, .. } => assert!(report.restored),
         other => panic!("{other:?}"),
     }
@@ -285,7 +285,7 @@ fn faster_broken_fixed(
     assert!((turned(runtime, 10) - 2.0 * 10.0 * dt).abs() < 1e-4);
     assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
     std::thread::sleep(Duration::from_millis(500));
-    queue.extend(reloader.apply(runtime));
+    queue.extend(swapper.apply(runtime));
     assert!(queue.is_empty(), "{queue:?}");
     error
 }

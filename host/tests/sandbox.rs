@@ -190,7 +190,7 @@ fn an_endless_loop_in_restore_state_fails_the_swap_and_the_old_version_runs_on()
     let id = runtime.spawn(&hostile).unwrap();
     runtime.run_frames(2);
     let started = Instant::now();
-    let error = runtime.replace(id, &hostile).unwrap_err();
+    let error = runtime.hot_swap(id, &hostile).unwrap_err();
     let pause = started.elapsed();
     eprintln!("loop-restore: swap attempt took {pause:?}");
     let text = format!("{error:#}");

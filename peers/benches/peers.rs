@@ -13,7 +13,7 @@
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use game_host::limits::{Quotas, ScriptLimits};
 use game_host::log::MemoryLog;
@@ -24,8 +24,17 @@ use game_host_build::{BuildOutput, build_script_crate};
 use glam::{Quat, Vec3};
 use peers::{LUA_NAME, LuaScript, scripts};
 
+#[path = "peers/check.rs"]
+mod check;
 #[path = "../../host/tests/common/memory.rs"]
 mod memory;
+#[path = "peers/timing.rs"]
+mod timing;
+
+use timing::{
+    Row, Side, assert_ran, duration, interleaved, lua_side, ns, print_table, row, three_sides,
+    wasm_side,
+};
 
 /// Entities moved per update in the "many" and "batched" scenarios.
 const MANY: usize = 10_000;
@@ -63,54 +72,6 @@ fn runtime() -> Runtime {
         },
         ..RuntimeConfig::default()
     })
-}
-
-/// Times one update of the wasm runtime, the Lua script and the native
-/// code, interleaved; fails if the wasm script failed meanwhile.
-fn three_sides<'a>(
-    w: &'a mut Runtime,
-    l: &'a LuaScript,
-    native: impl FnMut() + 'a,
-    ops: u32,
-    rounds: u32,
-) -> Vec<(&'static str, Duration)> {
-    let times = interleaved(
-        &mut [
-            wasm_side(w),
-            lua_side(l),
-            Side {
-                name: "native",
-                op: Box::new(native),
-            },
-        ],
-        ops,
-        rounds,
-    );
-    assert_ran(w);
-    times
-}
-
-/// The wasm side of a timing: one frame of `runtime`.
-fn wasm_side(runtime: &mut Runtime) -> Side<'_> {
-    Side {
-        name: "wasm",
-        op: Box::new(|| {
-            runtime.step();
-        }),
-    }
-}
-
-/// The Lua side of a timing: one update of `script`.
-fn lua_side(script: &LuaScript) -> Side<'_> {
-    Side {
-        name: "lua",
-        op: Box::new(|| script.update().unwrap()),
-    }
-}
-
-/// Fails the benchmark if a script failed while being timed.
-fn assert_ran(runtime: &Runtime) {
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
 }
 
 /// A runtime running `component` once, with `marker` entities in the scene
@@ -190,49 +151,6 @@ fn fib(n: u64) -> u64 {
     if n < 2 { n } else { fib(n - 1) + fib(n - 2) }
 }
 
-/// One side of a scenario: a name and one operation.
-struct Side<'a> {
-    name: &'static str,
-    op: Box<dyn FnMut() + 'a>,
-}
-
-/// Times `ops` calls of each side per round, rounds interleaved; returns
-/// each side's name and median time per call.
-fn interleaved(sides: &mut [Side<'_>], ops: u32, rounds: u32) -> Vec<(&'static str, Duration)> {
-    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); sides.len()];
-    for side in sides.iter_mut() {
-        for _ in 0..ops.min(100) {
-            (side.op)(); // warm up
-        }
-    }
-    for _ in 0..rounds {
-        for (side, times) in sides.iter_mut().zip(&mut times) {
-            let started = Instant::now();
-            for _ in 0..ops {
-                (side.op)();
-            }
-            times.push(started.elapsed() / ops);
-        }
-    }
-    sides
-        .iter()
-        .zip(times)
-        .map(|(side, mut t)| {
-            t.sort();
-            (side.name, t[t.len() / 2])
-        })
-        .collect()
-}
-
-struct Row {
-    scenario: &'static str,
-    values: Vec<(&'static str, f64)>,
-}
-
-fn ns(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e9
-}
-
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let rounds = if quick { 5 } else { 21 };
@@ -260,95 +178,32 @@ fn main() {
     let fib_script = component(&engine, "host/tests/scripts/fib");
     let mut rows = Vec::new();
 
-    // Same results first: 60 updates of each cube, then of the many.
-    {
-        let mut w = wasm(&cube, &[]);
-        let mut k = wasm(&peers, &["peers:kept"]);
-        let mut kh = wasm(&peers, &["peers:kept-handle"]);
-        let mut kt = wasm(&peers, &["peers:kept-transform"]);
-        let (l, ls) = lua(scripts::CUBE);
-        let (lk, lks) = lua(scripts::CUBE_KEPT);
-        let native = Scene::with_default_cube().shared();
-        for _ in 0..60 {
-            w.step();
-            k.step();
-            kh.step();
-            kt.step();
-            l.update().unwrap();
-            lk.update().unwrap();
-            native_cube(&native, None);
-        }
-        let expected = rotation(&native);
-        for (side, got) in [
-            ("wasm", rotation(w.scene())),
-            ("wasm, id kept", rotation(k.scene())),
-            ("wasm, handle kept", rotation(kh.scene())),
-            ("wasm, TransformComponent kept", rotation(kt.scene())),
-            ("lua", rotation(&ls)),
-            ("lua, kept", rotation(&lks)),
-        ] {
-            assert!(
-                got.abs_diff_eq(expected, 1e-5),
-                "{side}: cube at {got}, native at {expected}"
-            );
-        }
-        let mut w = wasm(&peers, &["peers:many"]);
-        let (l, ls) = lua(scripts::MANY);
-        for _ in 0..3 {
-            w.step();
-            l.update().unwrap();
-        }
-        for name in ["e0", "e4321", "e9999"] {
-            let i: f32 = name[1..].parse().unwrap();
-            assert_eq!(
-                position(w.scene(), name),
-                Vec3::new(i, 3.0, 0.0),
-                "wasm {name}"
-            );
-            assert_eq!(position(&ls, name), Vec3::new(i, 3.0, 0.0), "lua {name}");
-        }
-        let mut w = wasm(&peers, &["peers:batched"]);
-        for _ in 0..3 {
-            w.step();
-        }
-        for i in [0, 4321, MANY - 1] {
-            assert_eq!(
-                transform_after(w.scene(), "batched", i).position,
-                Vec3::new(i as f32, 3.0, 0.0),
-                "wasm batched {i}"
-            );
-        }
-        let mut w = wasm(&peers, &[&format!("peers:behaviours:{BEHAVIOURS}")]);
-        let (l, ls) = lua(&scripts::behaviours(BEHAVIOURS));
-        let (native, ids) = native_behaviour_scene(BEHAVIOURS);
-        for _ in 0..60 {
-            w.step();
-            l.update().unwrap();
-            native_behaviours(&native, &ids);
-        }
-        for i in [0, 1, 2, 3, 4321, BEHAVIOURS - 1] {
-            let expected = transform_after(&native, "b", i).rotation;
-            for (side, scene) in [("wasm", w.scene()), ("lua", &ls)] {
-                let got = transform_after(scene, "b", i).rotation;
-                assert!(
-                    got.abs_diff_eq(expected, 1e-5),
-                    "{side} behaviour {i}: {got}, native {expected}"
-                );
-            }
-        }
-        let (l, _) = lua(scripts::FIB);
-        l.update().unwrap();
-        assert_eq!(l.global::<u64>("last").unwrap(), 75_025);
-        assert_eq!(fib(black_box(25)), 75_025);
-        let mut w = wasm(&fib_script, &[]);
-        w.step(); // the script asserts fib(25) == 75025 itself
-        assert!(w.errors().is_empty(), "{:?}", w.errors());
-        println!("checked: the three sides compute the same transforms and results");
-    }
+    check::same_results(&cube, &peers, &fib_script);
 
+    rows.extend(call_rows(&noop, &cube, &peers, rounds));
+    rows.extend(entity_rows(&peers, &make_engine(false), rounds));
+    rows.extend(script_rows(&cube, &fib_script, rounds));
+
+    // 8. Capacity: how many fit in one 60 Hz frame on one core, from the
+    // frame time of many (cube instances / Lua states; behaviours).
+    capacity(&peers, rounds.min(7));
+    memory_per_script(&cube);
+
+    print_table(&rows);
+    write_chart(&rows);
+}
+
+/// Rows 1-3: a bare call, and the spinning-cube update fetched and kept.
+fn call_rows(
+    noop: &ScriptComponent,
+    cube: &ScriptComponent,
+    peers: &ScriptComponent,
+    rounds: u32,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
     // 1. A bare host-to-script call.
     {
-        let mut w = wasm(&noop, &[]);
+        let mut w = wasm(noop, &[]);
         let (l, _) = lua(scripts::BARE);
         let mut native: Box<dyn FnMut(u32)> = Box::new(|id| {
             black_box(id);
@@ -359,7 +214,7 @@ fn main() {
 
     // 2. and 3. The spinning-cube update, handle fetched / kept.
     {
-        let mut w = wasm(&cube, &[]);
+        let mut w = wasm(cube, &[]);
         let (l, _) = lua(scripts::CUBE);
         let native = Scene::with_default_cube().shared();
         let t = three_sides(&mut w, &l, || native_cube(&native, None), 5_000, rounds);
@@ -380,18 +235,24 @@ fn main() {
         ),
         ("peers:kept", "spinning-cube update, entity id kept"),
     ] {
-        let mut w = wasm(&peers, &[marker]);
+        let mut w = wasm(peers, &[marker]);
         let (l, _) = lua(scripts::CUBE_KEPT);
         let native = Scene::with_default_cube().shared();
         let id = native.lock_unpoisoned().find("cube");
         let t = three_sides(&mut w, &l, || native_cube(&native, id), 5_000, rounds);
         rows.push(row(scenario, &t));
     }
+    rows
+}
 
+/// Rows 4-4d: many entities from one script, per call, batched and as
+/// behaviours (with canonical NaNs, then on the `fast_floats` engine).
+fn entity_rows(peers: &ScriptComponent, fast_floats: &ScriptEngine, rounds: u32) -> Vec<Row> {
+    let mut rows = Vec::new();
     // 4. One script sets 10,000 entity positions, one host call each; the
     // native side locks the scene per entity, as each call does.
     {
-        let t = positions(&peers, "peers:many", true, rounds);
+        let t = positions(peers, "peers:many", true, rounds);
         rows.push(row(
             "10,000 entity positions from one script, per entity",
             &t,
@@ -402,7 +263,7 @@ fn main() {
     // host call per update); Lua keeps its per-entity calls, which is how
     // a Lua script sets positions.
     {
-        let t = positions(&peers, "peers:batched", false, rounds);
+        let t = positions(peers, "peers:batched", false, rounds);
         rows.push(row(
             "10,000 entity positions, batched API (Lua: per entity), per entity",
             &t,
@@ -411,20 +272,25 @@ fn main() {
 
     // 4c. Entity behaviours: 10,000 spinning entities in one script.
     rows.push(behaviours_row(
-        &peers,
+        peers,
         "10,000 entity behaviours in one script, per behaviour",
         rounds,
     ));
     // 4d. The same with `--fast-floats`: what canonical NaNs cost.
     rows.push(behaviours_row(
-        &component(&make_engine(false), "host/tests/scripts/peers"),
+        &component(fast_floats, "host/tests/scripts/peers"),
         "10,000 entity behaviours, --fast-floats, per behaviour",
         rounds,
     ));
+    rows
+}
 
+/// Rows 5-6: compute in the script, and spawning one.
+fn script_rows(cube: &ScriptComponent, fib_script: &ScriptComponent, rounds: u32) -> Vec<Row> {
+    let mut rows = Vec::new();
     // 5. Compute: fib(25) in the script.
     {
-        let mut w = wasm(&fib_script, &[]);
+        let mut w = wasm(fib_script, &[]);
         let (l, _) = lua(scripts::FIB);
         let t = three_sides(
             &mut w,
@@ -447,7 +313,7 @@ fn main() {
                 Side {
                     name: "wasm",
                     op: Box::new(|| {
-                        let id = r.spawn(&cube).unwrap();
+                        let id = r.spawn(cube).unwrap();
                         r.despawn(id);
                     }),
                 },
@@ -461,36 +327,35 @@ fn main() {
         );
         rows.push(row("spawn + despawn a script", &t));
     }
+    rows
+}
 
-    // 8. Capacity: how many fit in one 60 Hz frame on one core, from the
-    // frame time of many (cube instances / Lua states; behaviours).
-    capacity(&peers, rounds.min(7));
+/// 7. Memory per live script, 1,000 of them.
+fn memory_per_script(cube: &ScriptComponent) {
+    let before = memory::status_kib("VmRSS");
+    let mut r = runtime();
+    let ids: Vec<_> = (0..1000).map(|_| r.spawn(cube).unwrap()).collect();
+    r.step();
+    let wasm_kib = (memory::status_kib("VmRSS") - before) as f64 / 1000.0;
+    drop(ids);
+    drop(r);
+    let scene = Scene::with_default_cube().shared();
+    let before = memory::status_kib("VmRSS");
+    let states: Vec<_> = (0..1000)
+        .map(|_| LuaScript::new(&scene, scripts::CUBE).unwrap())
+        .collect();
+    let lua_kib = (memory::status_kib("VmRSS").saturating_sub(before)) as f64 / 1000.0;
+    let lua_used = states.iter().map(LuaScript::used_memory).sum::<usize>() as f64 / 1000.0;
+    drop(states);
+    println!(
+        "memory per live script (RSS growth over 1,000): wasm {wasm_kib:.0} KiB, \
+         {LUA_NAME} {lua_kib:.0} KiB (Lua's own count: {:.0} KiB)",
+        lua_used / 1024.0
+    );
+}
 
-    // 7. Memory per live script, 1,000 of them.
-    {
-        let before = memory::status_kib("VmRSS");
-        let mut r = runtime();
-        let ids: Vec<_> = (0..1000).map(|_| r.spawn(&cube).unwrap()).collect();
-        r.step();
-        let wasm_kib = (memory::status_kib("VmRSS") - before) as f64 / 1000.0;
-        drop(ids);
-        drop(r);
-        let scene = Scene::with_default_cube().shared();
-        let before = memory::status_kib("VmRSS");
-        let states: Vec<_> = (0..1000)
-            .map(|_| LuaScript::new(&scene, scripts::CUBE).unwrap())
-            .collect();
-        let lua_kib = (memory::status_kib("VmRSS").saturating_sub(before)) as f64 / 1000.0;
-        let lua_used = states.iter().map(LuaScript::used_memory).sum::<usize>() as f64 / 1000.0;
-        drop(states);
-        println!(
-            "memory per live script (RSS growth over 1,000): wasm {wasm_kib:.0} KiB, \
-             {LUA_NAME} {lua_kib:.0} KiB (Lua's own count: {:.0} KiB)",
-            lua_used / 1024.0
-        );
-    }
-
-    print_table(&rows);
+/// The wasm-vs-Lua speedups as a chart in docs/.
+fn write_chart(rows: &[Row]) {
     let speedups: Vec<(String, f64)> = rows
         .iter()
         .filter_map(|row| {
@@ -552,6 +417,16 @@ fn positions(
 /// `CUBES` Lua states and `BIG_BEHAVIOURS` behaviours in one instance / one
 /// Lua state, and what each means per 60 Hz frame.
 fn capacity(peers: &ScriptComponent, rounds: u32) {
+    println!();
+    println!("| capacity in one 60 Hz frame, one core | wasm (this host) | {LUA_NAME} |");
+    println!("| --- | ---: | ---: |");
+    cube_capacity(peers, rounds);
+    behaviour_capacity(rounds);
+    println!();
+}
+
+/// Spinning cubes, one instance (one Lua state) each, in one frame.
+fn cube_capacity(peers: &ScriptComponent, rounds: u32) {
     let mut w = runtime();
     w.scene().lock_unpoisoned().spawn("peers:kept");
     for _ in 0..CUBES {
@@ -579,9 +454,6 @@ fn capacity(peers: &ScriptComponent, rounds: u32) {
     assert_ran(&w);
     drop(states);
     drop(w);
-    println!();
-    println!("| capacity in one 60 Hz frame, one core | wasm (this host) | {LUA_NAME} |");
-    println!("| --- | ---: | ---: |");
     let per: Vec<f64> = t.iter().map(|(_, d)| ns(*d) / CUBES as f64).collect();
     println!(
         "| spinning cubes, one instance / state each, entity id kept ({CUBES} measured) | {:.0} ({:.0} ns each) | {:.0} ({:.0} ns each) |",
@@ -590,7 +462,10 @@ fn capacity(peers: &ScriptComponent, rounds: u32) {
         FRAME_NS / per[1],
         per[1]
     );
+}
 
+/// Entity behaviours in one instance (one Lua state), in one frame.
+fn behaviour_capacity(rounds: u32) {
     // One instance with many behaviours needs more memory than a script's
     // default 64 MiB: its own lists plus the transforms in flight.
     let big = ScriptEngine::new(EngineOptions {
@@ -625,7 +500,6 @@ fn capacity(peers: &ScriptComponent, rounds: u32) {
         FRAME_NS / per[1],
         per[1]
     );
-    println!();
 }
 
 /// `BEHAVIOURS` spinning entities in one script of `peers`, against Lua
@@ -640,50 +514,4 @@ fn behaviours_row(peers: &ScriptComponent, scenario: &'static str, rounds: u32) 
         .map(|(n, d)| (*n, *d / BEHAVIOURS as u32))
         .collect();
     row(scenario, &per_entity)
-}
-
-fn row(scenario: &'static str, times: &[(&'static str, Duration)]) -> Row {
-    Row {
-        scenario,
-        values: times.iter().map(|(n, t)| (*n, ns(*t))).collect(),
-    }
-}
-
-/// `ns` nanoseconds, in ns, µs or ms.
-fn duration(ns: f64) -> String {
-    if ns >= 1e6 {
-        format!("{:.2} ms", ns / 1e6)
-    } else if ns >= 1e4 {
-        format!("{:.1} µs", ns / 1e3)
-    } else if ns >= 10.0 {
-        format!("{ns:.0} ns")
-    } else {
-        format!("{ns:.1} ns")
-    }
-}
-
-fn print_table(rows: &[Row]) {
-    println!();
-    println!(
-        "| scenario | wasm (this host) | {LUA_NAME} | native | wasm / {LUA_NAME} | wasm / native |"
-    );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
-    for row in rows {
-        let get = |name| row.values.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
-        let fmt = |v: Option<f64>| v.map_or("-".to_owned(), duration);
-        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
-            _ => "-".to_owned(),
-        };
-        let (w, l, n) = (get("wasm"), get("lua"), get("native"));
-        println!(
-            "| {} | {} | {} | {} | {} | {} |",
-            row.scenario,
-            fmt(w),
-            fmt(l),
-            fmt(n),
-            ratio(w, l),
-            ratio(w, n)
-        );
-    }
 }

@@ -10,7 +10,7 @@
 //! - [`componentize`]: Python and JavaScript, live (one runtime component
 //!   per language, the script as data) or built into one component with
 //!   componentize-py / componentize-js (`host build`).
-//! - [`HotReloader`] (`hot_swap`): watches a script's files, rebuilds on a
+//! - [`HotSwapper`] (`hot_swap`): watches a script's files, rebuilds on a
 //!   save and swaps the running instances between frames.
 //! - [`project`]: new script projects (`host new`) and the SDK shipped
 //!   with the host for them.
@@ -35,5 +35,5 @@ pub mod project;
 mod source;
 
 pub use cargo_build::{BuildOutput, build_script_crate};
-pub use hot_swap::{HotReloader, SwapOutcome};
+pub use hot_swap::{HotSwapper, SwapOutcome};
 pub use source::ScriptSource;

@@ -10,8 +10,8 @@ use sha2::{Digest, Sha256};
 
 use crate::cargo_build::{BuildOutput, build_script_crate};
 use crate::componentize::{self, Language};
-use game_host::engine::{ScriptComponent, ScriptEngine, script_name};
 use game_host::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE, read_capped};
+use game_host::guest::engine::{ScriptComponent, ScriptEngine, script_name};
 use game_host::hex::hex;
 
 /// A script given by path.

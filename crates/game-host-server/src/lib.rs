@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use capacity::{Placed, Placement, Room};
-use game_host::engine::ScriptComponent;
+use game_host::guest::engine::ScriptComponent;
 use game_host::input::Event;
 use game_host::jobs::JobWorkers;
 use game_host::runtime::{Runtime, RuntimeConfig};

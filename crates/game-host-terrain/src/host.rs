@@ -6,7 +6,7 @@ use wasmtime::component::{HasSelf, Linker};
 
 use super::bindings::{self, Host, TileInfo, TileKey};
 use super::{RESOLUTION, Terrain, Tile, TileCoord, tile_size};
-use game_host::state::ScriptState;
+use game_host::ScriptState;
 
 /// Links `game:engine/terrain` for scripts (the [`extension`](super::extension)
 /// does, with the job kind [`Terrain`]).

@@ -6,14 +6,14 @@
 //!
 //! A leaf: it names only `time`-like shared atoms, no other layer.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use chacha20::ChaCha12Rng;
 use chacha20::rand_core::SeedableRng;
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi::{HostMonotonicClock, HostWallClock};
+
+use crate::time::FrameClock;
 
 /// The seed of a world when none is given: runs are the same every time
 /// unless a game asks for variety (`--seed random`).
@@ -44,31 +44,13 @@ pub fn world_seed(server: u64, world: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Game time as the script API's `time()` reports it: the current frame
-/// times the fixed timestep. Shared by a runtime and its instances' clocks.
-#[derive(Debug, Clone)]
-pub(crate) struct GameClock {
-    frame: Arc<AtomicU64>,
-    dt: f64,
-}
-
-impl GameClock {
-    pub fn new(frame: Arc<AtomicU64>, dt: f64) -> Self {
-        GameClock { frame, dt }
-    }
-
-    fn seconds(&self) -> f64 {
-        self.frame.load(Ordering::Relaxed) as f64 * self.dt
-    }
-}
-
 /// `wasi:clocks/wall-clock`: game time since the Unix epoch, so a script's
 /// `SystemTime::now()`, Python's `time.time()` and JavaScript's
 /// `Date.now()` start at 1970-01-01 00:00 UTC and advance one timestep a
 /// frame.
-impl HostWallClock for GameClock {
+impl HostWallClock for FrameClock {
     fn resolution(&self) -> Duration {
-        Duration::from_secs_f64(self.dt)
+        Duration::from_secs_f64(self.dt())
     }
 
     fn now(&self) -> Duration {
@@ -79,9 +61,9 @@ impl HostWallClock for GameClock {
 /// `wasi:clocks/monotonic-clock`: game time in nanoseconds. It stands still
 /// within a frame; a script that spins until it advances spins until its
 /// deadline stops it.
-impl HostMonotonicClock for GameClock {
+impl HostMonotonicClock for FrameClock {
     fn resolution(&self) -> u64 {
-        (self.dt * 1e9) as u64
+        (self.dt() * 1e9) as u64
     }
 
     fn now(&self) -> u64 {
@@ -95,7 +77,7 @@ impl HostMonotonicClock for GameClock {
 /// streams keyed by the seed, the ordinal and the stream. ChaCha12 is a
 /// fixed, portable algorithm, so the numbers are the same on every machine
 /// and host version that keeps this key layout.
-pub(crate) fn seed_wasi(wasi: &mut WasiCtxBuilder, clock: &GameClock, seed: u64, ordinal: u64) {
+pub(crate) fn seed_wasi(wasi: &mut WasiCtxBuilder, clock: &FrameClock, seed: u64, ordinal: u64) {
     let key = |stream: u8| {
         let mut key = [0u8; 32];
         key[..8].copy_from_slice(&seed.to_le_bytes());
@@ -129,10 +111,11 @@ mod tests {
 
     #[test]
     fn clocks_read_game_time() {
-        let frame = Arc::new(AtomicU64::new(0));
-        let clock = GameClock::new(frame.clone(), 1.0 / 60.0);
+        let mut clock = FrameClock::new(60.0);
         assert_eq!(HostWallClock::now(&clock), Duration::ZERO);
-        frame.store(90, Ordering::Relaxed);
+        for _ in 0..90 {
+            clock.advance();
+        }
         assert_eq!(HostWallClock::now(&clock), Duration::from_millis(1500));
         assert_eq!(HostMonotonicClock::now(&clock), 1_500_000_000);
     }

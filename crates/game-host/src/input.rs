@@ -2,8 +2,8 @@
 //! names every WIT `key` for input files and logs, and input files
 //! (`--input`).
 
-pub use crate::bindings::events::{Event, EventFilter, ScriptMessage};
-pub use crate::bindings::input::Key;
+pub use crate::guest::bindings::events::{Event, EventFilter, ScriptMessage};
+pub use crate::guest::bindings::input::Key;
 
 /// Every key and its name in input files and logs (the window's key codes
 /// for each are in `game-host-render`).

@@ -20,9 +20,18 @@
 //! whose tasks all wait gets no call until one is due. Job kinds are
 //! registered by extensions (such as `game-host-terrain`). A running
 //! instance can be swapped to new code between frames, keeping its id and,
-//! when it opts in, its state ([`Runtime::replace`]). A run is a function
+//! when it opts in, its state ([`Runtime::hot_swap`]). A run is a function
 //! of its scripts, input and seed ([`determinism`]), so it can be recorded
 //! and replayed frame for frame ([`record`]).
+//!
+//! ## Where things are
+//!
+//! A frame goes down the folders: [`runner`] (when frames run) ->
+//! [`runtime`] (the clock, dispatch, waits, commands, swaps) -> [`guest`]
+//! (the boundary: engine, instances, store data, the host side of each WIT
+//! interface, bindings) -> [`scene`] (entities and transforms). Beside
+//! them: [`jobs`] (background work), [`record`] (recordings and replays),
+//! [`log`], and leaves such as [`time`], [`limits`] and [`determinism`].
 //!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {
@@ -38,19 +47,14 @@
 //! # Ok(()) }
 //! ```
 
-pub mod bindings;
-mod deadline;
 pub mod determinism;
-pub mod engine;
 mod error;
 pub mod files;
+pub mod guest;
 pub mod hex;
-mod imports;
 pub mod input;
-mod instance;
 pub mod jobs;
 pub mod limits;
-mod live;
 pub mod log;
 pub mod progress;
 pub mod record;
@@ -58,15 +62,14 @@ pub mod runner;
 pub mod runtime;
 pub mod scene;
 pub mod sealed;
-pub mod state;
 pub mod sync;
 pub mod time;
 
-pub use engine::{EngineOptions, Extension, ScriptComponent, ScriptEngine};
 pub use error::{ScriptError, ScriptExport};
+pub use guest::engine::{EngineOptions, Extension, ScriptComponent, ScriptEngine};
+pub use guest::instance::InstanceInfo;
+pub use guest::{LIVE_WIT, LiveSources, ScriptState};
 pub use input::{Event, Key};
-pub use instance::InstanceInfo;
-pub use live::{LIVE_WIT, LiveSources};
 pub use runner::HeadlessRunner;
 pub use runtime::{Runtime, RuntimeConfig};
 pub use scene::{Scene, Transform};

@@ -1,5 +1,14 @@
 //! Game time: the fixed-timestep frame clock, the timing of one frame, and
 //! the `on-message` id reserved for wakes. A leaf: every layer may use it.
+//!
+//! The frame exists in one form on the host: a runtime's [`FrameClock`],
+//! shared (by cloning) with everything that reads it: its instances' store
+//! data (the WIT `runtime` and `frame` functions, WASI clocks and timers)
+//! and their log identities. [`FrameTime`] is a reading of it; the WIT
+//! `frame-clock` record is the copy a script gets with `on-update`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The `on-message` id reserved for wake messages (see the WIT `tasks`
 /// interface): the script's waits completed and it should take its wakes.
@@ -16,19 +25,11 @@ pub struct FrameTime {
     pub time: f64,
 }
 
-impl FrameTime {
-    /// Before any frame: frame 0, no time (for throwaway instances).
-    pub const ZERO: FrameTime = FrameTime {
-        frame: 0,
-        delta: 0.0,
-        time: 0.0,
-    };
-}
-
-/// Counts frames at a fixed timestep of `1 / hz` seconds.
+/// Counts frames at a fixed timestep of `1 / hz` seconds. Clones share the
+/// count: the runtime advances it, everything else reads it.
 #[derive(Debug, Clone)]
 pub struct FrameClock {
-    frame: u64,
+    frame: Arc<AtomicU64>,
     dt: f64,
 }
 
@@ -36,7 +37,7 @@ impl FrameClock {
     /// A clock at frame 0 ticking `hz` times per game second.
     pub fn new(hz: f64) -> Self {
         FrameClock {
-            frame: 0,
+            frame: Arc::default(),
             dt: 1.0 / hz,
         }
     }
@@ -46,18 +47,32 @@ impl FrameClock {
         self.dt
     }
 
+    /// The current frame's number (0 before the first frame).
+    #[inline]
+    pub fn frame(&self) -> u64 {
+        self.frame.load(Ordering::Relaxed)
+    }
+
+    /// Game time in seconds: the frame number times the timestep.
+    pub fn seconds(&self) -> f64 {
+        self.frame() as f64 * self.dt
+    }
+
     /// Timing of the current frame.
+    #[inline]
     pub fn now(&self) -> FrameTime {
+        let frame = self.frame();
         FrameTime {
-            frame: self.frame,
+            frame,
             delta: self.dt as f32,
-            time: self.frame as f64 * self.dt,
+            time: frame as f64 * self.dt,
         }
     }
 
-    /// Moves to the next frame and returns its timing.
+    /// Moves to the next frame and returns its timing (the runtime's call:
+    /// every clone sees the new frame).
     pub fn advance(&mut self) -> FrameTime {
-        self.frame += 1;
+        self.frame.fetch_add(1, Ordering::Relaxed);
         self.now()
     }
 }
@@ -77,5 +92,8 @@ mod tests {
         assert_eq!(last.frame, 120);
         assert!((last.time - 2.0).abs() < 1e-12);
         assert!((last.delta - 1.0 / 60.0).abs() < 1e-9);
+        let reader = clock.clone();
+        clock.advance();
+        assert_eq!(reader.now().frame, 121, "clones share the count");
     }
 }

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use game_host::engine::default_cache_dir;
 use game_host::files::write_atomic;
+use game_host::guest::engine::default_cache_dir;
 use game_host_build::{BuildOutput, ScriptSource};
 
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
-use game_host::engine::default_cache_dir;
+use game_host::guest::engine::default_cache_dir;
 use game_host::jobs::JobDelivery;
 use game_host::limits::ScriptLimits;
 use game_host::log::LogSink;

@@ -14,7 +14,7 @@ use game_host::log::TracingLog;
 use game_host::record::{Recorder, RunSettings};
 use game_host::sync::LockExt;
 use game_host::{HeadlessRunner, Runtime, ScriptComponent, ScriptEngine};
-use game_host_build::HotReloader;
+use game_host_build::HotSwapper;
 use game_host_render::Offscreen;
 use game_host_render::WindowRunner;
 use uuid::Uuid;
@@ -119,8 +119,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     );
     let pool = args.engine.pool(needed, needed, &what)?;
     let engine = args.engine.engine(pool)?;
-    let mut reloader = if args.watch {
-        Some(HotReloader::new(engine.clone())?)
+    let mut swapper = if args.watch {
+        Some(HotSwapper::new(engine.clone())?)
     } else {
         None
     };
@@ -144,9 +144,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         &mut runtime,
         scripts,
         args.instances,
-        reloader.as_mut(),
+        swapper.as_mut(),
     )?;
-    if reloader.as_ref().is_some_and(HotReloader::is_waiting) {
+    if swapper.as_ref().is_some_and(HotSwapper::is_waiting) {
         tracing::warn!("waiting for an edit to the script(s) that failed (--watch)");
     } else if runtime.live_instances() == 0 && load_failures > 0 {
         if scripts.len() == 1 {
@@ -171,7 +171,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     }
 
     let started = Instant::now();
-    let frames = run_frames(&args, scripts, &mut runtime, reloader.as_mut())?;
+    let frames = run_frames(&args, scripts, &mut runtime, swapper.as_mut())?;
     tracing::info!(frames, elapsed = ?started.elapsed(), "stopped");
     if let Some(file) = &args.record {
         runtime.finish_observing()?;
@@ -195,12 +195,12 @@ fn start_scripts(
     runtime: &mut Runtime,
     scripts: &[PathBuf],
     instances: u32,
-    mut reloader: Option<&mut HotReloader>,
+    mut swapper: Option<&mut HotSwapper>,
 ) -> Result<(Vec<(ScriptComponent, u32)>, usize)> {
     let mut load_failures = 0;
     let mut started_scripts = Vec::new();
     if scripts.is_empty() {
-        if reloader.is_some() {
+        if swapper.is_some() {
             tracing::warn!("--watch has nothing to watch: the built-in script has no source here");
         }
         let component = default_script(engine)?;
@@ -215,16 +215,16 @@ fn start_scripts(
         });
         match started {
             Ok(ids) => {
-                if let Some(reloader) = reloader.as_deref_mut() {
-                    reloader.watch(path, ids)?;
+                if let Some(swapper) = swapper.as_deref_mut() {
+                    swapper.watch(path, ids)?;
                 }
             }
             Err(error) => {
                 report_failure(&error);
                 load_failures += 1;
                 // Under --watch the script waits for its fix.
-                if let Some(reloader) = reloader.as_deref_mut() {
-                    reloader.watch_failed(path, instances as usize)?;
+                if let Some(swapper) = swapper.as_deref_mut() {
+                    swapper.watch_failed(path, instances as usize)?;
                 }
             }
         }
@@ -237,11 +237,11 @@ fn run_frames(
     args: &RunArgs,
     scripts: &[PathBuf],
     runtime: &mut Runtime,
-    mut reloader: Option<&mut HotReloader>,
+    mut swapper: Option<&mut HotSwapper>,
 ) -> Result<u64> {
     let mut between = |runtime: &mut Runtime| {
-        if let Some(reloader) = reloader.as_deref_mut() {
-            reloader.apply(runtime);
+        if let Some(swapper) = swapper.as_deref_mut() {
+            swapper.apply(runtime);
         }
     };
     let frames = if args.headless {

@@ -26,9 +26,9 @@ use super::cache::BuildCache;
 use super::tool::run_tool;
 use super::{ENGINE_WIT, Language, read_sources, tool_version, write_wit};
 use game_host::LiveSources;
-use game_host::engine::{ScriptComponent, ScriptEngine};
 use game_host::hex::hex;
 use game_host::sync::LockExt;
+use game_host::{ScriptComponent, ScriptEngine};
 
 /// The host-internal package the runtimes import and export beside
 /// `game:engine`.

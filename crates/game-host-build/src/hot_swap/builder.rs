@@ -10,8 +10,8 @@ use anyhow::{Context, Result};
 
 use crate::cargo_build::BuildOutput;
 use crate::source::ScriptSource;
-use game_host::engine::{ScriptComponent, ScriptEngine};
 use game_host::sync::LockExt;
+use game_host::{ScriptComponent, ScriptEngine};
 
 /// A new version of a watched script, built and compiled.
 pub(super) struct Built {

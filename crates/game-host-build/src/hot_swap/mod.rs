@@ -1,7 +1,7 @@
 //! Hot-swap: watch script sources, rebuild and compile changed scripts on a
 //! background thread, and swap them in at a frame boundary.
 //!
-//! The frame thread only ever calls [`HotReloader::apply`], which takes
+//! The frame thread only ever calls [`HotSwapper::apply`], which takes
 //! finished builds off a channel without waiting. A `.wasm` source is
 //! reloaded when the file changes; a crate directory is rebuilt with cargo
 //! when anything under `src/` or its `Cargo.toml` changes; a Python script
@@ -35,14 +35,14 @@ use uuid::Uuid;
 use builder::{Built, Request, Watched, build_loop};
 
 use crate::source::ScriptSource;
-use game_host::engine::{ScriptComponent, ScriptEngine};
 use game_host::runtime::{Runtime, SwapReport};
 use game_host::sync::LockExt;
+use game_host::{ScriptComponent, ScriptEngine};
 
 /// How long the watcher waits for a burst of file events to settle.
 const DEBOUNCE: Duration = Duration::from_millis(100);
 
-/// The outcome of one swap attempt, as returned by [`HotReloader::apply`].
+/// The outcome of one swap attempt, as returned by [`HotSwapper::apply`].
 #[derive(Debug)]
 pub enum SwapOutcome {
     /// The instance runs the new code.
@@ -84,7 +84,7 @@ struct Running {
 }
 
 /// Watches script sources and swaps changed scripts into a [`Runtime`].
-pub struct HotReloader {
+pub struct HotSwapper {
     /// Watched sources, by index.
     sources: Arc<Mutex<Vec<Watched>>>,
     /// The instances of each watched source, by index.
@@ -99,7 +99,7 @@ pub struct HotReloader {
     _worker: JoinHandle<()>,
 }
 
-impl HotReloader {
+impl HotSwapper {
     /// Starts the watcher and the background build thread.
     pub fn new(engine: Arc<ScriptEngine>) -> Result<Self> {
         let sources: Arc<Mutex<Vec<Watched>>> = Arc::default();
@@ -131,7 +131,7 @@ impl HotReloader {
             .spawn(move || build_loop(&engine, &worker_sources, &requested, &built_tx))
             .context("failed to start the hot-swap build thread")?;
 
-        Ok(HotReloader {
+        Ok(HotSwapper {
             sources,
             running: Vec::new(),
             errors_seen: 0,
@@ -168,7 +168,7 @@ impl HotReloader {
         let watcher = self
             .debouncer
             .as_mut()
-            .expect("the watcher lives as long as the reloader")
+            .expect("the watcher lives as long as the swapper")
             .watcher();
         let source = ScriptSource::new(&path)?;
         for (dir, recursive) in source.watch_dirs() {
@@ -255,7 +255,7 @@ impl HotReloader {
                     .filter(|id| runtime.instance(*id).is_some())
                     .collect();
                 for id in &live {
-                    match runtime.replace(*id, &component) {
+                    match runtime.hot_swap(*id, &component) {
                         Ok(report) => {
                             tracing::info!(
                                 script = %report.script,
@@ -351,7 +351,7 @@ fn failed(path: &Path, error: &anyhow::Error) -> SwapOutcome {
     }
 }
 
-impl Drop for HotReloader {
+impl Drop for HotSwapper {
     fn drop(&mut self) {
         // Stop watching; once the watcher's sender and ours are gone the
         // build thread's channel closes and it ends after any build in

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::{Server, WorldId, WorldSpec};
-use game_host::engine::ScriptComponent;
+use game_host::guest::engine::ScriptComponent;
 use game_host::input::{Event, ScriptMessage, key_by_name};
 
 /// What `POST /worlds` may start.

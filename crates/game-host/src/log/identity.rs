@@ -4,7 +4,7 @@
 //! line, and long lines are cut, so a flooding script costs the host a
 //! bounded amount of log per frame.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use uuid::Uuid;
@@ -12,6 +12,7 @@ use uuid::Uuid;
 use super::{LogLevel, LogRecord, LogSink, LogSource};
 use crate::limits::Quotas;
 use crate::sync::LockExt;
+use crate::time::FrameClock;
 
 /// How many bytes of the guest's latest stderr output are kept for error
 /// messages (a Rust panic message is printed there just before the trap).
@@ -25,8 +26,8 @@ pub(crate) struct ScriptIdentity {
     /// Instance id, a UUID v7.
     pub id: Uuid,
     log: Arc<dyn LogSink>,
-    /// The runtime's current frame number.
-    frame: Arc<AtomicU64>,
+    /// The runtime's frame clock, which counts log lines per frame.
+    clock: FrameClock,
     /// The end of what the guest wrote to stderr during the current call.
     stderr_tail: Mutex<String>,
     /// Whether `stderr_tail` has anything, so a call clears it only then.
@@ -49,19 +50,19 @@ struct Budget {
 }
 
 impl ScriptIdentity {
-    /// An identity with `id`, or a fresh UUID v7.
+    /// The identity of instance `id` of script `name`.
     pub fn new(
         name: Arc<str>,
-        id: Option<Uuid>,
+        id: Uuid,
         log: Arc<dyn LogSink>,
-        frame: Arc<AtomicU64>,
+        clock: FrameClock,
         quotas: Quotas,
     ) -> Self {
         ScriptIdentity {
             name,
-            id: id.unwrap_or_else(Uuid::now_v7),
+            id,
             log,
-            frame,
+            clock,
             stderr_tail: Mutex::new(String::new()),
             stderr_written: AtomicBool::new(false),
             quotas,
@@ -90,7 +91,7 @@ impl ScriptIdentity {
                 tail.drain(..cut);
             }
         }
-        let frame = self.frame.load(Ordering::Relaxed);
+        let frame = self.clock.frame();
         let summary = {
             let mut budget = self.budget.lock_unpoisoned();
             let summary = if budget.frame != frame {
@@ -222,19 +223,26 @@ mod tests {
     #[test]
     fn a_flood_is_capped_per_frame_and_summarised_once() {
         let sink = Arc::new(MemoryLog::new());
-        let frame = Arc::new(AtomicU64::new(1));
+        let mut clock = FrameClock::new(60.0);
+        clock.advance();
         let quotas = Quotas {
             log_lines_per_frame: 3,
             log_line_length: 8,
             ..Quotas::default()
         };
-        let id = ScriptIdentity::new("flood".into(), None, sink.clone(), frame.clone(), quotas);
+        let id = ScriptIdentity::new(
+            "flood".into(),
+            Uuid::now_v7(),
+            sink.clone(),
+            clock.clone(),
+            quotas,
+        );
         for n in 0..1000 {
             id.log(LogLevel::Info, LogSource::Stdout, format!("line {n}"));
         }
         id.log(LogLevel::Info, LogSource::Api, "é".repeat(10));
         id.end_frame();
-        frame.store(2, Ordering::Relaxed);
+        clock.advance();
         id.log(LogLevel::Info, LogSource::Api, "frame 2".into());
         id.end_frame();
         let messages = sink.messages();

@@ -19,8 +19,8 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::bindings::events::{Event, ScriptMessage};
 use crate::files::read_capped;
+use crate::guest::bindings::events::{Event, ScriptMessage};
 use crate::input::{key_by_name, key_name};
 use crate::scene::Scene;
 

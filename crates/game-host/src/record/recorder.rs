@@ -9,8 +9,8 @@ use anyhow::{Context, Result};
 use super::format::{
     FORMAT, Header, Input, Line, RecordedEntity, RecordedScript, RunSettings, VERSION, hex,
 };
-use crate::bindings::events::Event;
-use crate::engine::ScriptComponent;
+use crate::guest::bindings::events::Event;
+use crate::guest::engine::ScriptComponent;
 use crate::runtime::RunObserver;
 use crate::scene::Scene;
 

@@ -7,7 +7,7 @@ use std::fmt;
 use anyhow::{Context, Result, bail};
 
 use super::format::{RecordedEntity, Recording, hex};
-use crate::engine::ScriptComponent;
+use crate::guest::engine::ScriptComponent;
 use crate::runtime::Runtime;
 use crate::sync::LockExt;
 

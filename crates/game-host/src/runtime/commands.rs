@@ -3,8 +3,8 @@
 
 use super::Runtime;
 use super::waits::{Wait, WaitKey};
-use crate::bindings::events::Event;
-use crate::state::Command;
+use crate::guest::Command;
+use crate::guest::bindings::events::Event;
 
 impl Runtime {
     /// Applies the commands the instance in `slot` made since the last time.

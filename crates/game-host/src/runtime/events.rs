@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::bindings::events::{Event, EventFilter};
+use crate::guest::bindings::events::{Event, EventFilter};
 use crate::input::key_name;
 
 /// Whether `event` passes `filter`.
@@ -75,7 +75,7 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bindings::input::Key;
+    use crate::guest::bindings::input::Key;
 
     #[test]
     fn queue_releases_due_events_in_order() {
@@ -95,7 +95,7 @@ mod tests {
     #[test]
     fn input_comes_before_messages_of_the_same_frame() {
         let message = |text: &str| {
-            Event::Message(crate::bindings::events::ScriptMessage {
+            Event::Message(crate::guest::bindings::events::ScriptMessage {
                 channel: "c".into(),
                 payload: text.into(),
             })

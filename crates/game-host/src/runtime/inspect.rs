@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::Runtime;
 use super::waits::{PendingWait, WaitStats};
 use crate::error::ScriptError;
-use crate::instance::InstanceInfo;
+use crate::guest::instance::InstanceInfo;
 use crate::jobs::{Job, JobOutputs, JobStats};
 use crate::scene::SceneDump;
 use crate::sync::LockExt;

@@ -41,22 +41,21 @@ mod swap;
 mod waits;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::Result;
 use uuid::Uuid;
 
-use crate::bindings::events::Event;
-use crate::bindings::tasks::Wake;
-use crate::determinism::{DEFAULT_SEED, GameClock};
-use crate::engine::ScriptComponent;
+use crate::determinism::DEFAULT_SEED;
 use crate::error::ScriptError;
-use crate::instance::ScriptInstance;
+use crate::guest::bindings::events::Event;
+use crate::guest::bindings::tasks::Wake;
+use crate::guest::engine::ScriptComponent;
+use crate::guest::instance::ScriptInstance;
+use crate::guest::{Command, RuntimeShared};
 use crate::jobs::{Job, JobDelivery, JobWorkers, Jobs};
 use crate::limits::Quotas;
 use crate::log::{LogSink, TracingLog};
 use crate::scene::{Scene, SharedScene};
-use crate::state::{Command, RuntimeShared};
 use crate::sync::LockExt;
 use crate::time::{FrameClock, FrameTime, WAKE_MESSAGE};
 use events::EventQueue;
@@ -151,13 +150,11 @@ impl Runtime {
             .unwrap_or_else(|| JobWorkers::new(config.job_threads));
         let jobs = Jobs::new(workers, config.jobs);
         let clock = FrameClock::new(config.hz);
-        let frame = Arc::new(AtomicU64::new(0));
         Runtime {
             shared: RuntimeShared {
                 scene: scene.shared(),
                 log: config.log,
-                clock: GameClock::new(frame.clone(), clock.dt()),
-                frame,
+                clock: clock.clone(),
                 jobs: jobs.registry().clone(),
                 quotas: config.quotas,
                 seed: config.seed,
@@ -193,9 +190,8 @@ impl Runtime {
     /// frame. If `entrypoint` traps, the instance is discarded and the
     /// [`ScriptError`] is both recorded and returned.
     pub fn spawn(&mut self, component: &ScriptComponent) -> Result<Uuid> {
-        let now = self.clock.now();
-        let mut instance = self.instantiate(component, now, None)?;
-        if let Err(error) = instance.start(now) {
+        let mut instance = self.instantiate(component, None)?;
+        if let Err(error) = instance.start() {
             self.record(*error.clone());
             return Err((*error).into());
         }
@@ -211,7 +207,6 @@ impl Runtime {
     fn instantiate(
         &mut self,
         component: &ScriptComponent,
-        now: FrameTime,
         id: Option<Uuid>,
     ) -> Result<ScriptInstance> {
         for extension in component.extensions() {
@@ -220,7 +215,7 @@ impl Runtime {
                 self.extensions.push(extension.name());
             }
         }
-        ScriptInstance::new(component, &self.shared, now, id)
+        ScriptInstance::new(component, &self.shared, id)
     }
 
     /// Runs one frame and returns its timing.
@@ -229,15 +224,14 @@ impl Runtime {
             self.run_due_restarts();
         }
         let time = self.clock.advance();
-        self.shared.frame.store(time.frame, Ordering::Relaxed);
         self.complete_waits(time);
         for index in 0..self.subscriptions.len() {
             let Subscription { slot, id } = self.subscriptions.get(index);
-            self.call(slot, time, id);
+            self.call(slot, id);
         }
         for index in 0..self.woken.len() {
             let slot = self.woken[index];
-            self.call(slot, time, WAKE_MESSAGE);
+            self.call(slot, WAKE_MESSAGE);
         }
         self.woken.clear();
         // Removed after dispatch, so the subscription table is not changed
@@ -306,12 +300,12 @@ impl Runtime {
     /// Calls `on-message(id)` on the instance in `slot`, if it is still
     /// there. One that fails is recorded, stops receiving calls at once, and
     /// is removed after the frame's dispatch.
-    fn call(&mut self, slot: u32, time: FrameTime, id: u32) {
+    fn call(&mut self, slot: u32, id: u32) {
         let Some(instance) = self.slots.get_mut(slot) else {
             return;
         };
         instance.set_known_usage(self.waits.count(slot), self.subscriptions.count(slot));
-        if let Err(error) = instance.message(time, id) {
+        if let Err(error) = instance.message(id) {
             self.record(*error);
             if let Some(failed) = self.slots.take(slot) {
                 failed.end_frame();

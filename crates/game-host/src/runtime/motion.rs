@@ -3,7 +3,7 @@
 //! bookkeeping, so apart from the wait table it steps.
 
 use super::waits::{Wait, Waits};
-use crate::bindings::tasks::{Wake, WakeData};
+use crate::guest::bindings::tasks::{Wake, WakeData};
 use crate::scene::Scene;
 
 impl Waits {

@@ -1,7 +1,7 @@
 //! [`RunObserver`]: what a recorder sees of a run, without the runtime
 //! knowing about files or formats.
 
-use crate::bindings::events::Event;
+use crate::guest::bindings::events::Event;
 use crate::scene::Scene;
 
 /// Watches a run for what a recording needs: every event from outside the

@@ -5,8 +5,8 @@
 use uuid::Uuid;
 
 use super::Runtime;
-use crate::engine::ScriptComponent;
-use crate::instance::ScriptInstance;
+use crate::guest::engine::ScriptComponent;
+use crate::guest::instance::ScriptInstance;
 
 /// What happens to an instance that fails (traps, runs past its deadline,
 /// exceeds a limit or a quota).
@@ -92,7 +92,7 @@ impl Runtime {
                 continue;
             }
             let restart = self.restarts.swap_remove(index);
-            let mut instance = match self.instantiate(&restart.component, now, Some(restart.id)) {
+            let mut instance = match self.instantiate(&restart.component, Some(restart.id)) {
                 Ok(instance) => instance,
                 Err(error) => {
                     tracing::error!(target: "host", "restart failed: {error:#}");
@@ -108,7 +108,7 @@ impl Runtime {
                 restart.attempt,
                 self.restart_policy.max_restarts
             );
-            match instance.start(now) {
+            match instance.start() {
                 Ok(()) => {
                     let slot = self.slots.insert(instance);
                     self.apply_commands_of(slot);

@@ -4,7 +4,7 @@
 
 use uuid::Uuid;
 
-use crate::instance::ScriptInstance;
+use crate::guest::instance::ScriptInstance;
 
 #[derive(Default)]
 pub(crate) struct Slots {

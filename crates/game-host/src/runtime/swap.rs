@@ -6,10 +6,10 @@ use anyhow::{Context, Result};
 use uuid::Uuid;
 
 use super::Runtime;
-use crate::engine::ScriptComponent;
 use crate::error::ScriptError;
+use crate::guest::engine::ScriptComponent;
 
-/// What a successful [`Runtime::replace`] did.
+/// What a successful [`Runtime::hot_swap`] did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwapReport {
     /// The script's name.
@@ -40,13 +40,12 @@ impl Runtime {
     /// next frame. On any failure (instantiation, a trap in the hand-over or
     /// in `entrypoint`) the old instance keeps running unchanged and the
     /// error is returned.
-    pub fn replace(&mut self, id: Uuid, component: &ScriptComponent) -> Result<SwapReport> {
+    pub fn hot_swap(&mut self, id: Uuid, component: &ScriptComponent) -> Result<SwapReport> {
         let started = Instant::now();
         let slot = self
             .slots
             .slot_of(id)
             .with_context(|| format!("no running script instance {id}"))?;
-        let now = self.clock.now();
         let failed = || {
             format!(
                 "hot-swap of script `{}` failed; the old version keeps running",
@@ -54,19 +53,17 @@ impl Runtime {
             )
         };
         let trapped = |error: Box<ScriptError>| anyhow::Error::new(*error).context(failed());
-        let mut new = self
-            .instantiate(component, now, Some(id))
-            .with_context(failed)?;
+        let mut new = self.instantiate(component, Some(id)).with_context(failed)?;
         let old = self.slots.get_mut(slot).expect("slot_of found it");
         let saved = if component.is_stateful() {
-            old.save_state(now).map_err(trapped)?
+            old.save_state().map_err(trapped)?
         } else {
             None
         };
         let restored = saved.is_some();
         match saved {
-            Some(state) => new.restore_state(now, state),
-            None => new.start(now),
+            Some(state) => new.restore_state(state),
+            None => new.start(),
         }
         .map_err(trapped)?;
 

@@ -12,8 +12,8 @@ use std::collections::{BinaryHeap, HashMap};
 use glam::Vec3;
 
 use super::events::{describe_filter, matches};
-use crate::bindings::events::{Event, EventFilter};
-use crate::bindings::tasks::{Wake, WakeData};
+use crate::guest::bindings::events::{Event, EventFilter};
+use crate::guest::bindings::tasks::{Wake, WakeData};
 use crate::jobs::JobKindId;
 pub(crate) use crate::jobs::WaitKey;
 use crate::scene::EntityId;
@@ -96,7 +96,7 @@ pub(crate) struct Waits {
     live_timers: usize,
     /// Event waits and listeners in registration order.
     event_waits: Vec<WaitKey>,
-    /// Motions in registration order (stepped by `super::motion`).
+    /// Motions in registration order (stepped by the `motion` module).
     pub(super) motions: Vec<WaitKey>,
     stats: WaitStats,
 }
@@ -313,7 +313,7 @@ pub(super) fn tokens(out: &[(u32, Wake)]) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bindings::input::Key;
+    use crate::guest::bindings::input::Key;
 
     #[test]
     fn timers_fire_in_due_order_with_time_waited() {

@@ -1,162 +1,27 @@
-//! [`ScriptState`]: the data each script instance's `Store` holds, and the
-//! deferred [`Command`]s a script leaves for the runtime.
-//!
-//! Below the host implementations and the runtime: it names only leaf
-//! layers (time, log, scene, jobs) and the generated types.
+//! [`ScriptState`]: the data each script instance's `Store` holds: its
+//! identity, WASI context, resource table, the commands and wakes it has
+//! pending, its quotas and usage, and the job API extensions call.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use uuid::Uuid;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use wasmtime::ResourceLimiter;
-
-use crate::bindings::events::{EventFilter, ScriptMessage};
-use crate::bindings::tasks::Wake;
-use crate::deadline::CallDeadline;
-use crate::determinism::{DEFAULT_SEED, GameClock, seed_wasi};
-use crate::jobs::{ErasedKey, Job, JobKindId, JobRegistry};
+use super::bindings::tasks::Wake;
+use super::command::Command;
+use super::deadline::CallDeadline;
+use super::limiter::ScriptLimiter;
+use super::live::LiveSources;
+use super::shared::RuntimeShared;
+use crate::determinism::seed_wasi;
+use crate::jobs::{ErasedKey, Job, JobRegistry};
 use crate::limits::{Quotas, ScriptLimits};
-use crate::live::LiveSources;
-use crate::log::{LogLevel, LogSink, LogSource, MemoryLog, ScriptIdentity, ScriptStdio};
-use crate::scene::{EntityId, Scene, SharedScene};
-use crate::time::FrameTime;
-
-/// The store's `ResourceLimiter`: refuses to grow a linear memory or a table
-/// past the script's limits, with an error that says so (the guest traps
-/// at once, before the host commits the memory).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ScriptLimiter {
-    memory: usize,
-    table_elements: usize,
-}
-
-impl ScriptLimiter {
-    pub fn new(limits: &ScriptLimits) -> Self {
-        ScriptLimiter {
-            memory: limits.memory,
-            table_elements: limits.table_elements,
-        }
-    }
-}
-
-impl Default for ScriptLimiter {
-    fn default() -> Self {
-        ScriptLimiter::new(&ScriptLimits::unlimited())
-    }
-}
-
-impl ResourceLimiter for ScriptLimiter {
-    fn memory_growing(
-        &mut self,
-        current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        if desired > self.memory {
-            wasmtime::bail!(
-                "out of memory: it tried to grow a linear memory from {} to {} MiB, \
-                 past its limit of {} MiB",
-                current >> 20,
-                desired.div_ceil(1 << 20),
-                self.memory >> 20
-            );
-        }
-        Ok(true)
-    }
-
-    fn table_growing(
-        &mut self,
-        current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        if desired > self.table_elements {
-            wasmtime::bail!(
-                "it tried to grow a table from {current} to {desired} elements, \
-                 past its limit of {}",
-                self.table_elements
-            );
-        }
-        Ok(true)
-    }
-}
-
-/// What every instance of one runtime shares.
-#[derive(Clone)]
-pub(crate) struct RuntimeShared {
-    pub scene: SharedScene,
-    pub log: Arc<dyn LogSink>,
-    /// The runtime's current frame number.
-    pub frame: Arc<AtomicU64>,
-    /// The runtime's job kinds and their outputs.
-    pub jobs: Arc<JobRegistry>,
-    /// What each instance may make the host keep or do.
-    pub quotas: Quotas,
-    /// Game time, which the instances' WASI clocks read.
-    pub clock: GameClock,
-    /// The world's seed, which the instances' WASI random numbers come from.
-    pub seed: u64,
-    /// Instances made so far (each one's random numbers are keyed by its
-    /// place in this order).
-    pub made: Arc<AtomicU64>,
-}
-
-impl RuntimeShared {
-    /// Shared data of no runtime, for throwaway instances.
-    pub fn detached() -> Self {
-        let frame = Arc::<AtomicU64>::default();
-        RuntimeShared {
-            scene: Scene::new().shared(),
-            log: Arc::new(MemoryLog::new()),
-            clock: GameClock::new(frame.clone(), 1.0 / 60.0),
-            frame,
-            jobs: Arc::default(),
-            quotas: Quotas::default(),
-            seed: DEFAULT_SEED,
-            made: Arc::default(),
-        }
-    }
-}
-
-/// Something a script asked of the runtime during a call: a deferred
-/// command. Commands are applied in order after the call's frame is
-/// dispatched, so they take effect on the next frame and never touch tables
-/// being iterated.
-#[derive(Debug)]
-pub(crate) enum Command {
-    Subscribe(u32),
-    Unsubscribe(u32),
-    WaitFrames {
-        token: u64,
-        frames: u32,
-    },
-    WaitSeconds {
-        token: u64,
-        seconds: f64,
-    },
-    Cancel(u64),
-    WaitEvent {
-        token: u64,
-        filter: EventFilter,
-        persistent: bool,
-    },
-    Send(ScriptMessage),
-    MoveTo {
-        token: u64,
-        entity: EntityId,
-        target: glam::Vec3,
-        speed: f32,
-    },
-    Job {
-        token: u64,
-        kind: JobKindId,
-        key: ErasedKey,
-    },
-}
+use crate::log::{LogLevel, LogSource, ScriptIdentity, ScriptStdio};
+use crate::scene::SharedScene;
+use crate::time::{FrameClock, FrameTime};
 
 /// Host-side count of an instance's `transform-component` handles.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -177,11 +42,9 @@ pub struct ScriptState {
     pub(crate) identity: Arc<ScriptIdentity>,
     pub(crate) table: ResourceTable,
     pub(crate) wasi: WasiCtx,
-    /// Game time, which WASI clocks and timers read.
-    pub(crate) clock: GameClock,
+    /// The runtime's frame clock (see [`Self::now`]).
+    pub(crate) clock: FrameClock,
     pub(crate) scene: SharedScene,
-    /// Timing of the frame being dispatched.
-    pub(crate) time: FrameTime,
     /// Commands made since they were last applied.
     pub(crate) commands: Vec<Command>,
     /// Completed waits the script has not collected with `take-wakes`.
@@ -230,17 +93,12 @@ impl ScriptState {
     /// stdout and stderr go to the log; clocks read game time and random
     /// numbers come from the world's seed. `id` is given when a hot-swap
     /// keeps the old instance's id.
-    pub(crate) fn new(
-        name: Arc<str>,
-        id: Option<Uuid>,
-        shared: &RuntimeShared,
-        time: FrameTime,
-    ) -> Self {
+    pub(crate) fn new(name: Arc<str>, id: Option<Uuid>, shared: &RuntimeShared) -> Self {
         let identity = Arc::new(ScriptIdentity::new(
             name,
-            id,
+            id.unwrap_or_else(Uuid::now_v7),
             shared.log.clone(),
-            shared.frame.clone(),
+            shared.clock.clone(),
             shared.quotas,
         ));
         let mut wasi = WasiCtxBuilder::new();
@@ -255,7 +113,6 @@ impl ScriptState {
             wasi,
             clock: shared.clock.clone(),
             scene: shared.scene.clone(),
-            time,
             commands: Vec::new(),
             wakes: Vec::new(),
             wakes_dropped: false,
@@ -268,6 +125,12 @@ impl ScriptState {
             usage: Usage::default(),
             live: None,
         }
+    }
+
+    /// The frame being dispatched (every call of a frame reads the same).
+    #[inline]
+    pub(crate) fn now(&self) -> FrameTime {
+        self.clock.now()
     }
 
     /// Queues a command for the runtime, within the instance's quotas:
@@ -306,8 +169,9 @@ impl ScriptState {
             }
             Command::Unsubscribe(_) => usage.new_subscriptions -= 1,
             Command::Send(_) => {
-                if usage.sent_frame != self.time.frame {
-                    usage.sent_frame = self.time.frame;
+                let frame = self.clock.frame();
+                if usage.sent_frame != frame {
+                    usage.sent_frame = frame;
                     usage.sent = 0;
                 }
                 usage.sent += 1;

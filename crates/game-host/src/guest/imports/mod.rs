@@ -1,25 +1,27 @@
 //! Typed host implementations of the `game:engine` `script` world's
-//! imports, one file per WIT interface, each implemented on the store data
-//! and holding the conversions between WIT and domain types it needs.
+//! imports, one file per WIT interface and named after it (`entity` and
+//! `entities`, `runtime`, `scene`, ...), each implemented on the store data
+//! and holding the conversions between WIT and domain types it needs. The
+//! record-only interfaces (`types`, `frame`) have nothing to implement.
 //! [`add_to_linker`] composes them (with WASI) into one linker.
 
 mod clocks;
 mod entities;
 mod entity;
 mod events;
-mod frame;
 mod log;
 mod motion;
 mod poll;
+mod runtime;
 mod scene;
 mod sources;
 mod tasks;
 
 use wasmtime::component::{HasSelf, Linker};
 
-use crate::bindings::Script;
-use crate::bindings::live::Live;
-use crate::state::ScriptState;
+use crate::guest::ScriptState;
+use crate::guest::bindings::Script;
+use crate::guest::bindings::live::Live;
 
 /// Links WASI (locked down by each instance's `WasiCtx`, and its waits
 /// made non-blocking), the engine interfaces, and `game:live/sources` for
@@ -33,6 +35,6 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ScriptState>) -> wasmtime::Resul
     Ok(())
 }
 
-impl crate::bindings::types::Host for ScriptState {}
+impl crate::guest::bindings::types::Host for ScriptState {}
 
-impl crate::bindings::frame::Host for ScriptState {}
+impl crate::guest::bindings::frame::Host for ScriptState {}

@@ -2,10 +2,10 @@
 
 use wasmtime::component::Resource;
 
-use crate::bindings::motion::Host;
-use crate::bindings::types::Vec3;
+use crate::guest::bindings::motion::Host;
+use crate::guest::bindings::types::Vec3;
+use crate::guest::{Command, ScriptState};
 use crate::scene::TransformHandle;
-use crate::state::{Command, ScriptState};
 
 impl Host for ScriptState {
     fn move_to(

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use anyhow::Result;
 use wasmtime::component::Linker;
 
+use crate::guest::ScriptState;
 use crate::jobs::{Job, Jobs};
-use crate::state::ScriptState;
 
 /// Links an extension's WIT interface into the engine's linker.
 pub type LinkFn = fn(&mut Linker<ScriptState>) -> wasmtime::Result<()>;

@@ -9,14 +9,13 @@ use wasmtime::component::{ComponentExportIndex, Instance, InstancePre, TypedFunc
 use wasmtime::error::Context as _;
 
 use super::Extension;
-use crate::bindings::ScriptIndices;
-use crate::bindings::frame::FrameClock;
-use crate::bindings::live::LiveIndices;
+use crate::guest::LiveSources;
+use crate::guest::bindings::ScriptIndices;
+use crate::guest::bindings::frame::FrameClock;
+use crate::guest::bindings::live::LiveIndices;
+use crate::guest::{RuntimeShared, ScriptLimiter, ScriptState};
 use crate::hex::hex;
 use crate::limits::ScriptLimits;
-use crate::live::LiveSources;
-use crate::state::{RuntimeShared, ScriptLimiter, ScriptState};
-use crate::time::FrameTime;
 
 /// The optional `stateful-script` exports a component has: the state
 /// hand-over of a hot-swap.
@@ -149,12 +148,7 @@ impl ScriptComponent {
     /// A store for an instance that belongs to no runtime (a check or a
     /// warm-up).
     fn throwaway_store(&self) -> Store<ScriptState> {
-        let state = ScriptState::new(
-            self.shared_name(),
-            None,
-            &RuntimeShared::detached(),
-            FrameTime::ZERO,
-        );
+        let state = ScriptState::new(self.shared_name(), None, &RuntimeShared::detached());
         self.new_store(state)
     }
 

@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
-use crate::bindings::live::sources::{Host, SourceFile};
-use crate::live::LiveSources;
-use crate::state::ScriptState;
+use crate::guest::LiveSources;
+use crate::guest::ScriptState;
+use crate::guest::bindings::live::sources::{Host, SourceFile};
 
 impl Host for ScriptState {
     fn root(&mut self) -> wasmtime::Result<String> {

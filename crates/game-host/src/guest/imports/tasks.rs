@@ -1,7 +1,7 @@
 //! `game:engine/tasks`: timers, cancellation and collecting wakes.
 
-use crate::bindings::tasks::{Host, Wake};
-use crate::state::{Command, ScriptState};
+use crate::guest::bindings::tasks::{Host, Wake};
+use crate::guest::{Command, ScriptState};
 
 impl Host for ScriptState {
     fn wait_frames(&mut self, token: u64, frames: u32) -> wasmtime::Result<()> {

@@ -1,13 +1,13 @@
-//! `game:engine/runtime`: update subscriptions and the frame clock (the WIT
-//! interface is named `runtime`; this file is not the runtime module).
+//! `game:engine/runtime`: update subscriptions and the frame clock, read
+//! from the runtime's shared [`FrameClock`](crate::time::FrameClock).
 //!
 //! Subscription changes are queued in the store data and applied by the
 //! runtime after the frame's dispatch, so they take effect next frame and
 //! never touch the table being iterated.
 
-use crate::bindings::runtime::Host;
+use crate::guest::bindings::runtime::Host;
+use crate::guest::{Command, ScriptState};
 use crate::log::{LogLevel, LogSource};
-use crate::state::{Command, ScriptState};
 use crate::time::WAKE_MESSAGE;
 
 impl Host for ScriptState {
@@ -28,14 +28,14 @@ impl Host for ScriptState {
     }
 
     fn delta_time(&mut self) -> wasmtime::Result<f32> {
-        Ok(self.time.delta)
+        Ok(self.now().delta)
     }
 
     fn frame(&mut self) -> wasmtime::Result<u64> {
-        Ok(self.time.frame)
+        Ok(self.now().frame)
     }
 
     fn time(&mut self) -> wasmtime::Result<f64> {
-        Ok(self.time.time)
+        Ok(self.now().time)
     }
 }

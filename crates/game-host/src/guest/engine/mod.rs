@@ -21,10 +21,10 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use crate::files::{MAX_COMPONENT_FILE, read_capped};
-use crate::imports;
+use crate::guest::ScriptState;
+use crate::guest::imports;
 use crate::limits::ScriptLimits;
 use crate::progress::Progress;
-use crate::state::ScriptState;
 use crate::sync::LockExt;
 use cache::ComponentCache;
 use component::{WasmKind, wasm_kind};
@@ -378,7 +378,7 @@ mod tests {
 
     #[test]
     fn api_version_matches_the_wit_package() {
-        let wit = include_str!("../../../../wit/engine.wit");
+        let wit = include_str!("../../../../../wit/engine.wit");
         assert!(
             wit.starts_with(&format!("package game:engine@{API_VERSION};")),
             "update API_VERSION with the WIT package version"

@@ -6,13 +6,12 @@ use wasmtime::component::{Instance, TypedFunc};
 use wasmtime::error::Context as _;
 use wasmtime::{Store, Trap};
 
-use crate::bindings::Script;
-use crate::bindings::frame::FrameClock;
-use crate::bindings::tasks::Wake;
-use crate::engine::{OnUpdate, ScriptComponent, arm_deadline};
 use crate::error::{ScriptError, ScriptExport};
-use crate::state::{Command, HandleStats, RuntimeShared, ScriptState};
-use crate::time::FrameTime;
+use crate::guest::bindings::Script;
+use crate::guest::bindings::frame::FrameClock;
+use crate::guest::bindings::tasks::Wake;
+use crate::guest::engine::{OnUpdate, ScriptComponent, arm_deadline};
+use crate::guest::{Command, HandleStats, RuntimeShared, ScriptState};
 
 /// A snapshot of one instance, for tools and tests.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,10 +58,9 @@ impl ScriptInstance {
     pub fn new(
         component: &ScriptComponent,
         shared: &RuntimeShared,
-        time: FrameTime,
         id: Option<Uuid>,
     ) -> Result<Self> {
-        let state = ScriptState::new(component.shared_name(), id, shared, time);
+        let state = ScriptState::new(component.shared_name(), id, shared);
         let pre = component.pre();
         let mut store = component.new_store(state);
         let context = || format!("failed to instantiate script `{}`", component.name());
@@ -110,9 +108,9 @@ impl ScriptInstance {
         self.store.data().identity.id
     }
 
-    /// Calls `entrypoint` once, with the frame's timing.
-    pub fn start(&mut self, time: FrameTime) -> Result<(), Box<ScriptError>> {
-        self.call_export(ScriptExport::Entrypoint, time, |exports, store| {
+    /// Calls `entrypoint` once.
+    pub fn start(&mut self) -> Result<(), Box<ScriptError>> {
+        self.call_export(ScriptExport::Entrypoint, |exports, store| {
             exports.call_entrypoint(store)
         })
     }
@@ -120,19 +118,20 @@ impl ScriptInstance {
     /// The frame's call for message `id` (an update id or the wake
     /// message): `on-update(id, clock)` if the component exports it, else
     /// `on-message(id)`.
-    pub fn message(&mut self, time: FrameTime, id: u32) -> Result<(), Box<ScriptError>> {
+    pub fn message(&mut self, id: u32) -> Result<(), Box<ScriptError>> {
         match self.on_update {
             Some(on_update) => {
+                let time = self.store.data().now();
                 let clock = FrameClock {
                     frame: time.frame,
                     delta_time: time.delta,
                     time: time.time,
                 };
-                self.call_export(ScriptExport::OnUpdate, time, |_, store| {
+                self.call_export(ScriptExport::OnUpdate, |_, store| {
                     on_update.call(store, (id, clock))
                 })
             }
-            None => self.call_export(ScriptExport::OnMessage, time, |exports, store| {
+            None => self.call_export(ScriptExport::OnMessage, |exports, store| {
                 exports.call_on_message(store, id)
             }),
         }
@@ -140,12 +139,12 @@ impl ScriptInstance {
 
     /// Calls `save-state`; `None` when the script has no state to hand over
     /// (or no such export).
-    pub fn save_state(&mut self, time: FrameTime) -> Result<Option<Vec<u8>>, Box<ScriptError>> {
+    pub fn save_state(&mut self) -> Result<Option<Vec<u8>>, Box<ScriptError>> {
         let Some(index) = self.component.handover().save else {
             return Ok(None);
         };
         let instance = self.instance;
-        self.call_export(ScriptExport::SaveState, time, |_, store| {
+        self.call_export(ScriptExport::SaveState, |_, store| {
             let save: TypedFunc<(), (Option<Vec<u8>>,)> = instance
                 .get_typed_func(&mut *store, index)
                 .context("`save-state` has the wrong type")?;
@@ -155,16 +154,12 @@ impl ScriptInstance {
 
     /// Calls `restore-state(state)`, or `entrypoint` if there is no such
     /// export.
-    pub fn restore_state(
-        &mut self,
-        time: FrameTime,
-        state: Vec<u8>,
-    ) -> Result<(), Box<ScriptError>> {
+    pub fn restore_state(&mut self, state: Vec<u8>) -> Result<(), Box<ScriptError>> {
         let Some(index) = self.component.handover().restore else {
-            return self.start(time);
+            return self.start();
         };
         let instance = self.instance;
-        self.call_export(ScriptExport::RestoreState, time, |_, store| {
+        self.call_export(ScriptExport::RestoreState, |_, store| {
             let restore: TypedFunc<(Vec<u8>,), ()> = instance
                 .get_typed_func(&mut *store, index)
                 .context("`restore-state` has the wrong type")?;
@@ -172,12 +167,10 @@ impl ScriptInstance {
         })
     }
 
-    /// Runs one call into the guest with the frame's timing and the
-    /// export's CPU deadline, turning a trap into a [`ScriptError`].
+    /// Runs one call into the guest with the export's CPU deadline, turning a trap into a [`ScriptError`].
     fn call_export<R>(
         &mut self,
         export: ScriptExport,
-        time: FrameTime,
         f: impl FnOnce(&Script, &mut Store<ScriptState>) -> wasmtime::Result<R>,
     ) -> Result<R, Box<ScriptError>> {
         let limits = *self.component.limits();
@@ -189,7 +182,6 @@ impl ScriptInstance {
             arm_deadline(&mut self.store, deadline, &limits);
         }
         let state = self.store.data_mut();
-        state.time = time;
         state.calls += 1;
         state.identity.begin_call();
         f(&self.exports, &mut self.store).map_err(|error| {
@@ -198,7 +190,7 @@ impl ScriptInstance {
                 &identity.name,
                 identity.id,
                 export,
-                time.frame,
+                self.store.data().clock.frame(),
                 &error,
                 identity.take_stderr_tail(),
             );

@@ -10,8 +10,8 @@ use wasmtime::component::{Linker, Resource};
 use wasmtime_wasi::HostMonotonicClock;
 use wasmtime_wasi::p2::{DynPollable, Pollable, subscribe};
 
-use crate::determinism::GameClock;
-use crate::state::ScriptState;
+use crate::guest::ScriptState;
+use crate::time::FrameClock;
 
 /// The `wasi:clocks/monotonic-clock` interface
 /// `wasmtime_wasi::p2::add_to_linker_sync` defines (`tests/sandbox.rs`
@@ -20,7 +20,7 @@ const MONOTONIC_CLOCK: &str = "wasi:clocks/monotonic-clock@0.2.12";
 
 /// A timer due when game time reaches `at` nanoseconds.
 struct GameTimer {
-    clock: GameClock,
+    clock: FrameClock,
     at: u64,
 }
 

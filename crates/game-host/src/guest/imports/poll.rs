@@ -9,7 +9,7 @@ use wasmtime::component::{Linker, Resource, ResourceTable};
 use wasmtime_wasi::p2::DynPollable;
 use wasmtime_wasi::p2::bindings::sync::io::poll::HostPollable;
 
-use crate::state::ScriptState;
+use crate::guest::ScriptState;
 
 /// The `wasi:io/poll` interface `wasmtime_wasi::p2::add_to_linker_sync`
 /// defines (tests/sandbox.rs fails if a new wasmtime-wasi names another).

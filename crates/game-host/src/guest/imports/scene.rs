@@ -6,10 +6,10 @@
 
 use wasmtime::component::Resource;
 
-use crate::bindings::scene::{Host, HostTransformComponent};
-use crate::bindings::types::{Quat, Vec3};
+use crate::guest::ScriptState;
+use crate::guest::bindings::scene::{Host, HostTransformComponent};
+use crate::guest::bindings::types::{Quat, Vec3};
 use crate::scene::{CUBE, EntityId, Scene, Transform, TransformHandle};
-use crate::state::ScriptState;
 use crate::sync::LockExt;
 
 impl From<Vec3> for glam::Vec3 {

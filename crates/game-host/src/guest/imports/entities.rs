@@ -14,9 +14,9 @@
 use glam::{Quat, Vec3};
 use wasmtime::component::Resource;
 
-use crate::bindings::entities::{EntityId as WitEntityId, Host};
+use crate::guest::ScriptState;
+use crate::guest::bindings::entities::{EntityId as WitEntityId, Host};
 use crate::scene::{EntityId, Scene, Transform, TransformHandle};
-use crate::state::ScriptState;
 use crate::sync::LockExt;
 
 /// Floats per position or scale, rotation and transform.

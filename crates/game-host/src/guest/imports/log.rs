@@ -1,8 +1,8 @@
 //! `game:engine/log`: script log lines go to the instance's log sink.
 
-use crate::bindings::log::{Host, Level};
+use crate::guest::ScriptState;
+use crate::guest::bindings::log::{Host, Level};
 use crate::log::{LogLevel, LogSource};
-use crate::state::ScriptState;
 
 impl From<Level> for LogLevel {
     fn from(level: Level) -> Self {

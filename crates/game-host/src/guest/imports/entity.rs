@@ -3,10 +3,10 @@
 //! the length of the call) and no list is copied, so this is the cheapest
 //! way for a script to read or move an entity it keeps.
 
-use crate::bindings::entities::EntityId as WitEntityId;
-use crate::bindings::entity::Host;
-use crate::bindings::types::{Quat, Vec3};
-use crate::state::ScriptState;
+use crate::guest::ScriptState;
+use crate::guest::bindings::entities::EntityId as WitEntityId;
+use crate::guest::bindings::entity::Host;
+use crate::guest::bindings::types::{Quat, Vec3};
 use crate::sync::LockExt;
 
 use super::entities::{transform, transform_mut};

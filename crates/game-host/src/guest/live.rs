@@ -34,4 +34,4 @@ impl LiveSources {
 /// The host-internal `game:live` package (`wit/live.wit` of this crate):
 /// what the live Python and JavaScript runtimes import and export beside
 /// `game:engine`, for the builders that make those runtimes.
-pub const LIVE_WIT: &str = include_str!("../wit/live.wit");
+pub const LIVE_WIT: &str = include_str!("../../wit/live.wit");

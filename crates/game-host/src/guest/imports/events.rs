@@ -1,8 +1,8 @@
 //! `game:engine/events` and `game:engine/input`: event waits, listeners and
 //! script-to-script messages.
 
-use crate::bindings::events::{EventFilter, Host, ScriptMessage};
-use crate::state::{Command, ScriptState};
+use crate::guest::bindings::events::{EventFilter, Host, ScriptMessage};
+use crate::guest::{Command, ScriptState};
 
 impl Host for ScriptState {
     fn wait_event(&mut self, token: u64, filter: EventFilter) -> wasmtime::Result<()> {
@@ -26,4 +26,4 @@ impl Host for ScriptState {
     }
 }
 
-impl crate::bindings::input::Host for ScriptState {}
+impl crate::guest::bindings::input::Host for ScriptState {}

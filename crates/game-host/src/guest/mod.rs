@@ -1,0 +1,33 @@
+//! The guest boundary: everything between a script's component and the
+//! runtime that drives it.
+//!
+//! ```text
+//!  instance (one instance: store, exports, calls with deadlines)
+//!     |
+//!  engine (wasmtime config, linking, loading, compile cache, extensions)
+//!     |
+//!  imports (the host side of each WIT interface, one file per interface)
+//!     |
+//!  store (ScriptState, the store data)
+//!     |
+//!  shared  command  limiter  deadline  live
+//!     |
+//!  bindings (the `bindgen!` output)
+//! ```
+
+pub mod bindings;
+mod command;
+mod deadline;
+pub mod engine;
+mod imports;
+pub(crate) mod instance;
+mod limiter;
+mod live;
+mod shared;
+mod store;
+
+pub(crate) use command::Command;
+pub(crate) use limiter::ScriptLimiter;
+pub use live::{LIVE_WIT, LiveSources};
+pub(crate) use shared::RuntimeShared;
+pub use store::{HandleStats, ScriptState};

@@ -1,0 +1,45 @@
+//! [`RuntimeShared`]: what the instances of one runtime share with it.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use crate::determinism::DEFAULT_SEED;
+use crate::jobs::JobRegistry;
+use crate::limits::Quotas;
+use crate::log::{LogSink, MemoryLog};
+use crate::scene::{Scene, SharedScene};
+use crate::time::FrameClock;
+
+/// What every instance of one runtime shares.
+#[derive(Clone)]
+pub(crate) struct RuntimeShared {
+    pub scene: SharedScene,
+    pub log: Arc<dyn LogSink>,
+    /// The runtime's job kinds and their outputs.
+    pub jobs: Arc<JobRegistry>,
+    /// What each instance may make the host keep or do.
+    pub quotas: Quotas,
+    /// The runtime's frame clock, which the instances read (the WIT frame
+    /// functions, WASI clocks and timers, log lines).
+    pub clock: FrameClock,
+    /// The world's seed, which the instances' WASI random numbers come from.
+    pub seed: u64,
+    /// Instances made so far (each one's random numbers are keyed by its
+    /// place in this order).
+    pub made: Arc<AtomicU64>,
+}
+
+impl RuntimeShared {
+    /// Shared data of no runtime, for throwaway instances.
+    pub fn detached() -> Self {
+        RuntimeShared {
+            scene: Scene::new().shared(),
+            log: Arc::new(MemoryLog::new()),
+            clock: FrameClock::new(60.0),
+            jobs: Arc::default(),
+            quotas: Quotas::default(),
+            seed: DEFAULT_SEED,
+            made: Arc::default(),
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! Timing the three sides: interleaved rounds, medians, ratios, the table.
+
+use std::time::{Duration, Instant};
+
+use game_host::Runtime;
+use peers::{LUA_NAME, LuaScript};
+
+/// Times one update of the wasm runtime, the Lua script and the native
+/// code, interleaved; fails if the wasm script failed meanwhile.
+pub(crate) fn three_sides<'a>(
+    w: &'a mut Runtime,
+    l: &'a LuaScript,
+    native: impl FnMut() + 'a,
+    ops: u32,
+    rounds: u32,
+) -> Vec<(&'static str, Duration)> {
+    let times = interleaved(
+        &mut [
+            wasm_side(w),
+            lua_side(l),
+            Side {
+                name: "native",
+                op: Box::new(native),
+            },
+        ],
+        ops,
+        rounds,
+    );
+    assert_ran(w);
+    times
+}
+
+/// The wasm side of a timing: one frame of `runtime`.
+pub(crate) fn wasm_side(runtime: &mut Runtime) -> Side<'_> {
+    Side {
+        name: "wasm",
+        op: Box::new(|| {
+            runtime.step();
+        }),
+    }
+}
+
+/// The Lua side of a timing: one update of `script`.
+pub(crate) fn lua_side(script: &LuaScript) -> Side<'_> {
+    Side {
+        name: "lua",
+        op: Box::new(|| script.update().unwrap()),
+    }
+}
+
+/// Fails the benchmark if a script failed while being timed.
+pub(crate) fn assert_ran(runtime: &Runtime) {
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+}
+
+/// One side of a scenario: a name and one operation.
+pub(crate) struct Side<'a> {
+    pub name: &'static str,
+    pub op: Box<dyn FnMut() + 'a>,
+}
+
+/// Times `ops` calls of each side per round, rounds interleaved; returns
+/// each side's name and median time per call.
+pub(crate) fn interleaved(
+    sides: &mut [Side<'_>],
+    ops: u32,
+    rounds: u32,
+) -> Vec<(&'static str, Duration)> {
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); sides.len()];
+    for side in sides.iter_mut() {
+        for _ in 0..ops.min(100) {
+            (side.op)(); // warm up
+        }
+    }
+    for _ in 0..rounds {
+        for (side, times) in sides.iter_mut().zip(&mut times) {
+            let started = Instant::now();
+            for _ in 0..ops {
+                (side.op)();
+            }
+            times.push(started.elapsed() / ops);
+        }
+    }
+    sides
+        .iter()
+        .zip(times)
+        .map(|(side, mut t)| {
+            t.sort();
+            (side.name, t[t.len() / 2])
+        })
+        .collect()
+}
+
+/// One scenario's medians in ns per operation, by side.
+pub(crate) struct Row {
+    pub scenario: &'static str,
+    pub values: Vec<(&'static str, f64)>,
+}
+
+/// A duration in nanoseconds.
+pub(crate) fn ns(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e9
+}
+
+pub(crate) fn row(scenario: &'static str, times: &[(&'static str, Duration)]) -> Row {
+    Row {
+        scenario,
+        values: times.iter().map(|(n, t)| (*n, ns(*t))).collect(),
+    }
+}
+
+/// `ns` nanoseconds, in ns, µs or ms.
+pub(crate) fn duration(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e4 {
+        format!("{:.1} µs", ns / 1e3)
+    } else if ns >= 10.0 {
+        format!("{ns:.0} ns")
+    } else {
+        format!("{ns:.1} ns")
+    }
+}
+
+pub(crate) fn print_table(rows: &[Row]) {
+    println!();
+    println!(
+        "| scenario | wasm (this host) | {LUA_NAME} | native | wasm / {LUA_NAME} | wasm / native |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
+    for row in rows {
+        let get = |name| row.values.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+        let fmt = |v: Option<f64>| v.map_or("-".to_owned(), duration);
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
+            _ => "-".to_owned(),
+        };
+        let (w, l, n) = (get("wasm"), get("lua"), get("native"));
+        println!(
+            "| {} | {} | {} | {} | {} | {} |",
+            row.scenario,
+            fmt(w),
+            fmt(l),
+            fmt(n),
+            ratio(w, l),
+            ratio(w, n)
+        );
+    }
+}
