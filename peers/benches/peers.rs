@@ -21,15 +21,19 @@ use game_host::scene::{Scene, SharedScene};
 use game_host::sync::LockExt;
 use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_build::{BuildOutput, build_script_crate};
-use glam::{Quat, Vec3};
+use glam::Vec3;
 use peers::{LUA_NAME, LuaScript, scripts};
 
 #[path = "peers/check.rs"]
 mod check;
 #[path = "../../host/tests/common/memory.rs"]
 mod memory;
+#[path = "peers/native.rs"]
+mod native;
 #[path = "peers/timing.rs"]
 mod timing;
+
+use native::{fib, native_behaviour_scene, native_behaviours, native_cube};
 
 use timing::{
     Row, Side, assert_ran, duration, interleaved, lua_side, ns, print_table, row, three_sides,
@@ -89,66 +93,6 @@ fn lua(source: &str) -> (LuaScript, SharedScene) {
     let scene = Scene::with_default_cube().shared();
     let script = LuaScript::new(&scene, source).expect("lua script");
     (script, scene)
-}
-
-fn rotation(scene: &SharedScene) -> Quat {
-    let scene = scene.lock_unpoisoned();
-    scene
-        .transform(scene.find("cube").unwrap())
-        .unwrap()
-        .rotation
-}
-
-fn position(scene: &SharedScene, name: &str) -> Vec3 {
-    transform_after(scene, name, 0).position
-}
-
-/// The transform of the entity `offset` places after the first named `name`
-/// (entities spawned together have consecutive ids).
-fn transform_after(scene: &SharedScene, name: &str, offset: usize) -> game_host::scene::Transform {
-    let scene = scene.lock_unpoisoned();
-    let first = scene.find(name).unwrap().index();
-    *scene
-        .transform(game_host::scene::EntityId::from((first + offset) as u32))
-        .unwrap()
-}
-
-/// Speed factor of behaviour `i` (as the wasm and Lua scripts give them).
-fn speed(i: usize) -> f32 {
-    (i % 4 + 1) as f32
-}
-
-/// The native behaviours' update: turn each entity at its own speed.
-fn native_behaviours(scene: &SharedScene, ids: &[game_host::scene::EntityId]) {
-    let mut scene = scene.lock_unpoisoned();
-    let dt = black_box(DT);
-    for (i, id) in ids.iter().enumerate() {
-        let t = scene.transform_mut(*id).unwrap();
-        t.rotation = (Quat::from_rotation_y(speed(i) * SPEED * dt) * t.rotation).normalize();
-    }
-}
-
-/// `count` entities named `b` in a fresh scene (with the cube), for the
-/// native behaviours.
-fn native_behaviour_scene(count: usize) -> (SharedScene, Vec<game_host::scene::EntityId>) {
-    let scene = Scene::with_default_cube().shared();
-    let ids = {
-        let mut s = scene.lock_unpoisoned();
-        (0..count).map(|_| s.spawn("b")).collect()
-    };
-    (scene, ids)
-}
-
-/// The native spinning-cube update: find the cube (or use its id), rotate.
-fn native_cube(scene: &SharedScene, kept: Option<game_host::scene::EntityId>) {
-    let mut scene = scene.lock_unpoisoned();
-    let id = kept.unwrap_or_else(|| scene.find(black_box("cube")).unwrap());
-    let t = scene.transform_mut(id).unwrap();
-    t.rotation = (Quat::from_rotation_y(SPEED * black_box(DT)) * t.rotation).normalize();
-}
-
-fn fib(n: u64) -> u64 {
-    if n < 2 { n } else { fib(n - 1) + fib(n - 2) }
 }
 
 fn main() {

@@ -8,10 +8,11 @@ use game_host::scene::Scene;
 use glam::Vec3;
 use peers::scripts;
 
-use super::{
-    BEHAVIOURS, MANY, fib, lua, native_behaviour_scene, native_behaviours, native_cube, position,
-    rotation, transform_after, wasm,
+use super::native::{
+    fib, native_behaviour_scene, native_behaviours, native_cube, position, rotation,
+    transform_after,
 };
+use super::{BEHAVIOURS, MANY, lua, wasm};
 
 /// 60 updates of each cube, then of the many, the behaviours and fib(25):
 /// every side agrees with the native one.

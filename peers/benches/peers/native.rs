@@ -1,0 +1,69 @@
+//! The native side of the scenarios, and reading results back from a scene.
+
+use std::hint::black_box;
+
+use game_host::scene::{EntityId, Scene, SharedScene, Transform};
+use game_host::sync::LockExt;
+use glam::{Quat, Vec3};
+
+use super::{DT, SPEED};
+
+pub(crate) fn rotation(scene: &SharedScene) -> Quat {
+    let scene = scene.lock_unpoisoned();
+    scene
+        .transform(scene.find("cube").unwrap())
+        .unwrap()
+        .rotation
+}
+
+pub(crate) fn position(scene: &SharedScene, name: &str) -> Vec3 {
+    transform_after(scene, name, 0).position
+}
+
+/// The transform of the entity `offset` places after the first named `name`
+/// (entities spawned together have consecutive ids).
+pub(crate) fn transform_after(scene: &SharedScene, name: &str, offset: usize) -> Transform {
+    let scene = scene.lock_unpoisoned();
+    let first = scene.find(name).unwrap().index();
+    *scene
+        .transform(EntityId::from((first + offset) as u32))
+        .unwrap()
+}
+
+/// Speed factor of behaviour `i` (as the wasm and Lua scripts give them).
+pub(crate) fn speed(i: usize) -> f32 {
+    (i % 4 + 1) as f32
+}
+
+/// The native behaviours' update: turn each entity at its own speed.
+pub(crate) fn native_behaviours(scene: &SharedScene, ids: &[EntityId]) {
+    let mut scene = scene.lock_unpoisoned();
+    let dt = black_box(DT);
+    for (i, id) in ids.iter().enumerate() {
+        let t = scene.transform_mut(*id).unwrap();
+        t.rotation = (Quat::from_rotation_y(speed(i) * SPEED * dt) * t.rotation).normalize();
+    }
+}
+
+/// `count` entities named `b` in a fresh scene (with the cube), for the
+/// native behaviours.
+pub(crate) fn native_behaviour_scene(count: usize) -> (SharedScene, Vec<EntityId>) {
+    let scene = Scene::with_default_cube().shared();
+    let ids = {
+        let mut s = scene.lock_unpoisoned();
+        (0..count).map(|_| s.spawn("b")).collect()
+    };
+    (scene, ids)
+}
+
+/// The native spinning-cube update: find the cube (or use its id), rotate.
+pub(crate) fn native_cube(scene: &SharedScene, kept: Option<EntityId>) {
+    let mut scene = scene.lock_unpoisoned();
+    let id = kept.unwrap_or_else(|| scene.find(black_box("cube")).unwrap());
+    let t = scene.transform_mut(id).unwrap();
+    t.rotation = (Quat::from_rotation_y(SPEED * black_box(DT)) * t.rotation).normalize();
+}
+
+pub(crate) fn fib(n: u64) -> u64 {
+    if n < 2 { n } else { fib(n - 1) + fib(n - 2) }
+}
