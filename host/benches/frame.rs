@@ -11,7 +11,7 @@
 //!   in, a deadline set per call) and without: 100 no-op updates, the
 //!   spinning cube, and `fib(25)` by recursion (compute-heavy guest code).
 //!
-//! Run with `cargo bench -p host --bench frame`.
+//! Run with `cargo bench -p game-host-cli --bench frame`.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

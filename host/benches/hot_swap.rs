@@ -1,5 +1,5 @@
 //! Hot-swap measurements, printed as a table (run with
-//! `cargo bench -p host --bench hot_swap`):
+//! `cargo bench -p game-host-cli --bench hot_swap`):
 //!
 //! - the pause on the frame thread during `Runtime::hot_swap`, for a component
 //!   already instantiated once (warm) and for a freshly compiled one (cold);

@@ -18,7 +18,7 @@
 //! Timed by criterion: one frame of the spinning-cube update, and spawn +
 //! despawn of an instance.
 //!
-//! Run with `cargo bench -p host --bench languages` (needs componentize-py
+//! Run with `cargo bench -p game-host-cli --bench languages` (needs componentize-py
 //! and componentize-js on PATH).
 
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! Offscreen frame time for scenes of 1, 1,000 and 10,000 cubes (one
 //! instanced draw call each), including the instance upload and waiting for
-//! the GPU. Run with `cargo bench -p host --bench render`; on a machine
+//! the GPU. Run with `cargo bench -p game-host-cli --bench render`; on a machine
 //! without a GPU it measures lavapipe, Mesa's software Vulkan.
 
 use std::time::Duration;

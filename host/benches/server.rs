@@ -17,7 +17,7 @@
 //! Linux's default `vm.max_map_count` (65,530) stops a process at about
 //! 15,000 (see docs/scaling.md).
 //!
-//! Run with `cargo bench -p host --bench server`; on a bigger machine,
+//! Run with `cargo bench -p game-host-cli --bench server`; on a bigger machine,
 //! `SERVER_BENCH_THREADS=1,2,4,8` (and a raised `vm.max_map_count` with
 //! `SERVER_BENCH_MAX_INSTANCES`).
 

@@ -7,7 +7,7 @@
 //! - `terrain`: 16 tiles requested and delivered, on the job pool (one
 //!   worker per core) vs one worker thread.
 //!
-//! Run with `cargo bench -p host --bench tasks`.
+//! Run with `cargo bench -p game-host-cli --bench tasks`.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -6,7 +6,7 @@
 //! Build and run (from the workspace root), pressing Enter at frame 40:
 //! ```text
 //! printf '40 press enter\n' > enter.txt
-//! cargo run --release -p host -- run examples/message-window --frames 60 --input enter.txt
+//! cargo run --release --bin host -- run examples/message-window --frames 60 --input enter.txt
 //! cargo build --release --target wasm32-wasip2 -p message-window
 //! ```
 //! Log: `window opening` (frame 0), `window open` (frame 20),

@@ -9,8 +9,8 @@
 //!
 //! Build and run (from the workspace root):
 //! ```text
-//! cargo run --release -p host -- run examples/spinning-cube
-//! cargo run --release -p host -- run examples/spinning-cube --watch
+//! cargo run --release --bin host -- run examples/spinning-cube
+//! cargo run --release --bin host -- run examples/spinning-cube --watch
 //! cargo build --release --target wasm32-wasip2 -p spinning-cube
 //! ```
 

@@ -4,7 +4,7 @@
 //! their transforms back in one batch.
 //!
 //! ```sh
-//! cargo run --release -p host -- run examples/swarm --headless --frames 120 --dump-scene swarm.json
+//! cargo run --release --bin host -- run examples/swarm --headless --frames 120 --dump-scene swarm.json
 //! ```
 //!
 //! In `swarm.json`, the `swarm` entities sit on ten rings around the cube.

@@ -8,7 +8,7 @@
 //!
 //! Build and run (from the workspace root):
 //! ```text
-//! cargo run --release -p host -- run examples/terrain --frames 300 --dump-scene terrain.json
+//! cargo run --release --bin host -- run examples/terrain --frames 300 --dump-scene terrain.json
 //! cargo build --release --target wasm32-wasip2 -p terrain
 //! ```
 

@@ -7,7 +7,7 @@
 //! Build and run (from the workspace root), pressing Space at frame 200:
 //! ```text
 //! printf '200 press space\n' > space.txt
-//! cargo run --release -p host -- run examples/wander --frames 400 --input space.txt --list-waits
+//! cargo run --release --bin host -- run examples/wander --frames 400 --input space.txt --list-waits
 //! cargo build --release --target wasm32-wasip2 -p wander
 //! ```
 
