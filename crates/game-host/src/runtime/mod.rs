@@ -106,6 +106,9 @@ impl Default for RuntimeConfig {
     }
 }
 
+/// An instance whose `entrypoint` trapped, with the error.
+type Failed = Box<(ScriptInstance, ScriptError)>;
+
 /// Script instances sharing one scene and one frame clock.
 pub struct Runtime {
     clock: FrameClock,
@@ -190,14 +193,11 @@ impl Runtime {
     /// frame. If `entrypoint` traps, the instance is discarded and the
     /// [`ScriptError`] is both recorded and returned.
     pub fn spawn(&mut self, component: &ScriptComponent) -> Result<Uuid> {
-        let mut instance = self.instantiate(component, None)?;
-        if let Err(error) = instance.start() {
-            self.record(*error.clone());
-            return Err((*error).into());
-        }
+        let instance = self.instantiate(component, None)?;
         let id = instance.id();
-        let slot = self.slots.insert(instance);
-        self.apply_commands_of(slot);
+        if let Err(failed) = self.start(instance) {
+            return Err(failed.1.into());
+        }
         Ok(id)
     }
 
@@ -216,6 +216,19 @@ impl Runtime {
             }
         }
         ScriptInstance::new(component, &self.shared, id)
+    }
+
+    /// Runs a new instance's `entrypoint`; if it returns, the instance takes
+    /// a slot and the commands it left apply. A trap is recorded and
+    /// returned with the instance (which a restart policy may start again).
+    fn start(&mut self, mut instance: ScriptInstance) -> Result<u32, Failed> {
+        if let Err(error) = instance.start() {
+            self.record(*error.clone());
+            return Err(Box::new((instance, *error)));
+        }
+        let slot = self.slots.insert(instance);
+        self.apply_commands_of(slot);
+        Ok(slot)
     }
 
     /// Runs one frame and returns its timing.

@@ -108,15 +108,8 @@ impl Runtime {
                 restart.attempt,
                 self.restart_policy.max_restarts
             );
-            match instance.start() {
-                Ok(()) => {
-                    let slot = self.slots.insert(instance);
-                    self.apply_commands_of(slot);
-                }
-                Err(error) => {
-                    self.record(*error);
-                    self.schedule_restart(&instance);
-                }
+            if let Err(failed) = self.start(instance) {
+                self.schedule_restart(&failed.0);
             }
         }
     }
