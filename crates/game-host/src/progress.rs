@@ -18,7 +18,7 @@ pub struct Progress {
 
 impl Progress {
     /// Logs `what` (e.g. "building `orbiter` with componentize-py") now and
-    /// "still <what> (N s)" every few seconds until the value is dropped.
+    /// "still `<what>` (N s)" every few seconds until the value is dropped.
     pub fn start(what: String) -> Self {
         tracing::info!("{what}");
         let (stop, stopped) = channel::<()>();

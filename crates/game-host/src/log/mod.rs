@@ -3,8 +3,8 @@
 //!
 //! The default sink, [`TracingLog`], forwards to `tracing` (shown on stderr by
 //! the CLI). [`MemoryLog`] keeps records for tests and tools. Each instance
-//! logs through its [`ScriptIdentity`]; its stdout and stderr are
-//! [`ScriptStdio`] streams.
+//! logs through its `ScriptIdentity`; its stdout and stderr are
+//! `ScriptStdio` streams.
 
 mod identity;
 mod stdio;
