@@ -40,7 +40,7 @@ pub struct WindowRunner {
 impl WindowRunner {
     /// Opens the window and runs until it closes; returns the frames run.
     /// `between` is called at every frame boundary, as in
-    /// [`HeadlessRunner::run_with`](super::HeadlessRunner::run_with).
+    /// [`HeadlessRunner::run_with`](game_host::HeadlessRunner::run_with).
     pub fn run(&self, runtime: &mut Runtime, between: &mut dyn FnMut(&mut Runtime)) -> Result<u64> {
         let event_loop = EventLoop::new().map_err(|e| no_window(&e))?;
         event_loop.set_control_flow(ControlFlow::Poll);

@@ -87,7 +87,7 @@ pub struct ServerConfig {
     /// Frames between a recording's checkpoints of every entity.
     pub checkpoint_every: u64,
     /// Whether the engine's NaNs are canonical, as recordings note
-    /// ([`EngineOptions::deterministic_floats`](crate::EngineOptions::deterministic_floats)).
+    /// ([`EngineOptions::deterministic_floats`](game_host::EngineOptions::deterministic_floats)).
     pub canonical_nans: bool,
 }
 
