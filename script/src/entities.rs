@@ -14,9 +14,9 @@
 //! positions).
 //!
 //! The SDK's [`TransformComponent`](super::scene::TransformComponent)
-//! (its `id()` is the entity's id) carries its entity's id and goes
-//! through [`position`], [`rotation`] and the same single-entity calls; its
-//! writes go to the host at once, after any buffered ones.
+//! carries its entity's id (`id()`) and goes through [`position`],
+//! [`rotation`] and the same single-entity calls; its writes go to the host
+//! at once, after any buffered ones.
 //!
 //! An id that names no entity makes the host stop the script with an error
 //! naming the id.

@@ -18,7 +18,7 @@ impl Runtime {
         // Swap buffers with the instance: no allocation per frame.
         let mut commands = std::mem::take(&mut self.command_buffer);
         instance.swap_commands(&mut commands);
-        let now = self.clock.now().frame;
+        let now = self.shared.clock.now().frame;
         for command in commands.drain(..) {
             match command {
                 Command::Subscribe(id) => self.subscriptions.subscribe(slot, id),
@@ -28,7 +28,7 @@ impl Runtime {
                     self.waits.add_timer((slot, token), now, due);
                 }
                 Command::WaitSeconds { token, seconds } => {
-                    let frames = (seconds / self.clock.dt() - 1e-9).ceil();
+                    let frames = (seconds / self.shared.clock.dt() - 1e-9).ceil();
                     let frames = if frames >= 1.0 {
                         frames.min(1e15) as u64
                     } else {

@@ -111,7 +111,7 @@ type Failed = Box<(ScriptInstance, ScriptError)>;
 
 /// Script instances sharing one scene and one frame clock.
 pub struct Runtime {
-    clock: FrameClock,
+    /// What the instances share with the runtime, its frame clock included.
     shared: RuntimeShared,
     slots: Slots,
     subscriptions: Subscriptions,
@@ -132,8 +132,6 @@ pub struct Runtime {
     restarts: Vec<restart::Restart>,
     /// Sees input and every frame's scene, while a run is recorded.
     observer: Option<Box<dyn RunObserver>>,
-    /// Extensions whose job kinds are registered here, by name.
-    extensions: Vec<&'static str>,
 }
 
 impl Runtime {
@@ -152,18 +150,16 @@ impl Runtime {
             .job_workers
             .unwrap_or_else(|| JobWorkers::new(config.job_threads));
         let jobs = Jobs::new(workers, config.jobs);
-        let clock = FrameClock::new(config.hz);
         Runtime {
             shared: RuntimeShared {
                 scene: scene.shared(),
                 log: config.log,
-                clock: clock.clone(),
+                clock: FrameClock::new(config.hz),
                 jobs: jobs.registry().clone(),
                 quotas: config.quotas,
                 seed: config.seed,
                 made: Arc::default(),
             },
-            clock,
             slots: Slots::default(),
             subscriptions: Subscriptions::default(),
             waits: Waits::default(),
@@ -177,7 +173,6 @@ impl Runtime {
             restart_policy: config.restart,
             restarts: Vec::new(),
             observer: None,
-            extensions: Vec::new(),
         }
     }
 
@@ -202,18 +197,15 @@ impl Runtime {
     }
 
     /// Instantiates `component` (`id` kept by a swap or a restart) after
-    /// registering the job kinds of its engine's extensions, once per
-    /// extension: every way an instance comes to life goes through here.
+    /// registering the job kinds of its engine's extensions that this
+    /// runtime lacks: every way an instance comes to life goes through here.
     fn instantiate(
         &mut self,
         component: &ScriptComponent,
         id: Option<Uuid>,
     ) -> Result<ScriptInstance> {
         for extension in component.extensions() {
-            if !self.extensions.contains(&extension.name()) {
-                extension.add_jobs(&mut self.jobs)?;
-                self.extensions.push(extension.name());
-            }
+            extension.add_jobs(&mut self.jobs)?;
         }
         ScriptInstance::new(component, &self.shared, id)
     }
@@ -236,7 +228,7 @@ impl Runtime {
         if !self.restarts.is_empty() {
             self.run_due_restarts();
         }
-        let time = self.clock.advance();
+        let time = self.shared.clock.advance();
         self.complete_waits(time);
         for index in 0..self.subscriptions.len() {
             let Subscription { slot, id } = self.subscriptions.get(index);
@@ -291,7 +283,7 @@ impl Runtime {
                 .step_motions(&mut scene, time.delta, &mut self.completed);
         }
         self.waits
-            .fire_timers(time.frame, self.clock.dt(), &mut self.completed);
+            .fire_timers(time.frame, self.shared.clock.dt(), &mut self.completed);
         for (kind, job, waiters) in self.jobs.deliver() {
             for waiter in waiters {
                 self.waits
@@ -354,7 +346,7 @@ impl Runtime {
 
     /// Number of the last frame run (0 before the first).
     pub fn frame(&self) -> u64 {
-        self.clock.now().frame
+        self.shared.clock.now().frame
     }
 
     /// The world's seed (see [`RuntimeConfig::seed`]).
@@ -364,7 +356,7 @@ impl Runtime {
 
     /// The fixed timestep in seconds.
     pub fn dt(&self) -> f64 {
-        self.clock.dt()
+        self.shared.clock.dt()
     }
 
     /// The shared scene.

@@ -84,7 +84,7 @@ impl Runtime {
 
     /// Starts the restarts due at this frame boundary.
     pub(super) fn run_due_restarts(&mut self) {
-        let now = self.clock.now();
+        let now = self.shared.clock.now();
         let mut index = 0;
         while index < self.restarts.len() {
             if self.restarts[index].due > now.frame {
