@@ -74,7 +74,7 @@ pub fn build_script_crate(dir: &Path, output: BuildOutput) -> Result<PathBuf> {
     let mut artifact = None;
     let (status, captured) = process::run(&mut command, output == BuildOutput::Capture, |line| {
         let Ok(message) = serde_json::from_str::<Message>(line) else {
-            return Ok(());
+            return;
         };
         if message.reason == "compiler-artifact"
             && message.manifest_path.as_deref() == Some(manifest.as_path())
@@ -87,9 +87,8 @@ pub fn build_script_crate(dir: &Path, output: BuildOutput) -> Result<PathBuf> {
                 .into_iter()
                 .find(|f| f.extension().is_some_and(|e| e == "wasm"));
         }
-        Ok(())
     })
-    .context("failed to run `cargo` (is Rust installed and on PATH?)")??;
+    .context("failed to run `cargo` (is Rust installed and on PATH?)")?;
     if !status.success() {
         if let Some(missing) = missing_target(dir) {
             bail!("cannot build script crate `{}`: {missing}", dir.display());

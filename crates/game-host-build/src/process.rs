@@ -13,8 +13,8 @@ use anyhow::{Context, Result};
 pub(crate) fn run(
     command: &mut Command,
     capture_stderr: bool,
-    mut on_line: impl FnMut(&str) -> Result<()>,
-) -> std::io::Result<Result<(ExitStatus, String)>> {
+    mut on_line: impl FnMut(&str),
+) -> std::io::Result<(ExitStatus, String)> {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(if capture_stderr {
@@ -32,21 +32,16 @@ pub(crate) fn run(
     });
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
     let mut line = Vec::new();
-    let mut handled = Ok(());
     loop {
         line.clear();
         match stdout.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        if handled.is_ok() {
-            let text = String::from_utf8_lossy(&line);
-            handled = on_line(text.trim_end_matches(['\n', '\r']));
+            Ok(_) => on_line(String::from_utf8_lossy(&line).trim_end_matches(['\n', '\r'])),
         }
     }
     let status = child.wait()?;
     let stderr = drain.and_then(|t| t.join().ok()).unwrap_or_default();
-    Ok(handled.map(|()| (status, stderr)))
+    Ok((status, stderr))
 }
 
 /// Runs `command` to its end and returns its status with its stdout and
@@ -56,9 +51,8 @@ pub(crate) fn run_captured(command: &mut Command) -> Result<(ExitStatus, String)
     let (status, stderr) = run(command, true, |line| {
         text.push_str(line);
         text.push('\n');
-        Ok(())
     })
-    .context("failed to start it")??;
+    .context("failed to start it")?;
     text.push_str(&stderr);
     Ok((status, text))
 }
