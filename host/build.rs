@@ -19,6 +19,7 @@ fn main() {
         "examples/spinning-cube",
         "script",
         "wit",
+        "crates/game-host-terrain/wit",
         "Cargo.lock",
         "Cargo.toml",
     ] {

@@ -1,8 +1,13 @@
-//! Embeds the SDK's sources (`script/` with a stand-alone manifest, and
-//! `wit/`), which `host new` writes to a data directory so a script crate
-//! anywhere can depend on them (`src/project/sdk.rs`).
+//! Embeds the SDK's sources (`script/` with a stand-alone manifest, and the
+//! WIT it binds: `wit/` and the terrain extension's
+//! `crates/game-host-terrain/wit/`, at the same places relative to
+//! `script/`), which `host new` writes to a data directory so a script
+//! crate anywhere can depend on them (`src/project/sdk.rs`).
 
 use std::path::{Path, PathBuf};
+
+/// The terrain extension's WIT, which the SDK binds too.
+const TERRAIN_WIT: &str = "crates/game-host-terrain/wit";
 
 fn main() {
     let manifest_dir = PathBuf::from(env("CARGO_MANIFEST_DIR"));
@@ -10,7 +15,7 @@ fn main() {
         .ancestors()
         .nth(2)
         .expect("crates/game-host-build/ is two levels under the workspace");
-    for input in ["script", "wit", "Cargo.toml"] {
+    for input in ["script", "wit", TERRAIN_WIT, "Cargo.toml"] {
         println!("cargo:rerun-if-changed={}", workspace.join(input).display());
     }
     let out_dir = PathBuf::from(env("OUT_DIR"));
@@ -25,7 +30,7 @@ fn embed_sdk(workspace: &Path, out_dir: &Path) {
     std::fs::write(&manifest, standalone_manifest(workspace))
         .unwrap_or_else(|e| panic!("failed to write `{}`: {e}", manifest.display()));
     let mut files = vec![("script/Cargo.toml".to_owned(), manifest)];
-    for dir in ["script/src", "wit"] {
+    for dir in ["script/src", "wit", TERRAIN_WIT] {
         files_under(workspace, &workspace.join(dir), &mut files);
     }
     files.sort();

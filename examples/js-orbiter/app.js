@@ -1,31 +1,27 @@
 // Orbiter, in JavaScript: a moon circles the default scene's cube.
 //
-// `entrypoint` spawns an entity named `js-moon` and subscribes to the per-frame
-// update; every update advances the moon's angle by SPEED * deltaTime and
-// places it on a circle of RADIUS around the origin, logging each full orbit.
-// Pressing E throws on purpose: the host reports it as one error naming the
-// script (with the JavaScript message) and the rest of the game runs on. The
-// angle survives hot-swaps through saveState / restoreState.
+// `entrypoint` spawns an entity named `js-moon`, subscribes to the per-frame
+// update and listens for key E; every `onUpdate` advances the moon's angle by
+// SPEED * deltaTime and places it on a circle of RADIUS around the origin,
+// logging each full orbit. Pressing E (its wake reaches `onWake`) throws on
+// purpose: the host reports it as one error naming the script (with the
+// JavaScript message) and the rest of the game runs on. The angle survives
+// hot-swaps through saveState / restoreState.
 //
 // Build and run (from the workspace root; the host runs componentize-js):
 //
 //     host run examples/js-orbiter --frames 120 --headless --dump-scene scene.json
 //     host run examples/js-orbiter --watch
 
-import { log } from "game:engine/log@0.1.5";
-import { subscribeUpdate, deltaTime, frame } from "game:engine/runtime@0.1.5";
-import { find, spawn } from "game:engine/scene@0.1.5";
-import { listen } from "game:engine/events@0.1.5";
-import { takeWakes } from "game:engine/tasks@0.1.5";
+import { log } from "game:engine/log@0.2.0";
+import { subscribeUpdate } from "game:engine/runtime@0.2.0";
+import { find, spawn } from "game:engine/scene@0.2.0";
+import { listen } from "game:engine/events@0.2.0";
 
 // Radius of the orbit, in world units.
 const RADIUS = 3.0;
 // Radians per second.
 const SPEED = Math.PI / 2;
-// The id this script subscribes its per-frame update with.
-const UPDATE = 0;
-// The reserved id: waits (here, the key listener) completed.
-const WAKES = 0xffff_ffff;
 // The token of the key listener (u64 in WIT: a BigInt in JavaScript).
 const KEY_E = 1n;
 
@@ -42,7 +38,7 @@ function start(restoredAngle) {
   moon = find("js-moon") ?? spawn("js-moon");
   moon.setScale({ x: 0.4, y: 0.4, z: 0.4 });
   place();
-  subscribeUpdate(UPDATE);
+  subscribeUpdate();
   listen(KEY_E, { tag: "key-pressed", val: "e" });
 }
 
@@ -55,23 +51,20 @@ export function entrypoint() {
   start(0);
 }
 
-export function onMessage(id) {
-  if (id === WAKES) {
-    for (const wake of takeWakes()) {
-      if (wake.token === KEY_E) {
-        throw new Error(`E pressed at frame ${frame()}: failing on purpose`);
-      }
-    }
-    return;
-  }
-  if (id !== UPDATE) {
-    return;
-  }
-  angle += SPEED * deltaTime();
+export function onUpdate(clock) {
+  angle += SPEED * clock.deltaTime;
   place();
   if (Math.floor(angle / (2 * Math.PI)) > orbits) {
     orbits += 1;
     log("info", `orbit ${orbits} complete`);
+  }
+}
+
+export function onWake(clock, wakes) {
+  for (const wake of wakes) {
+    if (wake.token === KEY_E) {
+      throw new Error(`E pressed at frame ${clock.frame}: failing on purpose`);
+    }
   }
 }
 

@@ -1,11 +1,12 @@
 """Orbiter, in Python: a moon circles the default scene's cube.
 
-`entrypoint` spawns an entity named `py-moon` and subscribes to the per-frame
-update; every update advances the moon's angle by SPEED * delta_time and
-places it on a circle of RADIUS around the origin, logging each full orbit.
-Pressing E raises an exception on purpose: the host reports it as one error
-naming the script (with the Python traceback) and the rest of the game runs
-on. The angle survives hot-swaps through save_state / restore_state.
+`entrypoint` spawns an entity named `py-moon`, subscribes to the per-frame
+update and listens for key E; every `on_update` advances the moon's angle by
+SPEED * delta_time and places it on a circle of RADIUS around the origin,
+logging each full orbit. Pressing E (its wake reaches `on_wake`) raises an
+exception on purpose: the host reports it as one error naming the script
+(with the Python traceback) and the rest of the game runs on. The angle
+survives hot-swaps through save_state / restore_state.
 
 Build and run (from the workspace root; the host runs componentize-py):
 
@@ -24,10 +25,6 @@ from wit_world.imports.types import Vec3
 RADIUS = 3.0
 # Radians per second.
 SPEED = math.pi / 2
-# The id this script subscribes its per-frame update with.
-UPDATE = 0
-# The reserved id: waits (here, the key listener) completed.
-WAKES = 0xFFFF_FFFF
 # The token of the key listener.
 KEY_E = 1
 
@@ -46,7 +43,7 @@ def start(restored_angle: float) -> None:
     moon = scene.find("py-moon") or scene.spawn("py-moon")
     moon.set_scale(Vec3(0.4, 0.4, 0.4))
     place()
-    runtime.subscribe_update(UPDATE)
+    runtime.subscribe_update()
     events.listen(KEY_E, events.EventFilter_KeyPressed(input.Key.E))
 
 
@@ -59,20 +56,18 @@ class WitWorld(wit_world.WitWorld):
         log.log(log.Level.INFO, "python orbiter started")
         start(0.0)
 
-    def on_message(self, id: int) -> None:
+    def on_update(self, clock: runtime.FrameClock) -> None:
         global angle, orbits
-        if id == WAKES:
-            for wake in tasks.take_wakes():
-                if wake.token == KEY_E:
-                    raise RuntimeError(f"E pressed at frame {runtime.frame()}: failing on purpose")
-            return
-        if id != UPDATE:
-            return
-        angle += SPEED * runtime.delta_time()
+        angle += SPEED * clock.delta_time
         place()
         if angle // math.tau > orbits:
             orbits += 1
             log.log(log.Level.INFO, f"orbit {orbits} complete")
+
+    def on_wake(self, clock: runtime.FrameClock, wakes: list[tasks.Wake]) -> None:
+        for wake in wakes:
+            if wake.token == KEY_E:
+                raise RuntimeError(f"E pressed at frame {clock.frame}: failing on purpose")
 
     def save_state(self) -> bytes | None:
         return struct.pack("<d", angle)

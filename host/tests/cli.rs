@@ -209,7 +209,7 @@ fn each_bad_input_gets_a_one_line_error_naming_file_and_cause() {
         (core.display().to_string(), "not a component"),
         (
             missing_export.display().to_string(),
-            "no export `on-message`",
+            "no export `on-update`",
         ),
         (unknown_import.display().to_string(), "`test:missing/thing`"),
     ];

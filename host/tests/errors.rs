@@ -82,11 +82,11 @@ fn load_error(path: &std::path::Path) -> String {
 }
 
 #[test]
-fn component_without_on_message_is_refused_by_name() {
+fn component_without_on_update_is_refused_by_name() {
     let path = common::build("missing-export");
     let message = load_error(&path);
     assert!(message.contains("test_missing_export.wasm"), "{message}");
-    assert!(message.contains("on-message"), "{message}");
+    assert!(message.contains("no export `on-update`"), "{message}");
 }
 
 #[test]
@@ -125,32 +125,51 @@ fn files_that_are_not_components_are_refused() {
     assert!(message.contains("missing.wasm"), "{message}");
 }
 
+/// Runs the frozen-WIT test script `name` (which spawns `entity`, moves it
+/// one unit along x per update and one along y per timer wake every 10
+/// frames, and hands its wake count over): 25 frames, a hot-swap to
+/// itself, 10 more. Returns the runtime and the instance.
+fn run_and_swap(name: &str, entity: &str) -> (game_host::Runtime, uuid::Uuid) {
+    let engine = common::engine();
+    let old = common::load(&engine, name);
+    assert!(old.is_stateful());
+    let (mut runtime, _log) = common::runtime();
+    let id = runtime.spawn(&old).unwrap();
+    runtime.run_frames(25);
+    let p = common::transform(&runtime, entity).position;
+    assert_eq!(
+        (p.x, p.y),
+        (25.0, 2.0),
+        "{name}: 25 updates, wakes at frames 10, 20"
+    );
+    runtime.hot_swap(id, &old).unwrap();
+    runtime.run_frames(10);
+    let p = common::transform(&runtime, entity).position;
+    assert_eq!(
+        (p.x, p.y),
+        (35.0, 3.0),
+        "{name}: the timer restarted after the swap"
+    );
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    (runtime, id)
+}
+
+#[test]
+fn a_script_built_against_the_frozen_0_1_wit_still_runs_and_hands_over() {
+    // `wit/v0.1/`, as the last 0.1 SDK bound it: the host calls its
+    // `on-update(id, clock)` once per update id, and with the reserved wake
+    // message; it takes its wakes and entity ids by call.
+    let (runtime, id) = run_and_swap("compat-0-1-5", "old15");
+    assert_eq!(runtime.instance(id).unwrap().subscriptions, [1, 2]);
+    assert_eq!(runtime.dispatch_order(), [(id, 1), (id, 2)]);
+}
+
 #[test]
 fn a_script_built_against_frozen_wit_0_1_3_still_runs_and_hands_over() {
     // The last release before `entities` and `on-update`: the host calls
     // its `on-message`, it fetches the clock by call, and its timer wakes
     // and state hand-over work as they did.
-    let engine = common::engine();
-    let old = common::load(&engine, "compat-0-1-3");
-    assert!(old.is_stateful());
-    let (mut runtime, _log) = common::runtime();
-    let id = runtime.spawn(&old).unwrap();
-    runtime.run_frames(25);
-    let p = common::transform(&runtime, "old13").position;
-    assert_eq!(
-        (p.x, p.y),
-        (25.0, 2.0),
-        "25 updates, wakes at frames 10, 20"
-    );
-    runtime.hot_swap(id, &old).unwrap();
-    runtime.run_frames(10);
-    let p = common::transform(&runtime, "old13").position;
-    assert_eq!(
-        (p.x, p.y),
-        (35.0, 3.0),
-        "the timer restarted after the swap"
-    );
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    run_and_swap("compat-0-1-3", "old13");
 }
 
 #[test]

@@ -173,7 +173,7 @@ fn one_extension_value_links_the_interface_and_registers_its_job_kind() {
 #[test]
 fn the_core_host_runs_plain_scripts_and_refuses_terrain_naming_the_interface() {
     let core = engine_with(Vec::new());
-    // The SDK binds the terrain world, but a script that never calls terrain
+    // The SDK binds the terrain package, but a script that never calls terrain
     // does not import it: the core host loads it.
     let cube = common::load(&core, "spinning-cube");
     let (mut runtime, _log) = common::runtime();
@@ -186,5 +186,5 @@ fn the_core_host_runs_plain_scripts_and_refuses_terrain_naming_the_interface() {
         .map(drop)
         .unwrap_err();
     let text = format!("{error:#}");
-    assert!(text.contains("game:engine/terrain"), "{text}");
+    assert!(text.contains("game:terrain/terrain"), "{text}");
 }

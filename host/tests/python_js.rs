@@ -122,14 +122,14 @@ fn python_and_javascript_run_beside_rust_and_fail_alone() {
         .find(|e| e.contains("`python-orbiter`"))
         .unwrap();
     assert!(
-        python_error.contains("failed in `on-message` at frame 250")
+        python_error.contains("failed in `on-wake` at frame 250")
             && python_error
                 .ends_with("(Python RuntimeError: E pressed at frame 250: failing on purpose)"),
         "{python_error}"
     );
     let js_error = errors.iter().find(|e| e.contains("`js-orbiter`")).unwrap();
     assert!(
-        js_error.contains("failed in `on-message` at frame 250")
+        js_error.contains("failed in `on-wake` at frame 250")
             && js_error.ends_with("(JavaScript error: E pressed at frame 250: failing on purpose)"),
         "{js_error}"
     );

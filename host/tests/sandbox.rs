@@ -398,14 +398,16 @@ fn a_failed_script_restarts_with_backoff_then_stays_down() {
 fn a_script_built_for_another_api_version_says_which() {
     let engine = default_engine();
     let error = engine
-        .load_file(&common::build("api-0-2-0"))
+        .load_file(&common::build("api-0-3-0"))
         .map(drop)
         .unwrap_err();
     let text = format!("{error:#}");
     assert!(
-        text.contains(
-            "it was built against game:engine@0.2.0, but this host provides game:engine@0.1.5"
-        ),
+        text.contains(&format!(
+            "it was built against game:engine@0.3.0, but this host provides game:engine@{}, \
+             which is not compatible with it",
+            game_host::guest::engine::API_VERSION
+        )),
         "{text}"
     );
     assert!(!text.contains("implementation was not found"), "{text}");

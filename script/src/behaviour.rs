@@ -3,7 +3,7 @@
 //!
 //! [`attach`] gives an entity a value of a [`Behaviour`] type. Once per
 //! frame the host makes one call into the script for all of them (the SDK
-//! subscribes [`UPDATE_ID`] on the first attach). In that call, for each
+//! keeps the update subscription from the first attach on). In that call, for each
 //! behaviour type, the SDK reads all its entities' transforms in one host
 //! call, runs every behaviour's [`Behaviour::update`] on its entity's
 //! transform, and writes the transforms back in one host call. Thousands of
@@ -18,10 +18,6 @@ use std::cell::RefCell;
 use crate::bindings::game::engine::entities as wit;
 use crate::entities::{EntityId, Transform};
 use crate::time::FrameClock;
-
-/// The update id the SDK subscribes for behaviours. Scripts that use
-/// behaviours should not subscribe it themselves.
-pub const UPDATE_ID: u32 = u32::MAX - 1;
 
 /// Per-entity game logic, run once per frame on the entity's transform.
 pub trait Behaviour: 'static {
@@ -101,7 +97,6 @@ struct Registry {
     /// Detached during a run, removed when it ends.
     detached: Vec<(TypeId, EntityId)>,
     running: bool,
-    subscribed: bool,
 }
 
 impl Registry {
@@ -148,18 +143,15 @@ pub fn attach_all<B: Behaviour>(entities: &[EntityId], mut make: impl FnMut(usiz
 }
 
 fn add<B: Behaviour>(set: Set<B>) {
-    let subscribe = REGISTRY.with_borrow_mut(|registry| {
+    REGISTRY.with_borrow_mut(|registry| {
         let list = if registry.running {
             &mut registry.added
         } else {
             &mut registry.sets
         };
         Registry::merge(list, Box::new(set));
-        !std::mem::replace(&mut registry.subscribed, true)
     });
-    if subscribe {
-        crate::update::subscribe(UPDATE_ID);
-    }
+    crate::update::subscribe_behaviours();
 }
 
 /// Removes every behaviour of type `B` from `entity`. Called while the
@@ -186,7 +178,16 @@ pub fn count() -> usize {
     })
 }
 
-/// Runs every behaviour once (the export macro calls it for [`UPDATE_ID`]).
+/// Runs every behaviour once, if any was ever attached (the export macro
+/// calls it in `on-update`).
+pub fn run_if_attached(clock: &FrameClock) {
+    if REGISTRY.with_borrow(|registry| registry.sets.is_empty() && registry.added.is_empty()) {
+        return;
+    }
+    run_all(clock);
+}
+
+/// Runs every behaviour once.
 pub fn run_all(clock: &FrameClock) {
     let mut sets = REGISTRY.with_borrow_mut(|registry| {
         registry.running = true;

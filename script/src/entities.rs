@@ -5,7 +5,7 @@
 //! buffered in the script and sent to the host in one call per run of
 //! same-kind writes, at the end of the current call into the script (the
 //! export macro flushes), or earlier with [`flush`]. A run of one write
-//! goes by the single-entity call of WIT `entity` (0.1.5), which copies no
+//! goes by the single-entity call of WIT `entity`, which copies no
 //! list. Reads ([`transforms`], [`transform`], [`position`], [`rotation`])
 //! flush first, so a script always reads what it wrote. A buffered write is
 //! inlined into the script's own loop (a kind check and two pushes into a

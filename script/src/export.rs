@@ -5,23 +5,22 @@
 /// async tasks.
 ///
 /// The host calls [`Script::entrypoint`] once when the instance starts, then
-/// [`Script::on_message`] once per frame for every id the script subscribed
-/// with [`update::subscribe`](crate::update::subscribe) (through the
-/// `on-update` export, which brings the frame clock along, so
-/// [`time::delta_time`](crate::time::delta_time) costs no host call). Tasks started
-/// with [`task::spawn`](crate::task::spawn) run between those calls, woken by the host only
-/// when what they wait for is due. Each instance of a component has its own
-/// memory, so its own value of `Self`.
+/// [`Script::on_update`] once per frame while the script is subscribed with
+/// [`update::subscribe`](crate::update::subscribe) (the call brings the
+/// frame clock along, so [`time::delta_time`](crate::time::delta_time)
+/// costs no host call). Tasks started with [`task::spawn`](crate::task::spawn)
+/// run between those calls, woken by the host (`on-wake`) only when what
+/// they wait for is due. Each instance of a component has its own memory,
+/// so its own value of `Self`.
 pub trait Script: 'static {
     /// Starts the script and returns its state. Subscribe to updates or
     /// spawn tasks here.
     fn entrypoint() -> Self;
 
-    /// Handles one update message; `id` is the id given to
-    /// `subscribe_update`. Scripts that only use tasks need not implement it.
-    fn on_message(&mut self, id: u32) {
-        let _ = id;
-    }
+    /// The frame's update, once per frame while subscribed
+    /// ([`update::subscribe`](crate::update::subscribe)). Scripts that only
+    /// use tasks need not implement it.
+    fn on_update(&mut self) {}
 
     /// Hands the script's state over to its next version when the host
     /// hot-swaps the component: return the bytes for
@@ -45,8 +44,9 @@ pub trait Script: 'static {
     }
 }
 
-/// Exports a [`Script`] implementation as the component's `entrypoint` and
-/// `on-message` functions. Use it once per script crate, at the top level:
+/// Exports a [`Script`] implementation as the component's `entrypoint`,
+/// `on-update`, `on-wake` and state hand-over functions. Use it once per
+/// script crate, at the top level:
 ///
 /// ```ignore
 /// script::export!(MyScript);
@@ -87,27 +87,25 @@ macro_rules! export {
                     $crate::__private::end_call();
                 }
 
-                fn on_message(id: u32) {
-                    $crate::__private::begin_call(::core::option::Option::None);
-                    Self::message(id);
-                }
-
-                fn on_update(id: u32, clock: $crate::time::FrameClock) {
+                fn on_update(clock: $crate::time::FrameClock) {
                     $crate::__private::begin_call(::core::option::Option::Some(clock));
-                    Self::message(id);
-                }
-            }
-
-            impl Exports {
-                fn message(id: u32) {
-                    $crate::__private::message(id, |id| {
+                    $crate::__private::update(|| {
                         STATE.with(|cell| {
                             if let ::core::option::Option::Some(state) = cell.borrow_mut().as_mut()
                             {
-                                <$script as $crate::Script>::on_message(state, id);
+                                <$script as $crate::Script>::on_update(state);
                             }
                         });
                     });
+                    $crate::__private::end_call();
+                }
+
+                fn on_wake(
+                    clock: $crate::time::FrameClock,
+                    wakes: ::std::vec::Vec<$crate::bindings::game::engine::tasks::Wake>,
+                ) {
+                    $crate::__private::begin_call(::core::option::Option::Some(clock));
+                    $crate::__private::deliver_wakes(wakes);
                     $crate::__private::end_call();
                 }
             }

@@ -1,9 +1,9 @@
 //! # script — the guest SDK for game scripts
 //!
 //! A script is a WebAssembly component that targets the `game:engine` WIT
-//! world (`wit/engine.wit` at the workspace root). This crate binds that one
-//! copy of the WIT, converts its math records to and from [`glam`], and turns
-//! a plain Rust type into a component with one trait and one macro:
+//! world (`wit/` at the workspace root). This crate binds that one copy of
+//! the WIT, converts its math records to and from [`glam`], and turns a
+//! plain Rust type into a component with one trait and one macro:
 //!
 //! ```ignore
 //! use script::prelude::*;
@@ -12,11 +12,11 @@
 //!
 //! impl Script for Spinner {
 //!     fn entrypoint() -> Self {
-//!         script::update::subscribe(0);
+//!         script::update::subscribe();
 //!         Spinner
 //!     }
 //!
-//!     fn on_message(&mut self, _id: u32) {
+//!     fn on_update(&mut self) {
 //!         let angle = 1.0 * script::time::delta_time();
 //!         script::scene::cube().rotate(Quat::from_rotation_y(angle));
 //!     }
@@ -29,7 +29,7 @@
 //! is a component.
 //!
 //! ## Modules
-//! - [`update`]: subscribe to the per-frame `on_message(id)` call.
+//! - [`update`]: subscribe to the per-frame [`Script::on_update`] call.
 //! - [`time`]: the frame clock; waiting for frames and game seconds.
 //! - [`scene`]: entities and their transforms ([`scene::TransformExt`] for
 //!   glam types).
@@ -86,15 +86,14 @@ pub mod __private {
         crate::time::set_clock(clock);
     }
 
-    /// Handles message `id`: wakes, the behaviours' update, or the script's
-    /// own `on_message`.
+    /// The frame's update: the script's own `on_update` if it subscribed,
+    /// then the attached behaviours.
     #[inline]
-    pub fn message(id: u32, on_message: impl FnOnce(u32)) {
-        match id {
-            crate::update::WAKE_MESSAGE => deliver_wakes(),
-            crate::behaviour::UPDATE_ID => crate::behaviour::run_all(&crate::time::clock()),
-            _ => on_message(id),
+    pub fn update(on_update: impl FnOnce()) {
+        if crate::update::script_subscribed() {
+            on_update();
         }
+        crate::behaviour::run_if_attached(&crate::time::clock());
     }
 
     /// After a call: runs woken tasks, then sends buffered entity writes.

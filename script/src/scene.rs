@@ -2,7 +2,6 @@
 //! [`TransformComponent`]. Vectors and quaternions are glam's
 //! ([`Vec3`], [`Quat`]); the WIT records convert to and from them.
 
-use crate::bindings::game::engine::entities as wit_entities;
 use crate::bindings::game::engine::entity as single;
 use crate::bindings::game::engine::scene as wit_scene;
 use crate::bindings::game::engine::scene::TransformComponent as Handle;
@@ -28,7 +27,7 @@ impl TransformComponent {
     /// Wraps a WIT resource handle (one host call asks its entity's id).
     pub fn from_handle(handle: wit_scene::TransformComponent) -> Self {
         TransformComponent {
-            id: wit_entities::id_of(&handle),
+            id: handle.id(),
             handle,
         }
     }

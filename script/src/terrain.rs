@@ -1,9 +1,9 @@
 //! Procedural terrain tiles generated on the host's worker threads (the
-//! `game:engine/terrain` host extension: a script that uses it imports that
+//! `game:terrain` host extension: a script that uses it imports that
 //! interface, and only hosts that provide it load the script).
 
-use crate::bindings::game::engine::terrain as wit_terrain;
-pub use crate::bindings::game::engine::terrain::{TileInfo, TileKey};
+use crate::bindings::terrain_extension::game::terrain::terrain as wit_terrain;
+pub use crate::bindings::terrain_extension::game::terrain::terrain::{TileInfo, TileKey};
 use crate::wait::host_wait;
 
 /// Side length of a tile at `level`, in world units.

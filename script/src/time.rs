@@ -1,15 +1,15 @@
 //! Game time: the frame clock, and waiting for frames and seconds.
 //!
-//! The host passes the frame clock with every per-frame call (`on-update`,
-//! 0.1.4), so [`delta_time`], [`frame`] and [`time`] cost no call into the
-//! host there. Outside those calls (`entrypoint`, the state hand-over) they
-//! ask the host.
+//! The host passes the frame clock with every call of a frame (`on-update`
+//! and `on-wake`), so [`delta_time`], [`frame`] and [`time`] cost no call
+//! into the host there. Outside those calls (`entrypoint`, the state
+//! hand-over) they ask the host, once per call.
 
 use std::cell::Cell;
 use std::future::Future;
 
-pub use crate::bindings::game::engine::frame::FrameClock;
 use crate::bindings::game::engine::runtime;
+pub use crate::bindings::game::engine::runtime::FrameClock;
 use crate::bindings::game::engine::tasks::{self, WakeData};
 use crate::wait::HostWait;
 
@@ -25,34 +25,33 @@ pub(crate) fn set_clock(clock: Option<FrameClock>) {
 }
 
 /// The clock of the current frame: the one passed with this call, or the
-/// host's.
+/// host's (asked once, then kept for the rest of the call).
 #[inline]
 pub fn clock() -> FrameClock {
-    CLOCK.get().unwrap_or_else(|| FrameClock {
-        frame: runtime::frame(),
-        delta_time: runtime::delta_time(),
-        time: runtime::time(),
+    CLOCK.get().unwrap_or_else(|| {
+        let clock = runtime::clock();
+        CLOCK.set(Some(clock));
+        clock
     })
 }
 
 /// Seconds of game time the current frame advances (the fixed timestep).
 #[inline]
 pub fn delta_time() -> f32 {
-    CLOCK
-        .get()
-        .map_or_else(runtime::delta_time, |clock| clock.delta_time)
+    clock().delta_time
 }
 
-/// Number of the current frame: 1 on the first frame, 0 during `entrypoint`.
+/// Number of the current frame: 1 on the first frame, 0 during the first
+/// `entrypoint` calls.
 #[inline]
 pub fn frame() -> u64 {
-    CLOCK.get().map_or_else(runtime::frame, |clock| clock.frame)
+    clock().frame
 }
 
 /// Game time in seconds at the end of the current frame.
 #[inline]
 pub fn time() -> f64 {
-    CLOCK.get().map_or_else(runtime::time, |clock| clock.time)
+    clock().time
 }
 
 /// Completes at the start of the next frame.

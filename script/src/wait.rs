@@ -3,7 +3,7 @@
 //!
 //! A [`HostWait`] registers itself with the host on first poll under a
 //! fresh token, and completes when the host reports that token in
-//! `take-wakes`. A persistent one (a listener) yields every report until
+//! `on-wake`. A persistent one (a listener) yields every report until
 //! dropped. Dropping either before it is done cancels the wait on the host.
 //!
 //! Host functions of an extension interface that take a token can be
@@ -95,10 +95,10 @@ fn forget(token: u64) -> bool {
     with_waits(|waits| waits.pending.remove(&token).is_some())
 }
 
-/// Collects completed waits from the host and wakes their tasks. Called by
-/// the export macro on the reserved wake message.
-pub fn deliver_wakes() {
-    for wake in tasks::take_wakes() {
+/// Hands completed waits to their futures and wakes their tasks. Called by
+/// the export macro in `on-wake`.
+pub fn deliver_wakes(wakes: Vec<tasks::Wake>) {
+    for wake in wakes {
         let waker = with_waits(|waits| {
             let pending = waits.pending.get_mut(&wake.token)?;
             pending.results.push_back(wake.data);

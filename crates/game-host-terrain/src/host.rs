@@ -1,4 +1,4 @@
-//! `game:engine/terrain`: tile requests and reads of generated tiles,
+//! `game:terrain/terrain`: tile requests and reads of generated tiles,
 //! implemented on the store data through the generic job API, with the
 //! conversions between WIT and terrain types.
 
@@ -8,10 +8,14 @@ use super::bindings::{self, Host, TileInfo, TileKey};
 use super::{RESOLUTION, Terrain, Tile, TileCoord, tile_size};
 use game_host::ScriptState;
 
-/// Links `game:engine/terrain` for scripts (the [`extension`](super::extension)
-/// does, with the job kind [`Terrain`]).
+/// Links `game:terrain/terrain` for scripts (the [`extension`](super::extension)
+/// does, with the job kind [`Terrain`]), and the same interface under its
+/// 0.1 name, `game:engine/terrain`, for scripts built against
+/// `game:engine` 0.1, where it was part of the engine package.
 pub fn link(linker: &mut Linker<ScriptState>) -> wasmtime::Result<()> {
-    bindings::add_to_linker::<_, HasSelf<_>>(linker, |state| state)
+    bindings::add_to_linker::<_, HasSelf<_>>(linker, |state| state)?;
+    let mut v0_1 = linker.instance(&game_host::guest::v0_1::interface_name("terrain"))?;
+    bindings::add_to_linker_instance::<_, HasSelf<_>>(&mut v0_1, |state| state)
 }
 
 impl From<TileKey> for TileCoord {

@@ -1,8 +1,8 @@
 //! # game-host-terrain — procedural terrain, a host extension
 //!
 //! Deterministic heightmap tiles as one kind of background job
-//! ([`Terrain`]), and the WIT interface `game:engine/terrain` through which
-//! scripts request and read them. It is the worked example of a game adding
+//! ([`Terrain`]), and the WIT package `game:terrain` (this crate's `wit/`)
+//! through which scripts request and read them. It is the worked example of a game adding
 //! an interface and a job kind from outside the core: [`extension`] is one
 //! [`Extension`] value that links the interface and registers the job kind.
 //!
@@ -26,7 +26,7 @@ use game_host::jobs::Job;
 
 pub use host::link;
 
-/// The terrain extension: links `game:engine/terrain` and adds the
+/// The terrain extension: links `game:terrain/terrain` and adds the
 /// [`Terrain`] job kind to every runtime that runs a script of the engine.
 pub fn extension() -> Extension {
     Extension::new("terrain", link).with_job(Terrain)

@@ -10,11 +10,14 @@ use wasmtime::{Trap, WasmBacktrace};
 pub enum ScriptExport {
     /// `entrypoint`, called once at start.
     Entrypoint,
-    /// `on-message`, called every frame per subscription (and for wakes).
-    OnMessage,
-    /// `on-update`, called instead of `on-message` with the frame clock
-    /// when a component exports it (`game-script`, 0.1.4).
+    /// `on-update`, called every frame while the script is subscribed
+    /// (in 0.1, once per subscribed id and for wakes, when exported).
     OnUpdate,
+    /// `on-wake`, called with the waits that completed in a frame.
+    OnWake,
+    /// 0.1's `on-message`, the per-frame call of a 0.1 script that does not
+    /// export `on-update` (and its wake message).
+    OnMessage,
     /// `save-state`, called on the old instance during a hot-swap.
     SaveState,
     /// `restore-state`, called on the new instance during a hot-swap.
@@ -25,8 +28,9 @@ impl fmt::Display for ScriptExport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             ScriptExport::Entrypoint => "entrypoint",
-            ScriptExport::OnMessage => "on-message",
             ScriptExport::OnUpdate => "on-update",
+            ScriptExport::OnWake => "on-wake",
+            ScriptExport::OnMessage => "on-message",
             ScriptExport::SaveState => "save-state",
             ScriptExport::RestoreState => "restore-state",
         })
@@ -179,14 +183,14 @@ mod tests {
             "panicked at src/lib.rs:9:5: boom"
         );
         let python = failed_with(
-            "Traceback (most recent call last):\n  File \"/0/app.py\", line 67, in on_message\n\
+            "Traceback (most recent call last):\n  File \"/0/app.py\", line 67, in on_wake\n\
              RuntimeError: E pressed\nthread panicked at runtime/src/lib.rs:1:1:\nPython function threw",
         );
         assert_eq!(
             python.guest_summary().unwrap(),
             "Python RuntimeError: E pressed"
         );
-        let js = failed_with("E pressed\nStack:\n  onMessage@app.js:62:15\nRedirecting call");
+        let js = failed_with("E pressed\nStack:\n  onWake@app.js:62:13\nRedirecting call");
         assert_eq!(js.guest_summary().unwrap(), "JavaScript error: E pressed");
         assert!(failed_with("some output").guest_summary().is_none());
         assert!(

@@ -2,11 +2,14 @@
 //!
 //! The core an engine embeds: no window, renderer, HTTP server or CLI.
 //! Scripts are WebAssembly components of the `game:engine` `script` world
-//! (`wit/engine.wit`). The host compiles them once ([`ScriptEngine`], with
-//! an on-disk cache of compiled code), instantiates them as many times as
-//! needed ([`ScriptComponent`]), and drives every instance from one
-//! fixed-timestep frame ([`Runtime::step`]) that calls `on-message(id)` on
-//! each subscribed instance, in subscription order. A runner decides when
+//! (`wit/`, one file per interface; scripts built against the frozen 0.1
+//! release in `wit/v0.1/` load too, see [`guest::v0_1`]). The host compiles
+//! them once ([`ScriptEngine`], with an on-disk cache of compiled code),
+//! instantiates them as many times as needed ([`ScriptComponent`]), and
+//! drives every instance from one fixed-timestep frame ([`Runtime::step`])
+//! that calls `on-update(clock)` on each subscribed instance, in
+//! subscription order, then `on-wake(clock, wakes)` on each instance whose
+//! waits completed. A runner decides when
 //! frames run: as fast as possible or in real time ([`HeadlessRunner`];
 //! `game-host-render` has the window runner).
 //!
@@ -68,7 +71,7 @@ pub mod time;
 pub use error::{ScriptError, ScriptExport};
 pub use guest::engine::{EngineOptions, Extension, ScriptComponent, ScriptEngine};
 pub use guest::instance::InstanceInfo;
-pub use guest::{LIVE_WIT, LiveSources, ScriptState};
+pub use guest::{ENGINE_WIT, LIVE_WIT, LiveSources, ScriptState};
 pub use input::{Event, Key};
 pub use runner::HeadlessRunner;
 pub use runtime::{Runtime, RuntimeConfig};

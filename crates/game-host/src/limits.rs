@@ -81,7 +81,8 @@ pub struct Quotas {
     /// Waits pending on the host at once: timers, event waits, listeners,
     /// motions and job requests.
     pub waits: usize,
-    /// Update ids subscribed at once.
+    /// Update subscriptions held at once (a script of the newest API holds
+    /// at most one; a 0.1 script one per update id).
     pub subscriptions: usize,
     /// Messages sent with `send` in one frame.
     pub messages_per_frame: usize,

@@ -1,18 +1,21 @@
 //! Game time: the fixed-timestep frame clock, the timing of one frame, and
-//! the `on-message` id reserved for wakes. A leaf: every layer may use it.
+//! the update key of a script's frame subscription. A leaf: every layer may
+//! use it.
 //!
 //! The frame exists in one form on the host: a runtime's [`FrameClock`],
 //! shared (by cloning) with everything that reads it: its instances' store
-//! data (the WIT `runtime` and `frame` functions, WASI clocks and timers)
-//! and their log identities. [`FrameTime`] is a reading of it; the WIT
-//! `frame-clock` record is the copy a script gets with `on-update`.
+//! data (the WIT `runtime` functions, WASI clocks and timers) and their log
+//! identities. [`FrameTime`] is a reading of it; the WIT `frame-clock`
+//! record is the copy a script gets with `on-update` and `on-wake`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The `on-message` id reserved for wake messages (see the WIT `tasks`
-/// interface): the script's waits completed and it should take its wakes.
-pub const WAKE_MESSAGE: u32 = u32::MAX;
+/// The key of a script's one frame subscription (`subscribe-update`). The
+/// runtime keeps subscriptions as (instance, key): a script of the newest
+/// API has at most one, under this key; a 0.1 script one per id it
+/// subscribed (`guest::v0_1`), in the order it made them.
+pub const UPDATE: u32 = 0;
 
 /// Timing of one frame, the same for every call made during it.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,7 +1,7 @@
 //! Spinning cube: rotates the default scene's cube about the Y axis at
 //! [`ANGULAR_SPEED`] radians per second of game time (a quarter turn a second).
 //!
-//! `entrypoint` subscribes to the update message; every update rotates the
+//! `entrypoint` subscribes to the per-frame update; every update rotates the
 //! cube by `ANGULAR_SPEED * delta_time` about world Y and adds the angle to
 //! the total turned, logging each full turn. The total survives hot-swaps:
 //! `save_state` hands it to the next version's `restore_state`. Edit
@@ -22,9 +22,6 @@ use script::glam::Quat;
 /// Radians per second about world Y.
 pub const ANGULAR_SPEED: f32 = std::f32::consts::FRAC_PI_2;
 
-/// The id this script subscribes its per-frame update with.
-const UPDATE: u32 = 0;
-
 struct SpinningCube {
     angular_speed: f32,
     /// Radians turned since the first version started.
@@ -33,7 +30,7 @@ struct SpinningCube {
 
 impl SpinningCube {
     fn start(turned: f32) -> Self {
-        script::update::subscribe(UPDATE);
+        script::update::subscribe();
         SpinningCube {
             angular_speed: ANGULAR_SPEED,
             turned,
@@ -47,10 +44,7 @@ impl Script for SpinningCube {
         SpinningCube::start(0.0)
     }
 
-    fn on_message(&mut self, id: u32) {
-        if id != UPDATE {
-            return;
-        }
+    fn on_update(&mut self) {
         let angle = self.angular_speed * script::time::delta_time();
         script::scene::cube().rotate(Quat::from_rotation_y(angle));
         let turns_before = (self.turned / TAU).floor();

@@ -2,17 +2,17 @@
 // fetches the cube's handle and turns it by SPEED * deltaTime about world Y,
 // as the Rust example does.
 
-import { subscribeUpdate, deltaTime } from "game:engine/runtime@0.1.5";
-import { cubeTransform } from "game:engine/scene@0.1.5";
+import { subscribeUpdate } from "game:engine/runtime@0.2.0";
+import { cubeTransform } from "game:engine/scene@0.2.0";
 
 const SPEED = Math.PI / 2;
 
 export function entrypoint() {
-  subscribeUpdate(0);
+  subscribeUpdate();
 }
 
-export function onMessage(id) {
-  const half = (SPEED * deltaTime()) / 2;
+export function onUpdate(clock) {
+  const half = (SPEED * clock.deltaTime) / 2;
   const s = Math.sin(half);
   const c = Math.cos(half);
   const cube = cubeTransform();
@@ -27,3 +27,7 @@ export function onMessage(id) {
   // Give the handle back now rather than when the garbage collector runs.
   cube[Symbol.dispose]();
 }
+
+// It waits on nothing; built into one component (`host build`), a script
+// must still export every function of the world.
+export function onWake() {}

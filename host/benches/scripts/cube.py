@@ -5,7 +5,7 @@ as the Rust example does."""
 import math
 
 import wit_world
-from wit_world.imports import runtime, scene
+from wit_world.imports import runtime, scene, tasks
 from wit_world.imports.types import Quat
 
 SPEED = math.pi / 2
@@ -13,10 +13,10 @@ SPEED = math.pi / 2
 
 class WitWorld(wit_world.WitWorld):
     def entrypoint(self) -> None:
-        runtime.subscribe_update(0)
+        runtime.subscribe_update()
 
-    def on_message(self, id: int) -> None:
-        half = SPEED * runtime.delta_time() / 2
+    def on_update(self, clock: runtime.FrameClock) -> None:
+        half = SPEED * clock.delta_time / 2
         s, c = math.sin(half), math.cos(half)
         with scene.cube_transform() as cube:
             r = cube.rotation()
@@ -29,3 +29,8 @@ class WitWorld(wit_world.WitWorld):
                     c * r.w - s * r.y,
                 )
             )
+
+    # It waits on nothing; built into one component (`host build`), a script
+    # must still define every export of the world.
+    def on_wake(self, clock: runtime.FrameClock, wakes: list[tasks.Wake]) -> None:
+        pass

@@ -7,7 +7,8 @@
 //! installed tool, kept in the build cache under a key of the tool's
 //! version, the WIT and the loader, and compiled once per engine
 //! ([`ScriptEngine::load_kept`]). A script's sources reach its instances
-//! through the host-internal import `game:live/sources` (`host/wit/live.wit`):
+//! through the host-internal import `game:live/sources`
+//! (`crates/game-host/wit/live.wit`):
 //! read-only, in memory, the files of that one script and nothing else.
 //! Loading or swapping a script is then a check of its sources in a
 //! throwaway instance (`game:live/loader.check`: compiled, not run) and a
@@ -24,8 +25,9 @@ use sha2::{Digest, Sha256};
 
 use super::cache::BuildCache;
 use super::tool::run_tool;
-use super::{ENGINE_WIT, Language, read_sources, tool_version, write_wit};
+use super::{ENGINE_WIT, Language, hash_wit, read_sources, tool_version, write_wit};
 use game_host::LiveSources;
+use game_host::guest::engine::API_VERSION;
 use game_host::hex::hex;
 use game_host::sync::LockExt;
 use game_host::{ScriptComponent, ScriptEngine};
@@ -34,25 +36,46 @@ use game_host::{ScriptComponent, ScriptEngine};
 /// `game:engine`.
 use game_host::LIVE_WIT;
 
-/// The root package of a runtime's build: the script world plus `live`.
-const RUNTIME_WIT: &str = "package game:live-runtime;
+/// The root package of a runtime's build: the script world plus `live`,
+/// each at the version its package declares.
+fn runtime_wit() -> String {
+    format!(
+        "package game:live-runtime;
 
-world live-script {
-    include game:engine/stateful-script@0.1.5;
-    include game:live/live@0.1.0;
+world live-script {{
+    include game:engine/stateful-script@{API_VERSION};
+    include game:live/live@{live};
+}}
+",
+        live = package_version(LIVE_WIT, "game:live"),
+    )
 }
-";
+
+/// The version `text` declares for `package` (`package NAME@VERSION;`).
+fn package_version<'t>(text: &'t str, package: &str) -> &'t str {
+    text.lines()
+        .find_map(|line| {
+            line.trim()
+                .strip_prefix("package ")?
+                .strip_prefix(package)?
+                .strip_prefix('@')?
+                .strip_suffix(';')
+        })
+        .unwrap_or_else(|| panic!("the host's WIT declares no `package {package}@VERSION;`"))
+}
 
 /// The world a runtime is built for.
 const RUNTIME_WORLD: &str = "live-script";
 
 impl Language {
-    /// The loader's file name in a runtime's build, and its text.
-    fn loader(self) -> (&'static str, &'static str) {
-        match self {
+    /// The loader's file name in a runtime's build, and its text, with the
+    /// `game:engine` version it binds filled in (`{{engine-version}}`).
+    fn loader(self) -> (&'static str, String) {
+        let (file, text) = match self {
             Language::Python => ("game_live_loader.py", include_str!("loaders/loader.py")),
             Language::JavaScript => ("loader.js", include_str!("loaders/loader.js")),
-        }
+        };
+        (file, text.replace("{{engine-version}}", API_VERSION))
     }
 }
 
@@ -143,14 +166,14 @@ fn runtime_key(language: Language, version: &str) -> String {
         "runtime",
         language.name(),
         version,
-        ENGINE_WIT,
         LIVE_WIT,
-        RUNTIME_WIT,
-        loader,
+        &runtime_wit(),
+        &loader,
     ] {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part);
     }
+    hash_wit(&mut hash, ENGINE_WIT);
     hex(&hash.finalize())
 }
 
@@ -172,13 +195,11 @@ fn build_runtime(
     let work = std::env::temp_dir().join(format!("game-host-runtime-{}", uuid::Uuid::now_v7()));
     let (file, text) = language.loader();
     let loader = work.join("src").join(file);
+    let runtime_wit = runtime_wit();
     let result = write_wit(
         &work,
-        &[
-            ("main.wit", RUNTIME_WIT),
-            ("engine.wit", ENGINE_WIT),
-            ("live.wit", LIVE_WIT),
-        ],
+        &[("main.wit", &runtime_wit)],
+        &[("engine", ENGINE_WIT), ("live", &[("live.wit", LIVE_WIT)])],
     )
     .and_then(|()| {
         std::fs::create_dir_all(work.join("src"))

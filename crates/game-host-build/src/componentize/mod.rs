@@ -15,10 +15,12 @@
 //! per script). `host run` takes the live path (`live`): one runtime per
 //! language, built once, running the script's sources as data.
 //!
-//! This module reads a script's sources and keys its build; `tool` runs
-//! the tool and turns a failure into the script's own error; `cache`
+//! This module reads a script's sources and keys its build; `api` refuses
+//! sources written against 0.1 with one line naming what to change; `tool`
+//! runs the tool and turns a failure into the script's own error; `cache`
 //! keeps the builds; `live` builds the runtimes and loads scripts on them.
 
+mod api;
 mod cache;
 mod live;
 mod tool;
@@ -37,8 +39,9 @@ use tool::run_tool;
 use game_host::files::{MAX_TEXT_FILE, read_capped};
 use game_host::hex::hex;
 
-/// The WIT package scripts are built against, as the host was built with it.
-const ENGINE_WIT: &str = include_str!("../../../../wit/engine.wit");
+/// The WIT package scripts are built against, as the host was built with
+/// it: (file name, text) for each file of the package.
+use game_host::ENGINE_WIT;
 
 /// The tool versions the project is tested with (and README installs).
 pub const COMPONENTIZE_PY_VERSION: &str = "0.25.1";
@@ -152,7 +155,7 @@ pub fn build(
     // Build from the sources as read for the key, not from the script's
     // directory: an edit saved during the build must not be cached under
     // the key of the sources before it.
-    let result = write_wit(&work, &[("engine.wit", ENGINE_WIT)])
+    let result = write_wit(&work, ENGINE_WIT, &[])
         .and_then(|()| snapshot(entry, &sources, &work))
         .and_then(|copy| {
             let label = format!(
@@ -201,23 +204,41 @@ fn read_sources(language: Language, entry: &Path) -> Result<Vec<(PathBuf, Vec<u8
         }
     }
     sources.sort();
+    if let Some(error) = api::old_api(language, &sources) {
+        bail!(error);
+    }
     Ok(sources)
 }
 
-/// Writes WIT files (name, text) into `work/wit`: the first is the root
-/// package, the others its dependencies.
-fn write_wit(work: &Path, files: &[(&str, &str)]) -> Result<()> {
+/// The files of one WIT package: (file name, text).
+type WitFiles<'a> = &'a [(&'a str, &'a str)];
+
+/// Writes the WIT of a build into `work/wit`: the `root` package's files,
+/// and each dependency's under `deps/<name>/`.
+fn write_wit(work: &Path, root: WitFiles<'_>, deps: &[(&str, WitFiles<'_>)]) -> Result<()> {
     let wit = work.join("wit");
-    for (index, (name, text)) in files.iter().enumerate() {
-        let dir = match index {
-            0 => wit.clone(),
-            _ => wit.join("deps").join(name.trim_end_matches(".wit")),
-        };
-        std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::write(dir.join(name), text))
-            .context("failed to write the WIT for the build")?;
+    let packages = std::iter::once((wit.clone(), root)).chain(
+        deps.iter()
+            .map(|(name, files)| (wit.join("deps").join(name), *files)),
+    );
+    for (dir, files) in packages {
+        for (name, text) in files {
+            std::fs::create_dir_all(&dir)
+                .and_then(|()| std::fs::write(dir.join(name), text))
+                .context("failed to write the WIT for the build")?;
+        }
     }
     Ok(())
+}
+
+/// Feeds a WIT package's files (names and texts) to `hash`.
+fn hash_wit(hash: &mut Sha256, files: WitFiles<'_>) {
+    for (name, text) in files {
+        for part in [name, text] {
+            hash.update((part.len() as u64).to_le_bytes());
+            hash.update(part);
+        }
+    }
 }
 
 /// Writes `sources` (read from beside `entry`) under `work/src`, keeping
@@ -276,10 +297,11 @@ fn cache_key(
     sources: &[(PathBuf, Vec<u8>)],
 ) -> String {
     let mut hash = Sha256::new();
-    for part in [language.name(), version, world, ENGINE_WIT] {
+    for part in [language.name(), version, world] {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part);
     }
+    hash_wit(&mut hash, ENGINE_WIT);
     let root = sources[0].0.parent().unwrap_or(Path::new("."));
     for (path, text) in sources {
         let relative = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
@@ -309,7 +331,7 @@ mod tests {
     fn the_world_follows_the_state_exports() {
         let plain = vec![(
             PathBuf::from("app.py"),
-            b"def on_message(self, id): pass".to_vec(),
+            b"def on_update(self, clock): pass".to_vec(),
         )];
         assert_eq!(Language::Python.world(&plain), "script");
         let stateful = vec![(

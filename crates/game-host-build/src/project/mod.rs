@@ -14,9 +14,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-/// The WIT package the host binds, for the JavaScript template's imports.
-const ENGINE_WIT: &str = include_str!("../../../../wit/engine.wit");
-
 /// The language of a new project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProjectLanguage {
@@ -92,21 +89,24 @@ fn project_name(dir: &Path) -> Result<String> {
     Ok(name.to_owned())
 }
 
-/// The WIT package's version (`0.1.5` of `package game:engine@0.1.5;`).
+/// The version of the `game:engine` package the host binds, for the
+/// JavaScript template's imports.
 fn wit_version() -> &'static str {
-    ENGINE_WIT
-        .lines()
-        .find_map(|line| line.strip_prefix("package game:engine@"))
-        .and_then(|rest| rest.strip_suffix(';'))
-        .expect("wit/engine.wit declares `package game:engine@VERSION;`")
+    game_host::guest::engine::API_VERSION
 }
 
-/// The stack-size setting every script crate links with (see README).
+/// The stack-size setting every script crate links with (see README), for
+/// `host build` / cargo (wasm32-wasip2) and `cargo component build`
+/// (wasm32-wasip1).
 const CARGO_CONFIG: &str = "\
 # Scripts link with a 64 KiB stack in linear memory instead of Rust's
 # default 1 MiB, so spawning an instance touches no fresh pages. A script
-# that needs a deeper stack raises the number.
+# that needs a deeper stack raises the number. `cargo component build`
+# builds for wasm32-wasip1, so the setting is given for it too.
 [target.wasm32-wasip2]
+rustflags = [\"-C\", \"link-arg=-zstack-size=65536\"]
+
+[target.wasm32-wasip1]
 rustflags = [\"-C\", \"link-arg=-zstack-size=65536\"]
 ";
 

@@ -84,7 +84,13 @@ mod tests {
     #[test]
     fn the_sdk_carries_its_crate_and_wit_with_a_standalone_manifest() {
         let names: Vec<&str> = SDK_FILES.iter().map(|(name, _)| *name).collect();
-        for name in ["script/Cargo.toml", "script/src/lib.rs", "wit/engine.wit"] {
+        for name in [
+            "script/Cargo.toml",
+            "script/src/lib.rs",
+            "wit/worlds.wit",
+            "wit/runtime.wit",
+            "crates/game-host-terrain/wit/terrain.wit",
+        ] {
             assert!(names.contains(&name), "{names:?}");
         }
         let manifest = SDK_FILES[names

@@ -7,10 +7,9 @@ use wasmtime::error::Context as _;
 use wasmtime::{Store, Trap};
 
 use crate::error::{ScriptError, ScriptExport};
-use crate::guest::bindings::Script;
-use crate::guest::bindings::frame::FrameClock;
 use crate::guest::bindings::tasks::Wake;
-use crate::guest::engine::{OnUpdate, ScriptComponent, arm_deadline};
+use crate::guest::engine::{ScriptComponent, arm_deadline};
+use crate::guest::exports::Exports;
 use crate::guest::{Command, HandleStats, RuntimeShared, ScriptState};
 
 /// A snapshot of one instance, for tools and tests.
@@ -38,9 +37,7 @@ pub struct InstanceInfo {
 
 pub(crate) struct ScriptInstance {
     store: Store<ScriptState>,
-    exports: Script,
-    /// `on-update`, called instead of `on-message` when exported.
-    on_update: Option<OnUpdate>,
+    exports: Exports,
     instance: Instance,
     /// The component this instance runs (its name, size and optional
     /// hand-over exports, looked up when a swap needs them).
@@ -69,13 +66,9 @@ impl ScriptInstance {
             .indices()
             .load(&mut store, &instance)
             .with_context(context)?;
-        let on_update = component
-            .on_update(&mut store, &instance)
-            .with_context(context)?;
         Ok(ScriptInstance {
             store,
             exports,
-            on_update,
             instance,
             component: component.clone(),
             swaps: 0,
@@ -111,30 +104,21 @@ impl ScriptInstance {
     /// Calls `entrypoint` once.
     pub fn start(&mut self) -> Result<(), Box<ScriptError>> {
         self.call_export(ScriptExport::Entrypoint, |exports, store| {
-            exports.call_entrypoint(store)
+            exports.entrypoint(store)
         })
     }
 
-    /// The frame's call for message `id` (an update id or the wake
-    /// message): `on-update(id, clock)` if the component exports it, else
-    /// `on-message(id)`.
-    pub fn message(&mut self, id: u32) -> Result<(), Box<ScriptError>> {
-        match self.on_update {
-            Some(on_update) => {
-                let time = self.store.data().now();
-                let clock = FrameClock {
-                    frame: time.frame,
-                    delta_time: time.delta,
-                    time: time.time,
-                };
-                self.call_export(ScriptExport::OnUpdate, |_, store| {
-                    on_update.call(store, (id, clock))
-                })
-            }
-            None => self.call_export(ScriptExport::OnMessage, |exports, store| {
-                exports.call_on_message(store, id)
-            }),
-        }
+    /// The frame's update call for subscription `key` (see
+    /// [`crate::time::UPDATE`]): `on-update(clock)`.
+    pub fn update(&mut self, key: u32) -> Result<(), Box<ScriptError>> {
+        let export = self.exports.update_export();
+        self.call_export(export, |exports, store| exports.update(store, key))
+    }
+
+    /// Delivers the waits that completed this frame: `on-wake(clock, wakes)`.
+    pub fn wake(&mut self) -> Result<(), Box<ScriptError>> {
+        let export = self.exports.wake_export();
+        self.call_export(export, |exports, store| exports.wake(store))
     }
 
     /// Calls `save-state`; `None` when the script has no state to hand over
@@ -171,11 +155,11 @@ impl ScriptInstance {
     fn call_export<R>(
         &mut self,
         export: ScriptExport,
-        f: impl FnOnce(&Script, &mut Store<ScriptState>) -> wasmtime::Result<R>,
+        f: impl FnOnce(&Exports, &mut Store<ScriptState>) -> wasmtime::Result<R>,
     ) -> Result<R, Box<ScriptError>> {
         let limits = *self.component.limits();
         let deadline = limits.update_deadline.map(|update| match export {
-            ScriptExport::OnMessage | ScriptExport::OnUpdate => update,
+            ScriptExport::OnUpdate | ScriptExport::OnWake | ScriptExport::OnMessage => update,
             _ => limits.start_deadline,
         });
         if let Some(deadline) = deadline {

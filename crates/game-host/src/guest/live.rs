@@ -35,3 +35,8 @@ impl LiveSources {
 /// what the live Python and JavaScript runtimes import and export beside
 /// `game:engine`, for the builders that make those runtimes.
 pub const LIVE_WIT: &str = include_str!("../../wit/live.wit");
+
+/// The newest `game:engine` package, as the host was built with it: each
+/// file of the workspace's `wit/` (one per interface) as (file name, text),
+/// for the builders that hand it to componentize-py and -js.
+pub const ENGINE_WIT: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/engine_wit.rs"));

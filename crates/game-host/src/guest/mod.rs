@@ -6,6 +6,10 @@
 //!     |
 //!  engine (wasmtime config, linking, loading, compile cache, extensions)
 //!     |
+//!  exports (the calls into a script, newest world or 0.1)
+//!     |
+//!  v0_1 (the 0.1 release: its names, its changed calls and exports)
+//!     |
 //!  imports (the host side of each WIT interface, one file per interface)
 //!     |
 //!  store (ScriptState, the store data)
@@ -19,15 +23,17 @@ pub mod bindings;
 mod command;
 mod deadline;
 pub mod engine;
+mod exports;
 mod imports;
 pub(crate) mod instance;
 mod limiter;
 mod live;
 mod shared;
 mod store;
+pub mod v0_1;
 
 pub(crate) use command::Command;
 pub(crate) use limiter::ScriptLimiter;
-pub use live::{LIVE_WIT, LiveSources};
+pub use live::{ENGINE_WIT, LIVE_WIT, LiveSources};
 pub(crate) use shared::RuntimeShared;
 pub use store::{HandleStats, ScriptState};

@@ -10,6 +10,7 @@ use uuid::Uuid;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
+use super::bindings::runtime::FrameClock as WitFrameClock;
 use super::bindings::tasks::Wake;
 use super::command::Command;
 use super::deadline::CallDeadline;
@@ -47,7 +48,7 @@ pub struct ScriptState {
     pub(crate) scene: SharedScene,
     /// Commands made since they were last applied.
     pub(crate) commands: Vec<Command>,
-    /// Completed waits the script has not collected with `take-wakes`.
+    /// Completed waits not yet delivered to the script.
     pub(crate) wakes: Vec<Wake>,
     /// Whether wakes were dropped because the script never took them.
     wakes_dropped: bool,
@@ -131,6 +132,23 @@ impl ScriptState {
     #[inline]
     pub(crate) fn now(&self) -> FrameTime {
         self.clock.now()
+    }
+
+    /// The frame being dispatched, as the WIT record scripts get.
+    #[inline]
+    pub(crate) fn frame_clock(&self) -> WitFrameClock {
+        let time = self.now();
+        WitFrameClock {
+            frame: time.frame,
+            delta_time: time.delta,
+            time: time.time,
+        }
+    }
+
+    /// Takes the wakes queued for the script (for `on-wake`, or 0.1's
+    /// `take-wakes`).
+    pub(crate) fn take_wakes(&mut self) -> Vec<Wake> {
+        std::mem::take(&mut self.wakes)
     }
 
     /// Queues a command for the runtime, within the instance's quotas:
@@ -219,10 +237,11 @@ impl ScriptState {
         self.jobs.outputs::<J>()?.get(key)
     }
 
-    /// Queues a completed wait for `take-wakes`; returns whether it is the
-    /// first one queued since the script last took them. A script that never
-    /// takes its wakes loses those beyond its quota, with a warning, instead
-    /// of growing the host's memory.
+    /// Queues a completed wait for the script's next `on-wake` (or 0.1's
+    /// `take-wakes`); returns whether it is the first one queued since the
+    /// script last got them. Wakes past the quota (a 0.1 script that never
+    /// takes its wakes) are dropped, with a warning, instead of growing the
+    /// host's memory.
     pub(crate) fn push_wake(&mut self, wake: Wake) -> bool {
         if self.wakes.len() >= self.quotas.queued_wakes {
             if !self.wakes_dropped {
@@ -231,7 +250,7 @@ impl ScriptState {
                     LogLevel::Warn,
                     LogSource::Host,
                     format!(
-                        "{} completed waits not taken with take-wakes; \
+                        "{} completed waits queued and not yet delivered; \
                          dropping further ones",
                         self.quotas.queued_wakes
                     ),

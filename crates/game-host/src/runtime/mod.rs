@@ -8,14 +8,12 @@
 //! 3. fires due timers (a heap: sleeping timers cost nothing);
 //! 4. delivers finished background jobs (of every registered kind);
 //! 5. delivers the frame's queued events (input, script messages);
-//! 6. calls `on-message(id)` for every update subscription, in the order the
-//!    subscriptions were made (stable across frames); a component that
-//!    exports `on-update` gets `on-update(id, clock)` instead, here and in
-//!    step 7;
-//! 7. calls `on-message(WAKE_MESSAGE)` once on each instance with completed
-//!    waits (in the order their first wake completed); the guest takes them
-//!    with `take-wakes` and polls exactly the woken tasks. Instances with
-//!    nothing due get no call;
+//! 6. calls `on-update(clock)` for every update subscription, in the order
+//!    the subscriptions were made (stable across frames; a 0.1 script is
+//!    called once per id it subscribed, see `guest::v0_1`);
+//! 7. calls `on-wake(clock, wakes)` once on each instance with completed
+//!    waits (in the order their first wake completed), and the guest polls
+//!    exactly the woken tasks. Instances with nothing due get no call;
 //! 8. removes instances that trapped (recording a [`ScriptError`]) together
 //!    with all their subscriptions and waits;
 //! 9. applies what scripts asked for during the frame (subscriptions, new
@@ -57,7 +55,7 @@ use crate::limits::Quotas;
 use crate::log::{LogSink, TracingLog};
 use crate::scene::{Scene, SharedScene};
 use crate::sync::LockExt;
-use crate::time::{FrameClock, FrameTime, WAKE_MESSAGE};
+use crate::time::{FrameClock, FrameTime};
 use events::EventQueue;
 use slots::Slots;
 use subscriptions::{Subscription, Subscriptions};
@@ -232,11 +230,11 @@ impl Runtime {
         self.complete_waits(time);
         for index in 0..self.subscriptions.len() {
             let Subscription { slot, id } = self.subscriptions.get(index);
-            self.call(slot, id);
+            self.call(slot, |instance| instance.update(id));
         }
         for index in 0..self.woken.len() {
             let slot = self.woken[index];
-            self.call(slot, WAKE_MESSAGE);
+            self.call(slot, ScriptInstance::wake);
         }
         self.woken.clear();
         // Removed after dispatch, so the subscription table is not changed
@@ -257,7 +255,7 @@ impl Runtime {
     }
 
     /// Lets `observer` see every input event queued from now on and the
-    /// scene after every frame (a recorder: see `host::record`). Input
+    /// scene after every frame (a recorder: see the `record` module). Input
     /// queued before this call is not seen.
     pub fn observe(&mut self, observer: Box<dyn RunObserver>) {
         self.observer = Some(observer);
@@ -302,15 +300,19 @@ impl Runtime {
         }
     }
 
-    /// Calls `on-message(id)` on the instance in `slot`, if it is still
-    /// there. One that fails is recorded, stops receiving calls at once, and
-    /// is removed after the frame's dispatch.
-    fn call(&mut self, slot: u32, id: u32) {
+    /// Makes the frame's `call` (an update or the wakes) on the instance in
+    /// `slot`, if it is still there. One that fails is recorded, stops
+    /// receiving calls at once, and is removed after the frame's dispatch.
+    fn call(
+        &mut self,
+        slot: u32,
+        call: impl FnOnce(&mut ScriptInstance) -> Result<(), Box<ScriptError>>,
+    ) {
         let Some(instance) = self.slots.get_mut(slot) else {
             return;
         };
         instance.set_known_usage(self.waits.count(slot), self.subscriptions.count(slot));
-        if let Err(error) = instance.message(id) {
+        if let Err(error) = call(instance) {
             self.record(*error);
             if let Some(failed) = self.slots.take(slot) {
                 failed.end_frame();

@@ -4,8 +4,8 @@
 // every frame `js-clock` moves to x = Date.now() / 1000 and `js-random` to a
 // new Math.random() * 1000 in y.
 
-import { subscribeUpdate } from "game:engine/runtime@0.1.5";
-import { spawn } from "game:engine/scene@0.1.5";
+import { subscribeUpdate } from "game:engine/runtime@0.2.0";
+import { spawn } from "game:engine/scene@0.2.0";
 
 let dot = null;
 let clock = null;
@@ -14,10 +14,10 @@ export function entrypoint() {
   dot = spawn("js-random");
   dot.setPosition({ x: Math.random() * 1000, y: 0, z: 0 });
   clock = spawn("js-clock");
-  subscribeUpdate(0);
+  subscribeUpdate();
 }
 
-export function onMessage(id) {
+export function onUpdate() {
   const x = dot.position().x;
   dot.setPosition({ x, y: Math.random() * 1000, z: 0 });
   clock.setPosition({ x: Date.now() / 1000, y: 0, z: 0 });

@@ -3,9 +3,9 @@
 // Logs "started" at start and "restored at <angle> after <n> updates" on a
 // hot-swap, handing its orbit over as JSON.
 
-import { log } from "game:engine/log@0.1.5";
-import { subscribeUpdate, deltaTime } from "game:engine/runtime@0.1.5";
-import { find, spawn } from "game:engine/scene@0.1.5";
+import { log } from "game:engine/log@0.2.0";
+import { subscribeUpdate } from "game:engine/runtime@0.2.0";
+import { find, spawn } from "game:engine/scene@0.2.0";
 
 // Radians per second.
 const SPEED = 1.0;
@@ -25,7 +25,7 @@ class Orbit {
   }
 }
 
-// A closure counting calls, kept per subscription id in a Map.
+// A closure counting calls, kept per export in a Map.
 function counter() {
   let count = 0;
   return () => ++count;
@@ -38,8 +38,8 @@ let probe = null;
 function start(angle) {
   orbit = new Orbit(angle);
   probe = find("js-probe") ?? spawn("js-probe");
-  counters.set(0, counter());
-  subscribeUpdate(0);
+  counters.set("onUpdate", counter());
+  subscribeUpdate();
 }
 
 export function entrypoint() {
@@ -47,15 +47,15 @@ export function entrypoint() {
   log("info", "started");
 }
 
-export function onMessage(id) {
-  orbit.advance(deltaTime());
-  counters.get(id)();
+export function onUpdate(clock) {
+  orbit.advance(clock.deltaTime);
+  counters.get("onUpdate")();
   const [x, z] = orbit.position();
   probe.setPosition({ x, y: 0, z });
 }
 
 export function saveState() {
-  const updates = counters.get(0)() - 1;
+  const updates = counters.get("onUpdate")() - 1;
   return new TextEncoder().encode(JSON.stringify({ angle: orbit.angle, updates }));
 }
 

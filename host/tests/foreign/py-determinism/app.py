@@ -25,9 +25,9 @@ class WitWorld(wit_world.WitWorld):
         dot = scene.spawn("py-random")
         dot.set_position(Vec3(random.random() * 1000.0, 0.0, 0.0))
         clock = scene.spawn("py-clock")
-        runtime.subscribe_update(0)
+        runtime.subscribe_update()
 
-    def on_message(self, id: int) -> None:
+    def on_update(self, _clock: runtime.FrameClock) -> None:
         x = dot.position().x
         dot.set_position(Vec3(x, random.random() * 1000.0, 0.0))
         clock.set_position(Vec3(time.time(), time.monotonic() - started, 0.0))

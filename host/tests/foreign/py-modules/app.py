@@ -15,8 +15,6 @@ from wit_world.imports.types import Vec3
 
 import orbit
 
-UPDATE = 0
-
 state = orbit.Orbit()
 probe = None
 
@@ -28,15 +26,15 @@ def start(restored: "orbit.Orbit") -> None:
     rng = random.Random(7)
     dice = [rng.randint(1, 6) for _ in range(3)]
     log.log(log.Level.INFO, json.dumps({"start": state.angle, "dice": dice}))
-    runtime.subscribe_update(UPDATE)
+    runtime.subscribe_update()
 
 
 class WitWorld(wit_world.WitWorld):
     def entrypoint(self) -> None:
         start(orbit.Orbit())
 
-    def on_message(self, id: int) -> None:
-        state.advance(runtime.delta_time())
+    def on_update(self, clock: runtime.FrameClock) -> None:
+        state.advance(clock.delta_time)
         x, z = state.position()
         probe.set_position(Vec3(x, 0.0, z))
 

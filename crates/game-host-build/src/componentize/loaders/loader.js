@@ -4,22 +4,28 @@
 //
 // The module's `import ... from "game:engine/<interface>@<version>"` lines
 // become constants bound to the runtime's own imports of those interfaces
-// (any 0.1.x version: they only grow), and its `export`s become what the
-// loader's exports call. The rewrite keeps every line where it was, so
-// errors name the script's own lines.
+// (any 0.2.x version: they only grow; a 0.1 import is refused with one
+// line saying what to change), and its `export`s become what the loader's
+// exports call: `entrypoint`, `onUpdate(clock)`, `onWake(clock, wakes)`,
+// `saveState` and `restoreState`, each optional. The rewrite keeps every
+// line where it was, so errors name the script's own lines.
+//
+// The `game:engine` version below is a placeholder the host fills in with
+// its own before it builds the runtime.
 
-import * as log from "game:engine/log@0.1.5";
-import * as runtime from "game:engine/runtime@0.1.5";
-import * as scene from "game:engine/scene@0.1.5";
-import * as tasks from "game:engine/tasks@0.1.5";
-
-import * as events from "game:engine/events@0.1.5";
-import * as motion from "game:engine/motion@0.1.5";
-import * as entities from "game:engine/entities@0.1.5";
-import * as entity from "game:engine/entity@0.1.5";
+import * as log from "game:engine/log@{{engine-version}}";
+import * as runtime from "game:engine/runtime@{{engine-version}}";
+import * as scene from "game:engine/scene@{{engine-version}}";
+import * as tasks from "game:engine/tasks@{{engine-version}}";
+import * as events from "game:engine/events@{{engine-version}}";
+import * as motion from "game:engine/motion@{{engine-version}}";
+import * as entities from "game:engine/entities@{{engine-version}}";
+import * as entity from "game:engine/entity@{{engine-version}}";
 import { files, root } from "game:live/sources@0.1.0";
 
-// `types`, `input` and `frame` hold only records and enums: nothing to bind.
+const ENGINE_VERSION = "{{engine-version}}";
+
+// `types` and `input` hold only records and enums: nothing to bind.
 const INTERFACES = {
   "game:engine/types": {},
   "game:engine/log": log,
@@ -29,7 +35,6 @@ const INTERFACES = {
   "game:engine/input": {},
   "game:engine/events": events,
   "game:engine/motion": motion,
-  "game:engine/frame": {},
   "game:engine/entities": entities,
   "game:engine/entity": entity,
 };
@@ -60,6 +65,14 @@ function rewrite(text) {
     /^[ \t]*import\s*([\s\S]*?)\s*from\s*(["'])([^"']+)\2[ \t]*;?/gm,
     (whole, what, _quote, spec, offset) => {
       const source = JSON.stringify(spec);
+      const [, name, version] = spec.match(/^(game:engine\/[^@]*)@(.*)$/) ?? [];
+      if (version?.startsWith("0.1.")) {
+        fail(
+          lineAt(offset),
+          `cannot import ${source}: that is the 0.1 API; import "${name}@${ENGINE_VERSION}" ` +
+            "and export onUpdate(clock) and onWake(clock, wakes) instead of onMessage(id)",
+        );
+      }
       if (INTERFACES[spec.replace(/@[^/@]*$/, "")] === undefined) {
         fail(lineAt(offset), `cannot import ${source}: scripts import only game:engine interfaces`);
       }
@@ -123,8 +136,12 @@ export function entrypoint() {
   user().entrypoint?.();
 }
 
-export function onMessage(id) {
-  user().onMessage?.(id);
+export function onUpdate(clock) {
+  user().onUpdate?.(clock);
+}
+
+export function onWake(clock, wakes) {
+  user().onWake?.(clock, wakes);
 }
 
 export function saveState() {

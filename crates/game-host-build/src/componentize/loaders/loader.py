@@ -8,7 +8,9 @@ here, once, at build time (STDLIB below). A script's own modules are
 served from the sources by a finder on `sys.meta_path`, compiled with the
 paths the author knows, so tracebacks name the script's files. The entry
 module (the first file) is imported on the first call into the script, and
-its `WitWorld` gets the calls.
+its `WitWorld` gets the calls: `entrypoint`, and `on_update(clock)`,
+`on_wake(clock, wakes)`, `save_state` and `restore_state` where it defines
+them.
 """
 
 # The standard library the runtime carries (imported at build time).
@@ -52,7 +54,6 @@ from wit_world.imports import (  # noqa: F401
     entities,
     entity,
     events,
-    frame,
     input,
     log,
     motion,
@@ -132,8 +133,8 @@ class _World:
     """What a script's `class WitWorld(wit_world.WitWorld)` derives from.
 
     The runtime's own `wit_world.WitWorld` is abstract over every export of
-    `stateful-script`; a script of the plain `script` world defines only
-    `entrypoint` and `on_message`, so scripts get this base instead.
+    `stateful-script`; a script defines only those it uses (one that never
+    waits has no `on_wake`), so scripts get this base instead.
     """
 
 
@@ -177,9 +178,19 @@ class WitWorld(wit_world.WitWorld):
         except BaseException as error:
             raise _own(error) from None
 
-    def on_message(self, id: int) -> None:
+    def on_update(self, clock: runtime.FrameClock) -> None:
         try:
-            _user().on_message(id)
+            update = getattr(_user(), "on_update", None)
+            if update is not None:
+                update(clock)
+        except BaseException as error:
+            raise _own(error) from None
+
+    def on_wake(self, clock: runtime.FrameClock, wakes: typing.List[tasks.Wake]) -> None:
+        try:
+            wake = getattr(_user(), "on_wake", None)
+            if wake is not None:
+                wake(clock, wakes)
         except BaseException as error:
             raise _own(error) from None
 

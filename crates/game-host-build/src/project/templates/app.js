@@ -7,7 +7,7 @@
 // a new version finds the moon the old one spawned.
 
 import { log } from "game:engine/log@{{wit}}";
-import { subscribeUpdate, deltaTime } from "game:engine/runtime@{{wit}}";
+import { subscribeUpdate } from "game:engine/runtime@{{wit}}";
 import { find, spawn } from "game:engine/scene@{{wit}}";
 
 const RADIUS = 3.0; // world units
@@ -21,7 +21,7 @@ function start(restoredAngle) {
   angle = restoredAngle;
   moon = find("moon") ?? spawn("moon");
   moon.setScale({ x: 0.4, y: 0.4, z: 0.4 });
-  subscribeUpdate(0); // onMessage(0) every frame from the next one
+  subscribeUpdate(); // onUpdate every frame from the next one
 }
 
 export function entrypoint() {
@@ -29,10 +29,14 @@ export function entrypoint() {
   start(0);
 }
 
-export function onMessage(id) {
-  angle += SPEED * deltaTime();
+export function onUpdate(clock) {
+  angle += SPEED * clock.deltaTime;
   moon.setPosition({ x: RADIUS * Math.cos(angle), y: 0, z: RADIUS * Math.sin(angle) });
 }
+
+// Completed waits (waitSeconds, listen) arrive here; kept though empty:
+// `host build` wants every export of the world.
+export function onWake(clock, wakes) {}
 
 // Hot-swap: the old version hands its state to the new one.
 export function saveState() {

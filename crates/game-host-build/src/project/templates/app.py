@@ -11,7 +11,7 @@ import math
 import struct
 
 import wit_world
-from wit_world.imports import log, runtime, scene
+from wit_world.imports import log, runtime, scene, tasks
 from wit_world.imports.types import Vec3
 
 RADIUS = 3.0  # world units
@@ -27,7 +27,7 @@ def start(restored_angle: float) -> None:
     angle = restored_angle
     moon = scene.find("moon") or scene.spawn("moon")
     moon.set_scale(Vec3(0.4, 0.4, 0.4))
-    runtime.subscribe_update(0)  # on_message(0) every frame from the next one
+    runtime.subscribe_update()  # on_update every frame from the next one
 
 
 class WitWorld(wit_world.WitWorld):
@@ -35,10 +35,15 @@ class WitWorld(wit_world.WitWorld):
         log.log(log.Level.INFO, "orbiter started")
         start(0.0)
 
-    def on_message(self, id: int) -> None:
+    def on_update(self, clock: runtime.FrameClock) -> None:
         global angle
-        angle += SPEED * runtime.delta_time()
+        angle += SPEED * clock.delta_time
         moon.set_position(Vec3(RADIUS * math.cos(angle), 0.0, RADIUS * math.sin(angle)))
+
+    # Completed waits (tasks.wait_seconds, events.listen) arrive here; kept
+    # though empty: `host build` wants every export of the world.
+    def on_wake(self, clock: runtime.FrameClock, wakes: list[tasks.Wake]) -> None:
+        pass
 
     # Hot-swap: the old version hands its state to the new one.
     def save_state(self) -> bytes | None:

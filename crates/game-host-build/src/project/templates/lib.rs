@@ -17,7 +17,7 @@ impl Orbiter {
     /// Subscribes to the per-frame update and finds the moon (spawned by an
     /// earlier version of this script), or spawns it.
     fn start(angle: f32) -> Self {
-        script::update::subscribe(0); // on_message(0) every frame from the next one
+        script::update::subscribe(); // on_update() every frame from the next one
         let moon = script::scene::find("moon").unwrap_or_else(|| script::scene::spawn("moon"));
         moon.set_scaling(Vec3::splat(0.4));
         Orbiter { moon, angle }
@@ -31,8 +31,8 @@ impl Script for Orbiter {
         Orbiter::start(0.0)
     }
 
-    // Called every frame for each subscribed id.
-    fn on_message(&mut self, _id: u32) {
+    // Called every frame while subscribed.
+    fn on_update(&mut self) {
         let dt = script::time::delta_time();
         self.angle += dt;
         self.moon

@@ -5,14 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use wasmtime::Store;
-use wasmtime::component::{ComponentExportIndex, Instance, InstancePre, TypedFunc};
-use wasmtime::error::Context as _;
+use wasmtime::component::{ComponentExportIndex, InstancePre};
 
 use super::Extension;
 use crate::guest::LiveSources;
-use crate::guest::bindings::ScriptIndices;
-use crate::guest::bindings::frame::FrameClock;
 use crate::guest::bindings::live::LiveIndices;
+use crate::guest::exports::ExportIndices;
 use crate::guest::{RuntimeShared, ScriptLimiter, ScriptState};
 use crate::hex::hex;
 use crate::limits::ScriptLimits;
@@ -25,21 +23,17 @@ pub(crate) struct HandoverExports {
     pub restore: Option<ComponentExportIndex>,
 }
 
-/// `on-update(id, clock)`: `on-message(id)` with the frame clock.
-pub(crate) type OnUpdate = TypedFunc<(u32, FrameClock), ()>;
-
 /// A compiled, linked script component. Cloning is cheap; each
 /// instantiation gets its own store, memory and id.
 #[derive(Clone)]
 pub struct ScriptComponent {
     name: Arc<str>,
     pre: InstancePre<ScriptState>,
-    /// The `script` world's exports, looked up once at load time.
-    indices: Arc<ScriptIndices>,
+    /// The script world's exports (the newest world's, or 0.1's), looked
+    /// up once at load time.
+    indices: ExportIndices,
     size: usize,
     handover: HandoverExports,
-    /// `on-update`, if the component exports it (`game-script`, 0.1.4).
-    on_update: Option<ComponentExportIndex>,
     limits: ScriptLimits,
     /// The engine's limits, which bound what `with_limits` may give.
     engine_limits: ScriptLimits,
@@ -56,8 +50,8 @@ pub struct ScriptComponent {
 }
 
 impl ScriptComponent {
-    /// Checks that the component exports the `script` world and finds its
-    /// optional state exports.
+    /// Checks that the component exports a script world (the newest, or
+    /// 0.1's) and finds its optional state exports.
     pub(crate) fn new(
         name: &str,
         pre: InstancePre<ScriptState>,
@@ -65,20 +59,18 @@ impl ScriptComponent {
         digest: [u8; 32],
         limits: ScriptLimits,
     ) -> wasmtime::Result<Self> {
-        let indices = Arc::new(ScriptIndices::new(&pre)?);
+        let indices = ExportIndices::new(&pre)?;
         let component = pre.component();
         let handover = HandoverExports {
             save: component.get_export_index(None, "save-state"),
             restore: component.get_export_index(None, "restore-state"),
         };
-        let on_update = component.get_export_index(None, "on-update");
         Ok(ScriptComponent {
             name: name.into(),
             pre,
             indices,
             size,
             handover,
-            on_update,
             limits,
             engine_limits: limits,
             digest,
@@ -236,28 +228,13 @@ impl ScriptComponent {
         &self.pre
     }
 
-    pub(crate) fn indices(&self) -> &ScriptIndices {
+    pub(crate) fn indices(&self) -> &ExportIndices {
         &self.indices
-    }
-
-    /// The instance's `on-update` function, if the component exports one.
-    pub(crate) fn on_update(
-        &self,
-        store: &mut Store<ScriptState>,
-        instance: &Instance,
-    ) -> wasmtime::Result<Option<OnUpdate>> {
-        let Some(index) = self.on_update else {
-            return Ok(None);
-        };
-        instance
-            .get_typed_func(store, index)
-            .context("`on-update` has the wrong type")
-            .map(Some)
     }
 }
 
 /// Starts a call's CPU budget of `cpu` in `store`: the deadline looks at
-/// the call from the next epoch tick on (see `crate::deadline`).
+/// the call from the next epoch tick on (see `crate::guest::deadline`).
 pub(crate) fn arm_deadline(store: &mut Store<ScriptState>, cpu: Duration, limits: &ScriptLimits) {
     store.data_mut().deadline.arm(cpu, limits);
     store.set_epoch_deadline(1);

@@ -22,7 +22,7 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 
 use crate::files::{MAX_COMPONENT_FILE, read_capped};
 use crate::guest::ScriptState;
-use crate::guest::imports;
+use crate::guest::{imports, v0_1};
 use crate::limits::ScriptLimits;
 use crate::progress::Progress;
 use crate::sync::LockExt;
@@ -32,7 +32,7 @@ use ticker::EpochTicker;
 
 pub use cache::default_cache_dir;
 pub use component::ScriptComponent;
-pub(crate) use component::{OnUpdate, arm_deadline};
+pub(crate) use component::arm_deadline;
 pub use extension::{Extension, LinkFn};
 
 /// How to set up a [`ScriptEngine`].
@@ -163,6 +163,7 @@ impl ScriptEngine {
             .context("failed to create the wasm engine")?;
         let mut linker = Linker::new(&engine);
         imports::add_to_linker(&mut linker)
+            .and_then(|()| v0_1::add_to_linker(&mut linker))
             .map_err(anyhow::Error::from)
             .context("failed to link the engine API")?;
         for extension in &options.extensions {
@@ -265,7 +266,7 @@ impl ScriptEngine {
         let script = ScriptComponent::new(name, pre, bytes.len(), digest, self.limits)
             .map(|script| script.with_extensions(self.extensions.clone()))
             .map_err(anyhow::Error::from)
-            .context("it does not export the `game:engine` `script` world")?;
+            .context("it does not export the `game:engine` `script` world (`entrypoint`, `on-update`, `on-wake`)")?;
         tracing::debug!(
             script = name,
             bytes = bytes.len(),
@@ -303,8 +304,10 @@ impl ScriptEngine {
 /// Components at least this large get progress lines while compiling.
 const LARGE_COMPONENT: usize = 4 << 20;
 
-/// The version of the `game:engine` WIT package this host provides.
-pub const API_VERSION: &str = "0.1.5";
+/// The version of the newest `game:engine` WIT package this host provides
+/// (read from `wit/` at build time). It also links the last 0.1 release,
+/// [`v0_1::VERSION`].
+pub const API_VERSION: &str = env!("GAME_ENGINE_VERSION");
 
 /// Why a component failed to link, when the cause is known: the first
 /// `game:engine` import whose version this host cannot provide, or a
@@ -338,25 +341,25 @@ fn network_import(name: &str) -> String {
 }
 
 /// Why a script built against `game:engine@version` cannot load here, if
-/// it cannot: another semver range, or a newer release of this one.
+/// it cannot: no release this host provides is in its semver range, or it
+/// is a newer release of one.
 fn version_mismatch(version: &str) -> Option<String> {
-    let host = parse_version(API_VERSION)?;
     let built = parse_version(version)?;
-    let same_range = match (built.0, host.0) {
+    let provided = [API_VERSION, v0_1::VERSION].map(|v| parse_version(v).expect("a version"));
+    let same_range = |host: &(u64, u64, u64)| match (built.0, host.0) {
         (0, 0) => built.1 == host.1,
         (a, b) => a == b,
     };
-    let why = if !same_range {
-        "which is not compatible with it"
-    } else if built > host {
-        "which is newer: update the host"
-    } else {
-        return None;
+    let why = match provided.iter().find(|host| same_range(host)) {
+        None => "which is not compatible with it",
+        Some(host) if built > *host => "which is newer: update the host",
+        Some(_) => return None,
     };
+    let newest = provided[0];
     Some(format!(
         "it was built against game:engine@{version}, but this host provides \
-         game:engine@{API_VERSION}, {why} (scripts built against {}.{}.x load)",
-        host.0, host.1
+         game:engine@{API_VERSION}, {why} (scripts built against {}.{}.x or 0.1.x load)",
+        newest.0, newest.1
     ))
 }
 
@@ -377,28 +380,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn api_version_matches_the_wit_package() {
-        let wit = include_str!("../../../../../wit/engine.wit");
-        assert!(
-            wit.starts_with(&format!("package game:engine@{API_VERSION};")),
-            "update API_VERSION with the WIT package version"
-        );
+    fn versions_parse() {
+        assert_eq!(parse_version(API_VERSION).map(|v| v.0), Some(0));
         assert_eq!(parse_version("0.2.0"), Some((0, 2, 0)));
         assert_eq!(parse_version("1.0.0-rc1"), Some((1, 0, 0)));
     }
 
     #[test]
-    fn versions_outside_the_hosts_range_are_explained() {
+    fn versions_outside_the_hosts_ranges_are_explained() {
         let v1 = version_mismatch("1.0.0").unwrap();
         assert!(
-            v1.starts_with(
-                "it was built against game:engine@1.0.0, but this host provides game:engine@0.1."
-            ),
+            v1.starts_with(&format!(
+                "it was built against game:engine@1.0.0, but this host provides \
+                 game:engine@{API_VERSION}"
+            )),
             "{v1}"
         );
         assert!(v1.contains("not compatible"), "{v1}");
+        assert!(v1.contains("or 0.1.x load"), "{v1}");
         assert!(
-            version_mismatch("0.2.0")
+            version_mismatch("0.99.0")
                 .unwrap()
                 .contains("not compatible")
         );
@@ -408,6 +409,7 @@ mod tests {
                 .contains("newer: update the host")
         );
         assert_eq!(version_mismatch("0.1.0"), None);
+        assert_eq!(version_mismatch(v0_1::VERSION), None);
         assert_eq!(version_mismatch(API_VERSION), None);
     }
 }

@@ -12,11 +12,10 @@
 //! skipped. A write that fails changes no entity (ids are checked first).
 
 use glam::{Quat, Vec3};
-use wasmtime::component::Resource;
 
 use crate::guest::ScriptState;
 use crate::guest::bindings::entities::{EntityId as WitEntityId, Host};
-use crate::scene::{EntityId, Scene, Transform, TransformHandle};
+use crate::scene::{EntityId, Scene, Transform};
 use crate::sync::LockExt;
 
 /// Floats per position or scale, rotation and transform.
@@ -89,10 +88,6 @@ fn quat(v: &[f32]) -> Quat {
 }
 
 impl Host for ScriptState {
-    fn id_of(&mut self, entity: Resource<TransformHandle>) -> wasmtime::Result<WitEntityId> {
-        Ok(self.table.get(&entity)?.entity().index() as WitEntityId)
-    }
-
     fn spawn_many(&mut self, name: String, count: u32) -> wasmtime::Result<Vec<WitEntityId>> {
         let count = u64::from(count);
         if self.usage.entities + count > self.quotas.entities {

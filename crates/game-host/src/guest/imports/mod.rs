@@ -2,8 +2,9 @@
 //! imports, one file per WIT interface and named after it (`entity` and
 //! `entities`, `runtime`, `scene`, ...), each implemented on the store data
 //! and holding the conversions between WIT and domain types it needs. The
-//! record-only interfaces (`types`, `frame`) have nothing to implement.
-//! [`add_to_linker`] composes them (with WASI) into one linker.
+//! record-only interfaces (`types`, `input`) have nothing to implement.
+//! [`add_to_linker`] composes them (with WASI) into one linker; `v0_1`
+//! links them again under the 0.1 release's names.
 
 mod clocks;
 mod entities;
@@ -24,8 +25,8 @@ use crate::guest::bindings::Script;
 use crate::guest::bindings::live::Live;
 
 /// Links WASI (locked down by each instance's `WasiCtx`, and its waits
-/// made non-blocking), the engine interfaces, and `game:live/sources` for
-/// the live Python and JavaScript runtimes.
+/// made non-blocking), the engine interfaces of the newest release, and
+/// `game:live/sources` for the live Python and JavaScript runtimes.
 pub(crate) fn add_to_linker(linker: &mut Linker<ScriptState>) -> wasmtime::Result<()> {
     wasmtime_wasi::p2::add_to_linker_sync(linker)?;
     poll::add_to_linker(linker)?;
@@ -36,5 +37,3 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ScriptState>) -> wasmtime::Resul
 }
 
 impl crate::guest::bindings::types::Host for ScriptState {}
-
-impl crate::guest::bindings::frame::Host for ScriptState {}

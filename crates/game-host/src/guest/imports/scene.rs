@@ -7,7 +7,7 @@
 use wasmtime::component::Resource;
 
 use crate::guest::ScriptState;
-use crate::guest::bindings::scene::{Host, HostTransformComponent};
+use crate::guest::bindings::scene::{EntityId as EntityIdWit, Host, HostTransformComponent};
 use crate::guest::bindings::types::{Quat, Vec3};
 use crate::scene::{CUBE, EntityId, Scene, Transform, TransformHandle};
 use crate::sync::LockExt;
@@ -91,9 +91,21 @@ impl ScriptState {
     fn lock_scene(&self) -> std::sync::MutexGuard<'_, Scene> {
         self.scene.lock_unpoisoned()
     }
+
+    /// The id of the entity behind a handle.
+    pub(crate) fn entity_id_of(
+        &self,
+        handle: &Resource<TransformHandle>,
+    ) -> wasmtime::Result<EntityIdWit> {
+        Ok(self.table.get(handle)?.entity().index() as EntityIdWit)
+    }
 }
 
 impl HostTransformComponent for ScriptState {
+    fn id(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<EntityIdWit> {
+        self.entity_id_of(&self_)
+    }
+
     fn name(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<String> {
         self.with_transform(&self_, |scene, id| {
             scene.entity(id).map(|e| e.name.clone()).unwrap_or_default()

@@ -1,6 +1,7 @@
-//! `game:engine/tasks`: timers, cancellation and collecting wakes.
+//! `game:engine/tasks`: timers and cancellation (wakes reach the script
+//! with `on-wake`).
 
-use crate::guest::bindings::tasks::{Host, Wake};
+use crate::guest::bindings::tasks::Host;
 use crate::guest::{Command, ScriptState};
 
 impl Host for ScriptState {
@@ -14,9 +15,5 @@ impl Host for ScriptState {
 
     fn cancel(&mut self, token: u64) -> wasmtime::Result<()> {
         self.push_command(Command::Cancel(token))
-    }
-
-    fn take_wakes(&mut self) -> wasmtime::Result<Vec<Wake>> {
-        Ok(std::mem::take(&mut self.wakes))
     }
 }

@@ -7,7 +7,7 @@ struct BadRestore;
 
 impl Script for BadRestore {
     fn entrypoint() -> Self {
-        script::update::subscribe(0);
+        script::update::subscribe();
         BadRestore
     }
 

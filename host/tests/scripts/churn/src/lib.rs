@@ -1,6 +1,7 @@
-//! Test script: changes its subscriptions from inside `on_message` and logs
-//! `frame F msg ID` for every message, so a test can check when each change
-//! took effect.
+//! Test script: a 0.1 script (it binds the frozen `wit/v0.1/` directly, as
+//! a script built against that release did) that changes its update ids
+//! from inside `on-message` and logs `frame F msg ID` for every message,
+//! so a test can check when each change took effect.
 //!
 //! - entrypoint: subscribe 1, unsubscribe 1, subscribe 1 (net: subscribed to 1)
 //! - frame 2, msg 1: subscribe 2
@@ -8,35 +9,42 @@
 //! - frame 5, msg 2: subscribe 1 twice
 //! - frame 8, msg 2: unsubscribe 1 and 2
 
-use script::Script;
+wit_bindgen::generate!({
+    path: "../../../../wit/v0.1",
+    world: "script",
+});
+
+use game::engine::log::{Level, log};
+use game::engine::runtime::{
+    frame, subscribe_update as subscribe, unsubscribe_update as unsubscribe,
+};
 
 struct Churn;
 
-impl Script for Churn {
-    fn entrypoint() -> Self {
-        script::update::subscribe(1);
-        script::update::unsubscribe(1);
-        script::update::subscribe(1);
-        Churn
+impl Guest for Churn {
+    fn entrypoint() {
+        subscribe(1);
+        unsubscribe(1);
+        subscribe(1);
     }
 
-    fn on_message(&mut self, id: u32) {
-        let frame = script::time::frame();
-        script::log::info(&format!("frame {frame} msg {id}"));
+    fn on_message(id: u32) {
+        let frame = frame();
+        log(Level::Info, &format!("frame {frame} msg {id}"));
         match (frame, id) {
-            (2, 1) => script::update::subscribe(2),
-            (4, 1) => script::update::unsubscribe(1),
+            (2, 1) => subscribe(2),
+            (4, 1) => unsubscribe(1),
             (5, 2) => {
-                script::update::subscribe(1);
-                script::update::subscribe(1);
+                subscribe(1);
+                subscribe(1);
             }
             (8, 2) => {
-                script::update::unsubscribe(1);
-                script::update::unsubscribe(2);
+                unsubscribe(1);
+                unsubscribe(2);
             }
             _ => {}
         }
     }
 }
 
-script::export!(Churn);
+export!(Churn);

@@ -19,11 +19,11 @@ impl Script for Counter {
             k += 1;
         }
         let entity = script::scene::spawn(&format!("counter-{k}"));
-        script::update::subscribe(0);
+        script::update::subscribe();
         Counter { count: 0, entity }
     }
 
-    fn on_message(&mut self, _id: u32) {
+    fn on_update(&mut self) {
         self.count += 1;
         self.entity
             .set_translation(Vec3::new(self.count as f32, 0.0, 0.0));

@@ -51,7 +51,7 @@ impl Script for Determinism {
             }
         })
         .detach();
-        script::update::subscribe(0);
+        script::update::subscribe();
         Determinism {
             clock: script::scene::spawn("clock"),
             walker: script::scene::spawn("walker"),
@@ -61,7 +61,7 @@ impl Script for Determinism {
         }
     }
 
-    fn on_message(&mut self, _id: u32) {
+    fn on_update(&mut self) {
         // xorshift64
         self.rng ^= self.rng << 13;
         self.rng ^= self.rng >> 7;

@@ -14,11 +14,11 @@ fn fib(n: u64) -> u64 {
 
 impl Script for Fib {
     fn entrypoint() -> Self {
-        script::update::subscribe(0);
+        script::update::subscribe();
         Fib { last: 0 }
     }
 
-    fn on_message(&mut self, _id: u32) {
+    fn on_update(&mut self) {
         self.last = fib(std::hint::black_box(25));
         assert_eq!(self.last, 75_025);
     }

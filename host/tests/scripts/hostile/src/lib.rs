@@ -8,7 +8,7 @@
 //! - `memory`: allocates and touches memory without end;
 //! - `recursion`: recurses without end;
 //! - `waits`, `subscriptions`, `handles`, `entities`, `messages`: asks the
-//!   host for timers, update ids, transform handles (kept), entities or sent
+//!   host for timers, update subscriptions, transform handles (kept), entities or sent
 //!   messages without end;
 //! - `log-lines`, `stdout`: logs short lines / prints 4 KB lines to stdout
 //!   without end;
@@ -30,7 +30,7 @@
 //! - `trap-once`: traps in its first update (it logs `started` each time it
 //!   starts, for restart tests);
 //! - `churn`: not hostile, busy: every frame it fetches and drops a handle,
-//!   flips a subscription, starts a task that sleeps 1-3 frames and logs,
+//!   subscribes again (a no-op on the host), starts a task that sleeps 1-3 frames and logs,
 //!   and starts and cancels a long timer (for the soak test).
 //!
 //! Without a mode it subscribes and logs `tick F` each frame.
@@ -97,9 +97,8 @@ fn spin() -> ! {
 fn churn(frame: u64) {
     drop(script::scene::cube());
     if frame.is_multiple_of(2) {
-        script::update::subscribe(7);
-    } else {
-        script::update::unsubscribe(7);
+        // Subscribed already: the host keeps the one subscription.
+        runtime::subscribe_update();
     }
     script::task::spawn(async move {
         script::time::wait_frames((frame % 3 + 1) as u32).await;
@@ -116,11 +115,11 @@ impl Script for Hostile {
         if mode == "loop-entrypoint" {
             spin();
         }
-        script::update::subscribe(0);
+        script::update::subscribe();
         Hostile { mode }
     }
 
-    fn on_message(&mut self, _id: u32) {
+    fn on_update(&mut self) {
         let frame = script::time::frame();
         match self.mode {
             "loop-update" => spin(),
@@ -139,11 +138,9 @@ impl Script for Hostile {
                     tasks::wait_frames(token, 1_000_000);
                 }
             }
-            "subscriptions" => {
-                for id in 1.. {
-                    runtime::subscribe_update(id);
-                }
-            }
+            "subscriptions" => loop {
+                runtime::subscribe_update();
+            },
             "handles" => {
                 let mut kept = Vec::new();
                 loop {

@@ -1,5 +1,5 @@
 //! Test script: a component of another world, exporting `entrypoint` but no
-//! `on-message`. The host must refuse it with an error naming the export.
+//! `on-update`. The host must refuse it with an error naming the export.
 
 wit_bindgen::generate!({
     inline: "

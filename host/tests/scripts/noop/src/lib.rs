@@ -7,11 +7,11 @@ struct Noop;
 
 impl Script for Noop {
     fn entrypoint() -> Self {
-        script::update::subscribe(0);
+        script::update::subscribe();
         Noop
     }
 
-    fn on_message(&mut self, _id: u32) {}
+    fn on_update(&mut self) {}
 }
 
 script::export!(Noop);

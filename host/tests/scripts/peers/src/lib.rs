@@ -71,7 +71,7 @@ impl Script for Peers {
             });
             return Peers::Idle;
         }
-        script::update::subscribe(0);
+        script::update::subscribe();
         if found("peers:kept") {
             Peers::Kept(script::scene::cube().id())
         } else if found("peers:kept-transform") {
@@ -94,7 +94,7 @@ impl Script for Peers {
         }
     }
 
-    fn on_message(&mut self, _id: u32) {
+    fn on_update(&mut self) {
         match self {
             Peers::Kept(cube) => {
                 let delta = Quat::from_rotation_y(ANGULAR_SPEED * script::time::delta_time());

@@ -6,11 +6,11 @@ struct TrapEntrypoint;
 
 impl Script for TrapEntrypoint {
     fn entrypoint() -> Self {
-        script::update::subscribe(0);
+        script::update::subscribe();
         panic!("entrypoint refused to start");
     }
 
-    fn on_message(&mut self, _id: u32) {}
+    fn on_update(&mut self) {}
 }
 
 script::export!(TrapEntrypoint);

@@ -6,11 +6,11 @@ struct Trap;
 
 impl Script for Trap {
     fn entrypoint() -> Self {
-        script::update::subscribe(0);
+        script::update::subscribe();
         Trap
     }
 
-    fn on_message(&mut self, _id: u32) {
+    fn on_update(&mut self) {
         let frame = script::time::frame();
         script::log::info(&format!("alive {frame}"));
         if frame == 3 {

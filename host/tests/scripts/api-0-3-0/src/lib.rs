@@ -1,10 +1,10 @@
-//! Test script: binds `game:engine@0.2.0`, a release this host does not
+//! Test script: binds `game:engine@0.3.0`, a release this host does not
 //! provide (its `log` interface stands in for all of it). The host must
 //! refuse it naming both versions, instead of a bare missing import.
 
 wit_bindgen::generate!({
     inline: "
-        package game:engine@0.2.0;
+        package game:engine@0.3.0;
         interface log {
             enum level { trace, debug, info, warn, error }
             log: func(level: level, message: string);
@@ -12,7 +12,6 @@ wit_bindgen::generate!({
         world script {
             import log;
             export entrypoint: func();
-            export on-message: func(id: u32);
         }
     ",
 });
@@ -23,8 +22,6 @@ impl Guest for Future {
     fn entrypoint() {
         game::engine::log::log(game::engine::log::Level::Info, "from the future");
     }
-
-    fn on_message(_id: u32) {}
 }
 
 export!(Future);
