@@ -12,7 +12,6 @@ use game_host::runtime::RuntimeConfig;
 use game_host::{Event, Key, ScriptComponent};
 use game_host_server::{EndReason, WorldReport};
 use game_host_server::{Server, ServerConfig, WorldId, WorldSpec};
-use game_host_terrain::Terrain;
 
 fn server(threads: usize, log: &Arc<MemoryLog>, config: ServerConfig) -> Server {
     Server::start(ServerConfig {
@@ -159,7 +158,6 @@ fn worlds_share_one_set_of_job_workers() {
             job_threads: 2,
             ..RuntimeConfig::default()
         },
-        setup: Some(Arc::new(|runtime| runtime.register_job(Terrain))),
         ..ServerConfig::default()
     })
     .unwrap();

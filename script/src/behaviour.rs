@@ -178,16 +178,8 @@ pub fn count() -> usize {
     })
 }
 
-/// Runs every behaviour once, if any was ever attached (the export macro
-/// calls it in `on-update`).
-pub fn run_if_attached(clock: &FrameClock) {
-    if REGISTRY.with_borrow(|registry| registry.sets.is_empty() && registry.added.is_empty()) {
-        return;
-    }
-    run_all(clock);
-}
-
-/// Runs every behaviour once.
+/// Runs every behaviour once (the export macro calls it in `on-update`
+/// once a behaviour was attached).
 pub fn run_all(clock: &FrameClock) {
     let mut sets = REGISTRY.with_borrow_mut(|registry| {
         registry.running = true;

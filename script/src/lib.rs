@@ -90,10 +90,13 @@ pub mod __private {
     /// then the attached behaviours.
     #[inline]
     pub fn update(on_update: impl FnOnce()) {
-        if crate::update::script_subscribed() {
+        let (script, behaviours) = crate::update::wanted();
+        if script {
             on_update();
         }
-        crate::behaviour::run_if_attached(&crate::time::clock());
+        if behaviours {
+            crate::behaviour::run_all(&crate::time::clock());
+        }
     }
 
     /// After a call: runs woken tasks, then sends buffered entity writes.

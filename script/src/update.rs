@@ -39,10 +39,12 @@ pub fn unsubscribe() {
     change(|wanted| wanted.script = false);
 }
 
-/// Whether the script's own `on_update` is subscribed.
+/// Who wants this frame's update: (the script's own `on_update`, the
+/// behaviours).
 #[inline]
-pub(crate) fn script_subscribed() -> bool {
-    WANTED.get().script
+pub(crate) fn wanted() -> (bool, bool) {
+    let wanted = WANTED.get();
+    (wanted.script, wanted.behaviours)
 }
 
 /// Keeps the update coming for attached behaviours.

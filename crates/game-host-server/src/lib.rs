@@ -43,7 +43,7 @@ use capacity::{Placed, Placement, Room};
 use game_host::guest::engine::ScriptComponent;
 use game_host::input::Event;
 use game_host::jobs::JobWorkers;
-use game_host::runtime::{Runtime, RuntimeConfig};
+use game_host::runtime::RuntimeConfig;
 use game_host::sync::LockExt;
 use loop_thread::{LoopThread, Order};
 use placement::{ThreadLoad, least_loaded};
@@ -51,10 +51,6 @@ use placement::{ThreadLoad, least_loaded};
 pub use metrics::Metrics;
 pub use stats::{FrameTimes, ThreadStats, ThreadSummary};
 pub use world::{EndReason, WorldId, WorldReport, WorldStatus};
-
-/// Sets up a world's runtime before its scripts start (e.g. registers the
-/// job kinds its scripts may request).
-pub type WorldSetup = Arc<dyn Fn(&mut Runtime) -> Result<()> + Send + Sync>;
 
 /// How a [`Server`] runs.
 #[derive(Clone)]
@@ -64,8 +60,6 @@ pub struct ServerConfig {
     /// The runtime of every world; its `hz` is the server's frame rate, its
     /// `seed` the server's, from which each world's is derived.
     pub runtime: RuntimeConfig,
-    /// Run before a world's scripts start.
-    pub setup: Option<WorldSetup>,
     /// How long one world's frame may take (`None`: the whole frame budget).
     pub world_budget: Option<Duration>,
     /// A world over its budget this many frames in a row is stopped.
@@ -96,7 +90,6 @@ impl Default for ServerConfig {
         ServerConfig {
             threads: 0,
             runtime: RuntimeConfig::default(),
-            setup: None,
             world_budget: None,
             overrun_frames: 30,
             max_worlds: None,

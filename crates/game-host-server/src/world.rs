@@ -126,9 +126,6 @@ impl World {
             seed,
             ..config.runtime.clone()
         });
-        if let Some(setup) = &config.setup {
-            setup(&mut runtime)?;
-        }
         for script in &spec.scripts {
             runtime
                 .spawn(script)

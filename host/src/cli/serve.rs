@@ -201,7 +201,6 @@ fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfi
             args.record_worlds.is_some(),
             Arc::new(QuietTracingLog),
         ),
-        setup: None,
         world_budget: args
             .world_budget_ms
             .map(|ms| Duration::from_secs_f64(ms / 1e3)),

@@ -47,7 +47,7 @@ use crate::determinism::DEFAULT_SEED;
 use crate::error::ScriptError;
 use crate::guest::bindings::events::Event;
 use crate::guest::bindings::tasks::Wake;
-use crate::guest::engine::ScriptComponent;
+use crate::guest::engine::{Extension, ScriptComponent};
 use crate::guest::instance::ScriptInstance;
 use crate::guest::{Command, RuntimeShared};
 use crate::jobs::{Job, JobDelivery, JobWorkers, Jobs};
@@ -130,6 +130,10 @@ pub struct Runtime {
     restarts: Vec<restart::Restart>,
     /// Sees input and every frame's scene, while a run is recorded.
     observer: Option<Box<dyn RunObserver>>,
+    /// The extension lists (one per engine) whose job kinds this runtime
+    /// has registered: each once, when it first starts a script of that
+    /// engine.
+    extensions_added: Vec<Arc<[Extension]>>,
 }
 
 impl Runtime {
@@ -171,6 +175,7 @@ impl Runtime {
             restart_policy: config.restart,
             restarts: Vec::new(),
             observer: None,
+            extensions_added: Vec::new(),
         }
     }
 
@@ -194,16 +199,25 @@ impl Runtime {
         Ok(id)
     }
 
-    /// Instantiates `component` (`id` kept by a swap or a restart) after
-    /// registering the job kinds of its engine's extensions that this
-    /// runtime lacks: every way an instance comes to life goes through here.
+    /// Instantiates `component` (`id` kept by a swap or a restart), after
+    /// registering the job kinds of its engine's extensions the first time
+    /// this runtime starts a script of that engine (kinds it has already
+    /// are kept): every way an instance comes to life goes through here.
     fn instantiate(
         &mut self,
         component: &ScriptComponent,
         id: Option<Uuid>,
     ) -> Result<ScriptInstance> {
-        for extension in component.extensions() {
-            extension.add_jobs(&mut self.jobs)?;
+        let extensions = component.extensions();
+        if !self
+            .extensions_added
+            .iter()
+            .any(|added| Arc::ptr_eq(added, extensions))
+        {
+            for extension in extensions.iter() {
+                extension.add_jobs(&mut self.jobs)?;
+            }
+            self.extensions_added.push(extensions.clone());
         }
         ScriptInstance::new(component, &self.shared, id)
     }

@@ -85,8 +85,9 @@ impl ScriptComponent {
         ScriptComponent { extensions, ..self }
     }
 
-    /// The extensions of the engine that made it.
-    pub(crate) fn extensions(&self) -> &[Extension] {
+    /// The extensions of the engine that made it (shared by every component
+    /// of that engine).
+    pub(crate) fn extensions(&self) -> &Arc<[Extension]> {
         &self.extensions
     }
 
