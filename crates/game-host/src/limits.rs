@@ -20,7 +20,7 @@ pub const TICK: Duration = Duration::from_millis(1);
 /// mods at 60 Hz.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScriptLimits {
-    /// CPU time an `on-message` call (update or wake) may use; `None`: no
+    /// CPU time an `on-update` or `on-wake` call may use; `None`: no
     /// CPU deadlines at all (the engine compiles no epoch checks).
     pub update_deadline: Option<Duration>,
     /// CPU time `entrypoint`, `save-state` or `restore-state` may use (they

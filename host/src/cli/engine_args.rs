@@ -37,7 +37,7 @@ pub struct EngineArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub job_threads: usize,
 
-    /// CPU time one `on-message` call may use, in milliseconds (the calling
+    /// CPU time one `on-update` or `on-wake` call may use, in milliseconds (the calling
     /// thread's own CPU time: a busy machine never stops an innocent call);
     /// a script past it is stopped like a trap. 0 turns deadlines off.
     #[arg(long, value_name = "MS", default_value_t = 5.0, value_parser = number_in(0.0, 60_000.0))]

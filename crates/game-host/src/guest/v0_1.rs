@@ -36,8 +36,8 @@ pub const VERSION: &str = env!("GAME_ENGINE_V0_1");
 /// completed and it should take them with `take-wakes`.
 pub const WAKE_MESSAGE: u32 = u32::MAX;
 
-/// The import name of 0.1's `interface` (`game:engine/log@0.1.5`), under
-/// which an extension links its 0.1 interface too.
+/// The import name of 0.1's `interface` (`game:engine/<interface>@` and
+/// [`VERSION`]), under which an extension links its 0.1 interface too.
 pub fn interface_name(interface: &str) -> String {
     format!("game:engine/{interface}@{VERSION}")
 }

@@ -3,7 +3,8 @@
 
 use std::collections::HashSet;
 
-/// One subscription: call `on-message(id)` on the instance in `slot`.
+/// One subscription: the frame's update call, with key `id` (see
+/// [`crate::time::UPDATE`]), on the instance in `slot`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Subscription {
     pub slot: u32,
