@@ -423,3 +423,47 @@ fn a_javascript_build_that_wants_the_network_is_refused_with_the_fix() {
     assert!(error.contains("imports `wasi:http/"), "{error}");
     assert!(error.contains("--disable http fetch-event"), "{error}");
 }
+
+#[test]
+fn sources_written_for_0_1_are_refused_in_one_line_naming_what_to_change() {
+    // The Python and JavaScript orbiters as game:engine 0.1 had them: the
+    // update by id, and wakes by the reserved id and `take-wakes`.
+    let dir = tempfile::tempdir().unwrap();
+    let python = dir.path().join("old-py/app.py");
+    let javascript = dir.path().join("old-js/app.js");
+    for (path, text) in [
+        (
+            &python,
+            "import wit_world\nfrom wit_world.imports import runtime\n\n\
+             class WitWorld(wit_world.WitWorld):\n    \
+             def entrypoint(self) -> None:\n        runtime.subscribe_update(0)\n\n    \
+             def on_message(self, id: int) -> None:\n        pass\n",
+        ),
+        (
+            &javascript,
+            "import { subscribeUpdate } from \"game:engine/runtime@0.1.5\";\n\
+             export function entrypoint() { subscribeUpdate(0); }\n\
+             export function onMessage(id) {}\n",
+        ),
+    ] {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let engine = common::engine();
+    for (path, expected) in [
+        (&python, "on_update(self, clock)"),
+        (&javascript, "`game:engine/runtime@0.1.5`"),
+    ] {
+        let error = ScriptSource::new(path)
+            .and_then(|source| source.load(&engine, BuildOutput::Capture))
+            .map(drop)
+            .unwrap_err();
+        let text = format!("{error:#}");
+        assert!(
+            text.contains(&format!("`{}` is a game:engine 0.1 script", path.display())),
+            "{text}"
+        );
+        assert!(text.contains(expected), "{text}");
+        assert!(!text.contains('\n'), "one line: {text}");
+    }
+}
