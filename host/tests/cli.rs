@@ -180,6 +180,41 @@ fn trapping_script_fails_the_run_but_not_the_others() {
     assert_eq!(dump["entities"][1]["position"][0], 8.0);
 }
 
+#[test]
+fn a_quota_set_on_the_command_line_stops_the_script_that_passes_it() {
+    // The swarm spawns 5,000 entities in one call; the spinning cube spawns
+    // none and runs on.
+    let dir = tempfile::tempdir().unwrap();
+    let swarm = common::build("swarm");
+    let cube = common::build("spinning-cube");
+    let run = |quota: &str| {
+        host(
+            &[
+                "run",
+                swarm.to_str().unwrap(),
+                cube.to_str().unwrap(),
+                "--frames",
+                "3",
+                "--quota",
+                quota,
+            ],
+            dir.path(),
+        )
+    };
+    let output = run("entities=4999");
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains("script `swarm`")
+            && err.contains("failed in `entrypoint`")
+            && err.contains("quota exceeded: more than 4999 entities spawned"),
+        "{err}"
+    );
+    assert!(!err.contains("spinning_cube` ("), "{err}");
+    let output = run("entities=5000");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
 /// Runs one bad script argument and returns the error line.
 fn bad_script(path: &str, cache: &Path) -> String {
     let output = host(&["run", path, "--frames", "3"], cache);

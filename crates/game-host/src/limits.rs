@@ -71,59 +71,109 @@ impl ScriptLimits {
     }
 }
 
-/// Caps on what one instance may make the host keep or do, so no script
-/// can grow the host's memory or work without bound. A script that goes
-/// past one fails like a trap (it is taken out of the frame, other scripts
-/// keep running) with an error naming the quota; log lines past a per-frame
-/// cap are dropped and summarised instead.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Quotas {
-    /// Waits pending on the host at once: timers, event waits, listeners,
-    /// motions and job requests.
-    pub waits: usize,
-    /// Update subscriptions held at once (a script of the newest API holds
-    /// at most one; a 0.1 script one per update id).
-    pub subscriptions: usize,
-    /// Messages sent with `send` in one frame.
-    pub messages_per_frame: usize,
-    /// Entities spawned over the instance's life.
-    pub entities: u64,
-    /// `transform-component` handles held at once.
-    pub handles: usize,
-    /// Requests to the host queued in one call (a backstop for floods of
-    /// requests that hold nothing, such as cancels of unknown tokens).
-    pub requests_per_call: usize,
-    /// Completed waits queued for a script that never takes them; further
-    /// ones are dropped with one warning.
-    pub queued_wakes: usize,
-    /// Log lines (WIT `log`, stdout and stderr together) per frame.
-    pub log_lines_per_frame: usize,
-    /// Log bytes per frame.
-    pub log_bytes_per_frame: usize,
-    /// Longest log line; longer ones are cut.
-    pub log_line_length: usize,
+macro_rules! quotas {
+    ($( $(#[doc = $doc:literal])* $field:ident: $ty:ty = $default:expr, $name:literal; )*) => {
+        /// What a script instance may make the host keep or do, so no script
+        /// can grow the host's memory or work without bound. A script that goes
+        /// past one fails like a trap (it is taken out of the frame, other scripts
+        /// keep running) with an error naming the quota; log lines past a per-frame
+        /// cap are dropped and summarised instead.
+        ///
+        /// Each quota is declared once, in the table below: its field, its type,
+        /// its default and the name a game sets it by (`--quota NAME=N`,
+        /// [`Quotas::set`]). Those a script can exceed by asking are charged in
+        /// one place, `guest::usage`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct Quotas {
+            $(
+                $(#[doc = $doc])*
+                pub $field: $ty,
+            )*
+        }
+
+        impl Default for Quotas {
+            fn default() -> Self {
+                Quotas {
+                    $( $field: $default, )*
+                }
+            }
+        }
+
+        impl Quotas {
+            /// The names quotas are set by, in declaration order.
+            pub const NAMES: &[&str] = &[$($name),*];
+
+            /// Sets the quota named `name` (one of [`Quotas::NAMES`]) to
+            /// `value`; fails naming the known names, or when `value` is 0.
+            pub fn set(&mut self, name: &str, value: u64) -> Result<(), String> {
+                if value == 0 {
+                    return Err(format!("quota `{name}` must be at least 1"));
+                }
+                match name {
+                    $( $name => {
+                        self.$field = <$ty>::try_from(value)
+                            .map_err(|_| format!("quota `{name}` is too large: {value}"))?;
+                    } )*
+                    _ => {
+                        return Err(format!(
+                            "`{name}` is no quota; quotas are: {}",
+                            Self::NAMES.join(", ")
+                        ))
+                    }
+                }
+                Ok(())
+            }
+        }
+    };
 }
 
-impl Default for Quotas {
-    fn default() -> Self {
-        Quotas {
-            waits: 100_000,
-            subscriptions: 1_000,
-            messages_per_frame: 1_000,
-            entities: 100_000,
-            handles: 10_000,
-            requests_per_call: 100_000,
-            queued_wakes: 100_000,
-            log_lines_per_frame: 100,
-            log_bytes_per_frame: 64 << 10,
-            log_line_length: 4 << 10,
-        }
-    }
+quotas! {
+    /// Waits pending on the host at once: timers, event waits, listeners,
+    /// motions and job requests.
+    waits: usize = 100_000, "waits";
+    /// Update subscriptions held at once (a script of the newest API holds
+    /// at most one; a 0.1 script one per update id).
+    subscriptions: usize = 1_000, "subscriptions";
+    /// Messages sent with `send` in one frame.
+    messages_per_frame: usize = 1_000, "messages-per-frame";
+    /// Entities spawned over the instance's life.
+    entities: u64 = 100_000, "entities";
+    /// `transform-component` handles held at once.
+    handles: usize = 10_000, "handles";
+    /// Requests to the host queued in one call (a backstop for floods of
+    /// requests that hold nothing, such as cancels of unknown tokens).
+    requests_per_call: usize = 100_000, "requests-per-call";
+    /// Completed waits queued for a script that never takes them (a 0.1
+    /// script); further ones are dropped with one warning.
+    queued_wakes: usize = 100_000, "queued-wakes";
+    /// Log lines (WIT `log`, stdout and stderr together) per frame.
+    log_lines_per_frame: usize = 100, "log-lines-per-frame";
+    /// Log bytes per frame.
+    log_bytes_per_frame: usize = 64 << 10, "log-bytes-per-frame";
+    /// Longest log line; longer ones are cut.
+    log_line_length: usize = 4 << 10, "log-line-length";
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quotas_are_set_by_name_and_bad_names_or_values_are_refused() {
+        let mut quotas = Quotas::default();
+        quotas.set("entities", 500).unwrap();
+        quotas.set("messages-per-frame", 3).unwrap();
+        assert_eq!(quotas.entities, 500);
+        assert_eq!(quotas.messages_per_frame, 3);
+        assert_eq!(Quotas::NAMES.len(), 10);
+        let error = quotas.set("entitys", 5).unwrap_err();
+        assert!(
+            error.starts_with("`entitys` is no quota; quotas are: waits, "),
+            "{error}"
+        );
+        assert!(quotas.set("waits", 0).unwrap_err().contains("at least 1"));
+        assert_eq!(Quotas::default().waits, 100_000);
+    }
 
     #[test]
     fn a_call_gets_at_least_its_deadline_in_ticks() {

@@ -9,7 +9,7 @@ use anyhow::Result;
 use clap::Args;
 use game_host::guest::engine::default_cache_dir;
 use game_host::jobs::JobDelivery;
-use game_host::limits::ScriptLimits;
+use game_host::limits::{Quotas, ScriptLimits};
 use game_host::log::LogSink;
 use game_host::runtime::RestartPolicy;
 use game_host::{EngineOptions, RuntimeConfig, ScriptComponent, ScriptEngine, ScriptError};
@@ -57,6 +57,12 @@ pub struct EngineArgs {
     /// Most linear memory one script instance may use, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
     memory_limit_mib: u32,
+
+    /// A quota of every script instance, as NAME=N (repeat for more), e.g.
+    /// `entities=5000`; an unknown NAME is refused with the list of names
+    /// (README: Limits and sandboxing).
+    #[arg(long = "quota", value_name = "NAME=N", value_parser = parse_quota)]
+    quotas: Vec<(String, u64)>,
 
     /// Restart a failed script instance from its component with fresh state,
     /// up to N times (backoff doubling from --restart-backoff frames); then
@@ -117,6 +123,20 @@ impl SeedArgs {
             }
         }
     }
+}
+
+/// `--quota NAME=N`, checked against the quotas' own table.
+fn parse_quota(text: &str) -> Result<(String, u64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not NAME=N (e.g. `entities=5000`)"))?;
+    let value: u64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{value}` is not a whole number (quota `{name}`)"))?;
+    let name = name.trim().to_owned();
+    Quotas::default().set(&name, value)?;
+    Ok((name, value))
 }
 
 fn parse_seed(text: &str) -> Result<Seed, String> {
@@ -190,8 +210,20 @@ impl EngineArgs {
             },
             restart: self.restart_policy(),
             seed,
+            quotas: self.quotas(),
             ..RuntimeConfig::default()
         }
+    }
+
+    /// The quotas of every instance: the defaults, with `--quota` applied.
+    pub fn quotas(&self) -> Quotas {
+        let mut quotas = Quotas::default();
+        for (name, value) in &self.quotas {
+            quotas
+                .set(name, *value)
+                .expect("checked when the option was parsed");
+        }
+        quotas
     }
 
     /// What happens to a failed instance.

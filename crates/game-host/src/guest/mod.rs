@@ -14,7 +14,7 @@
 //!     |
 //!  store (ScriptState, the store data)
 //!     |
-//!  shared  command  limiter  deadline  live
+//!  shared  command  usage  limiter  deadline  live
 //!     |
 //!  bindings (the `bindgen!` output)
 //! ```
@@ -30,6 +30,7 @@ mod limiter;
 mod live;
 mod shared;
 mod store;
+mod usage;
 pub mod v0_1;
 
 pub(crate) use command::Command;
@@ -37,3 +38,4 @@ pub(crate) use limiter::ScriptLimiter;
 pub use live::{ENGINE_WIT, LIVE_WIT, LiveSources};
 pub(crate) use shared::RuntimeShared;
 pub use store::{HandleStats, ScriptState};
+pub(crate) use usage::Charge;

@@ -17,6 +17,7 @@ use super::deadline::CallDeadline;
 use super::limiter::ScriptLimiter;
 use super::live::LiveSources;
 use super::shared::RuntimeShared;
+use super::usage::{Charge, Usage};
 use crate::determinism::seed_wasi;
 use crate::jobs::{ErasedKey, Job, JobRegistry};
 use crate::limits::{Quotas, ScriptLimits};
@@ -66,26 +67,6 @@ pub struct ScriptState {
     /// A live Python or JavaScript script's sources, which its runtime
     /// component reads (`game:live/sources`).
     pub(crate) live: Option<Arc<LiveSources>>,
-}
-
-/// What an instance holds on the host, for its quotas: counts the runtime
-/// knew when the current call began, plus what the calls since its commands
-/// were last applied asked for.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct Usage {
-    /// Pending waits, as the runtime counted them.
-    pub known_waits: usize,
-    /// Subscriptions, as the runtime counted them.
-    pub known_subscriptions: usize,
-    /// Waits registered minus waits cancelled since the last apply.
-    new_waits: i64,
-    /// Subscribes minus unsubscribes since the last apply.
-    new_subscriptions: i64,
-    /// Messages sent in `sent_frame`.
-    sent: usize,
-    sent_frame: u64,
-    /// Entities spawned over the instance's life.
-    pub entities: u64,
 }
 
 impl ScriptState {
@@ -154,61 +135,30 @@ impl ScriptState {
     /// Queues a command for the runtime, within the instance's quotas:
     /// traps (naming the quota) when the script asks for more than it may.
     pub(crate) fn push_command(&mut self, command: Command) -> wasmtime::Result<()> {
-        let q = self.quotas;
-        if self.commands.len() >= q.requests_per_call {
-            wasmtime::bail!(
-                "quota exceeded: more than {} requests to the host in one frame",
-                q.requests_per_call
-            );
-        }
-        let usage = &mut self.usage;
-        match &command {
+        let queued = self.commands.len();
+        self.usage
+            .charge(&self.quotas, Charge::Request { queued })?;
+        let charge = match &command {
             Command::WaitFrames { .. }
             | Command::WaitSeconds { .. }
             | Command::WaitEvent { .. }
             | Command::MoveTo { .. }
-            | Command::Job { .. } => {
-                usage.new_waits += 1;
-                if usage.known_waits as i64 + usage.new_waits > q.waits as i64 {
-                    wasmtime::bail!("quota exceeded: more than {} pending waits", q.waits);
-                }
-            }
-            Command::Cancel(_) => usage.new_waits -= 1,
-            Command::Subscribe(_) => {
-                usage.new_subscriptions += 1;
-                if usage.known_subscriptions as i64 + usage.new_subscriptions
-                    > q.subscriptions as i64
-                {
-                    wasmtime::bail!(
-                        "quota exceeded: more than {} update subscriptions",
-                        q.subscriptions
-                    );
-                }
-            }
-            Command::Unsubscribe(_) => usage.new_subscriptions -= 1,
-            Command::Send(_) => {
-                let frame = self.clock.frame();
-                if usage.sent_frame != frame {
-                    usage.sent_frame = frame;
-                    usage.sent = 0;
-                }
-                usage.sent += 1;
-                if usage.sent > q.messages_per_frame {
-                    wasmtime::bail!(
-                        "quota exceeded: more than {} messages sent in one frame",
-                        q.messages_per_frame
-                    );
-                }
-            }
-        }
+            | Command::Job { .. } => Charge::Wait,
+            Command::Cancel(_) => Charge::WaitWithdrawn,
+            Command::Subscribe(_) => Charge::Subscription,
+            Command::Unsubscribe(_) => Charge::Unsubscription,
+            Command::Send(_) => Charge::Message {
+                frame: self.clock.frame(),
+            },
+        };
+        self.usage.charge(&self.quotas, charge)?;
         self.commands.push(command);
         Ok(())
     }
 
     /// Forgets the per-apply counts once the runtime took the commands.
     pub(crate) fn commands_taken(&mut self) {
-        self.usage.new_waits = 0;
-        self.usage.new_subscriptions = 0;
+        self.usage.commands_taken();
     }
 
     /// Asks for the job of kind `J` with `key`; the script's wait `token`

@@ -13,8 +13,8 @@
 
 use glam::{Quat, Vec3};
 
-use crate::guest::ScriptState;
 use crate::guest::bindings::entities::{EntityId as WitEntityId, Host};
+use crate::guest::{Charge, ScriptState};
 use crate::scene::{EntityId, Scene, Transform};
 use crate::sync::LockExt;
 
@@ -89,14 +89,8 @@ fn quat(v: &[f32]) -> Quat {
 
 impl Host for ScriptState {
     fn spawn_many(&mut self, name: String, count: u32) -> wasmtime::Result<Vec<WitEntityId>> {
-        let count = u64::from(count);
-        if self.usage.entities + count > self.quotas.entities {
-            wasmtime::bail!(
-                "quota exceeded: more than {} entities spawned",
-                self.quotas.entities
-            );
-        }
-        self.usage.entities += count;
+        self.usage
+            .charge(&self.quotas, Charge::Entities(u64::from(count)))?;
         let mut scene = self.scene.lock_unpoisoned();
         Ok((0..count)
             .map(|_| scene.spawn(&name).index() as WitEntityId)

@@ -6,9 +6,9 @@
 
 use wasmtime::component::Resource;
 
-use crate::guest::ScriptState;
 use crate::guest::bindings::scene::{EntityId as EntityIdWit, Host, HostTransformComponent};
 use crate::guest::bindings::types::{Quat, Vec3};
+use crate::guest::{Charge, ScriptState};
 use crate::scene::{CUBE, EntityId, Scene, Transform, TransformHandle};
 use crate::sync::LockExt;
 
@@ -47,12 +47,8 @@ impl From<glam::Quat> for Quat {
 
 impl ScriptState {
     fn push_handle(&mut self, entity: EntityId) -> wasmtime::Result<Resource<TransformHandle>> {
-        if self.handles.live >= self.quotas.handles {
-            wasmtime::bail!(
-                "quota exceeded: more than {} transform-component handles held at once",
-                self.quotas.handles
-            );
-        }
+        let held = self.handles.live;
+        self.usage.charge(&self.quotas, Charge::Handle { held })?;
         let handle = self.table.push(TransformHandle::new(entity))?;
         self.handles.created += 1;
         self.handles.live += 1;
@@ -177,13 +173,7 @@ impl Host for ScriptState {
     }
 
     fn spawn(&mut self, name: String) -> wasmtime::Result<Resource<TransformHandle>> {
-        if self.usage.entities >= self.quotas.entities {
-            wasmtime::bail!(
-                "quota exceeded: more than {} entities spawned",
-                self.quotas.entities
-            );
-        }
-        self.usage.entities += 1;
+        self.usage.charge(&self.quotas, Charge::Entities(1))?;
         let entity = self.lock_scene().spawn(&name);
         self.push_handle(entity)
     }
