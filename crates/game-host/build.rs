@@ -3,7 +3,9 @@
 //! 0.1 release (`wit/v0.1/`), which the host still links. The crate reads
 //! them as `env!("GAME_ENGINE_VERSION")` and `env!("GAME_ENGINE_V0_1")`.
 //! It also embeds the newest package's files (`$OUT_DIR/engine_wit.rs`),
-//! for the builders that hand them to componentize-py and -js.
+//! for the builders that hand them to componentize-py and -js, and reads
+//! the version of the host's own `game:live` package (`wit/live.wit`) as
+//! `env!("GAME_LIVE_VERSION")`.
 
 use std::path::{Path, PathBuf};
 
@@ -11,8 +13,9 @@ fn main() {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let wit = manifest_dir.join("../../wit");
     println!("cargo:rerun-if-changed={}", wit.display());
-    let newest = package_version(&wit);
-    let v0_1 = package_version(&wit.join("v0.1"));
+    let newest = package_version(&wit_files(&wit), "game:engine");
+    let v0_1 = package_version(&wit_files(&wit.join("v0.1")), "game:engine");
+    let live = package_version(&[manifest_dir.join("wit/live.wit")], "game:live");
     assert!(
         v0_1.starts_with("0.1."),
         "wit/v0.1/ holds game:engine@{v0_1}, not a 0.1 release"
@@ -20,6 +23,7 @@ fn main() {
     println!("cargo:rerun-if-changed={}", wit.join("v0.1").display());
     println!("cargo:rustc-env=GAME_ENGINE_VERSION={newest}");
     println!("cargo:rustc-env=GAME_ENGINE_V0_1={v0_1}");
+    println!("cargo:rustc-env=GAME_LIVE_VERSION={live}");
     embed_files(&wit);
 }
 
@@ -56,23 +60,19 @@ fn wit_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The version of the `package game:engine@VERSION;` declared by one of
-/// the `.wit` files directly in `dir`.
-fn package_version(dir: &Path) -> String {
-    for path in wit_files(dir) {
+/// The version `package PACKAGE@VERSION;` declares in one of `files`.
+fn package_version(files: &[PathBuf], package: &str) -> String {
+    let prefix = format!("package {package}@");
+    for path in files {
         println!("cargo:rerun-if-changed={}", path.display());
-        let text = std::fs::read_to_string(&path)
+        let text = std::fs::read_to_string(path)
             .unwrap_or_else(|e| panic!("failed to read `{}`: {e}", path.display()));
-        if let Some(version) = text.lines().find_map(|line| {
-            line.trim()
-                .strip_prefix("package game:engine@")?
-                .strip_suffix(';')
-        }) {
+        if let Some(version) = text
+            .lines()
+            .find_map(|line| line.trim().strip_prefix(&prefix)?.strip_suffix(';'))
+        {
             return version.to_owned();
         }
     }
-    panic!(
-        "no `.wit` file in `{}` declares `package game:engine@VERSION;`",
-        dir.display()
-    );
+    panic!("none of {files:?} declares `{prefix}VERSION;`");
 }

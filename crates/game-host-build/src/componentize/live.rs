@@ -27,6 +27,7 @@ use super::cache::BuildCache;
 use super::tool::run_tool;
 use super::{ENGINE_WIT, Language, hash_wit, read_sources, tool_version, write_wit};
 use game_host::LiveSources;
+use game_host::guest::LIVE_VERSION;
 use game_host::guest::engine::API_VERSION;
 use game_host::hex::hex;
 use game_host::sync::LockExt;
@@ -44,24 +45,10 @@ fn runtime_wit() -> String {
 
 world live-script {{
     include game:engine/stateful-script@{API_VERSION};
-    include game:live/live@{live};
+    include game:live/live@{LIVE_VERSION};
 }}
 ",
-        live = package_version(LIVE_WIT, "game:live"),
     )
-}
-
-/// The version `text` declares for `package` (`package NAME@VERSION;`).
-fn package_version<'t>(text: &'t str, package: &str) -> &'t str {
-    text.lines()
-        .find_map(|line| {
-            line.trim()
-                .strip_prefix("package ")?
-                .strip_prefix(package)?
-                .strip_prefix('@')?
-                .strip_suffix(';')
-        })
-        .unwrap_or_else(|| panic!("the host's WIT declares no `package {package}@VERSION;`"))
 }
 
 /// The world a runtime is built for.
@@ -69,13 +56,17 @@ const RUNTIME_WORLD: &str = "live-script";
 
 impl Language {
     /// The loader's file name in a runtime's build, and its text, with the
-    /// `game:engine` version it binds filled in (`{{engine-version}}`).
+    /// versions of the packages it binds filled in (`{{engine-version}}`,
+    /// `{{live-version}}`).
     fn loader(self) -> (&'static str, String) {
         let (file, text) = match self {
             Language::Python => ("game_live_loader.py", include_str!("loaders/loader.py")),
             Language::JavaScript => ("loader.js", include_str!("loaders/loader.js")),
         };
-        (file, text.replace("{{engine-version}}", API_VERSION))
+        let text = text
+            .replace("{{engine-version}}", API_VERSION)
+            .replace("{{live-version}}", LIVE_VERSION);
+        (file, text)
     }
 }
 

@@ -96,7 +96,9 @@ impl Exports {
                 let state = store.data_mut();
                 let clock = state.frame_clock();
                 let wakes = state.take_wakes();
-                script.call_on_wake(store, clock, &wakes)
+                let result = script.call_on_wake(&mut *store, clock, &wakes);
+                store.data_mut().return_wakes(wakes);
+                result
             }
             Exports::V0_1(script) => script.message(store, v0_1::WAKE_MESSAGE),
         }

@@ -36,6 +36,9 @@ impl LiveSources {
 /// `game:engine`, for the builders that make those runtimes.
 pub const LIVE_WIT: &str = include_str!("../../wit/live.wit");
 
+/// The version [`LIVE_WIT`] declares (read at build time).
+pub const LIVE_VERSION: &str = env!("GAME_LIVE_VERSION");
+
 /// The newest `game:engine` package, as the host was built with it: each
 /// file of the workspace's `wit/` (one per interface) as (file name, text),
 /// for the builders that hand it to componentize-py and -js.

@@ -35,7 +35,7 @@ pub mod v0_1;
 
 pub(crate) use command::Command;
 pub(crate) use limiter::ScriptLimiter;
-pub use live::{ENGINE_WIT, LIVE_WIT, LiveSources};
+pub use live::{ENGINE_WIT, LIVE_VERSION, LIVE_WIT, LiveSources};
 pub(crate) use shared::RuntimeShared;
 pub use store::{HandleStats, ScriptState};
 pub(crate) use usage::Charge;

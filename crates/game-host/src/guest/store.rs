@@ -132,6 +132,15 @@ impl ScriptState {
         std::mem::take(&mut self.wakes)
     }
 
+    /// Gives back the list [`Self::take_wakes`] took once its wakes were
+    /// delivered, so the next frame's wakes reuse its allocation.
+    pub(crate) fn return_wakes(&mut self, mut delivered: Vec<Wake>) {
+        if self.wakes.is_empty() {
+            delivered.clear();
+            self.wakes = delivered;
+        }
+    }
+
     /// Queues a command for the runtime, within the instance's quotas:
     /// traps (naming the quota) when the script asks for more than it may.
     pub(crate) fn push_command(&mut self, command: Command) -> wasmtime::Result<()> {

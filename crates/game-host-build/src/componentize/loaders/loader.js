@@ -4,14 +4,15 @@
 //
 // The module's `import ... from "game:engine/<interface>@<version>"` lines
 // become constants bound to the runtime's own imports of those interfaces
-// (any 0.2.x version: they only grow; a 0.1 import is refused with one
-// line saying what to change), and its `export`s become what the loader's
-// exports call: `entrypoint`, `onUpdate(clock)`, `onWake(clock, wakes)`,
-// `saveState` and `restoreState`, each optional. The rewrite keeps every
+// (any 0.2.x version: they only grow; a source with 0.1 imports never gets
+// here, the host refuses it first, naming what to change), and its
+// `export`s become what the loader's exports call: `entrypoint`,
+// `onUpdate(clock)`, `onWake(clock, wakes)`, `saveState` and
+// `restoreState`, each optional. The rewrite keeps every
 // line where it was, so errors name the script's own lines.
 //
-// The `game:engine` version below is a placeholder the host fills in with
-// its own before it builds the runtime.
+// The package versions below are placeholders the host fills in with its
+// own before it builds the runtime.
 
 import * as log from "game:engine/log@{{engine-version}}";
 import * as runtime from "game:engine/runtime@{{engine-version}}";
@@ -21,9 +22,7 @@ import * as events from "game:engine/events@{{engine-version}}";
 import * as motion from "game:engine/motion@{{engine-version}}";
 import * as entities from "game:engine/entities@{{engine-version}}";
 import * as entity from "game:engine/entity@{{engine-version}}";
-import { files, root } from "game:live/sources@0.1.0";
-
-const ENGINE_VERSION = "{{engine-version}}";
+import { files, root } from "game:live/sources@{{live-version}}";
 
 // `types` and `input` hold only records and enums: nothing to bind.
 const INTERFACES = {
@@ -65,14 +64,6 @@ function rewrite(text) {
     /^[ \t]*import\s*([\s\S]*?)\s*from\s*(["'])([^"']+)\2[ \t]*;?/gm,
     (whole, what, _quote, spec, offset) => {
       const source = JSON.stringify(spec);
-      const [, name, version] = spec.match(/^(game:engine\/[^@]*)@(.*)$/) ?? [];
-      if (version?.startsWith("0.1.")) {
-        fail(
-          lineAt(offset),
-          `cannot import ${source}: that is the 0.1 API; import "${name}@${ENGINE_VERSION}" ` +
-            "and export onUpdate(clock) and onWake(clock, wakes) instead of onMessage(id)",
-        );
-      }
       if (INTERFACES[spec.replace(/@[^/@]*$/, "")] === undefined) {
         fail(lineAt(offset), `cannot import ${source}: scripts import only game:engine interfaces`);
       }
