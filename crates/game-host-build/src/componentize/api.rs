@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use game_host::guest::engine::API_VERSION;
 
-use super::Language;
+use super::language::Language;
 
 /// Why `sources` cannot run on the newest API, if they are written against
 /// 0.1: one line naming the file and what to change.

@@ -16,12 +16,14 @@
 //! language, built once, running the script's sources as data.
 //!
 //! This module reads a script's sources and keys its build; `api` refuses
-//! sources written against 0.1 with one line naming what to change; `tool`
+//! sources written against 0.1 with one line naming what to change;
+//! `language` names the languages, their files and tools; `tool`
 //! runs the tool and turns a failure into the script's own error; `cache`
 //! keeps the builds; `live` builds the runtimes and loads scripts on them.
 
 mod api;
 mod cache;
+mod language;
 mod live;
 mod tool;
 
@@ -33,6 +35,7 @@ use sha2::{Digest, Sha256};
 
 use cache::BuildCache;
 pub use cache::MAX_BUILD_CACHE_BYTES;
+pub use language::{COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION, Language};
 pub use live::{live_sources, load as load_live, runtime};
 use tool::run_tool;
 
@@ -42,95 +45,6 @@ use game_host::hex::hex;
 /// The WIT package scripts are built against, as the host was built with
 /// it: (file name, text) for each file of the package.
 use game_host::ENGINE_WIT;
-
-/// The tool versions the project is tested with (and README installs).
-pub const COMPONENTIZE_PY_VERSION: &str = "0.25.1";
-/// See [`COMPONENTIZE_PY_VERSION`].
-pub const COMPONENTIZE_JS_VERSION: &str = "0.23.0";
-
-/// A language the host can build scripts from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Language {
-    /// Python, built with componentize-py.
-    Python,
-    /// JavaScript (an ES module), built with componentize-js.
-    JavaScript,
-}
-
-impl Language {
-    /// The language of a source file, by its extension.
-    pub fn of(path: &Path) -> Option<Language> {
-        match path.extension()?.to_str()? {
-            "py" => Some(Language::Python),
-            "js" | "mjs" => Some(Language::JavaScript),
-            _ => None,
-        }
-    }
-
-    /// The entry file a script directory holds in this language.
-    pub fn entry_file(self) -> &'static str {
-        match self {
-            Language::Python => "app.py",
-            Language::JavaScript => "app.js",
-        }
-    }
-
-    /// The language's name, for messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Language::Python => "Python",
-            Language::JavaScript => "JavaScript",
-        }
-    }
-
-    fn tool(self) -> &'static str {
-        match self {
-            Language::Python => "componentize-py",
-            Language::JavaScript => "componentize-js",
-        }
-    }
-
-    fn install_hint(self) -> String {
-        match self {
-            Language::Python => format!("pip install componentize-py=={COMPONENTIZE_PY_VERSION}"),
-            Language::JavaScript => format!(
-                "npm install -g @bytecodealliance/componentize-js@{COMPONENTIZE_JS_VERSION}"
-            ),
-        }
-    }
-
-    /// Whether a change at `changed` is to a source of a script whose entry
-    /// file is `entry`: for Python any module beside it (or below it, out
-    /// of `__pycache__`), for JavaScript the one module itself.
-    pub fn is_source(self, entry: &Path, changed: &Path) -> bool {
-        match self {
-            Language::Python => {
-                let dir = entry.parent().unwrap_or(Path::new("."));
-                changed.starts_with(dir)
-                    && changed.extension().is_some_and(|e| e == "py")
-                    && !changed.components().any(|c| c.as_os_str() == "__pycache__")
-            }
-            Language::JavaScript => changed == entry,
-        }
-    }
-
-    /// The world to build for: `stateful-script` if the source defines the
-    /// state hand-over, else `script`.
-    fn world(self, sources: &[(PathBuf, Vec<u8>)]) -> &'static str {
-        let marker: &[u8] = match self {
-            Language::Python => b"def save_state",
-            Language::JavaScript => b"saveState",
-        };
-        let stateful = sources
-            .iter()
-            .any(|(_, text)| text.windows(marker.len()).any(|w| w == marker));
-        if stateful {
-            "stateful-script"
-        } else {
-            "script"
-        }
-    }
-}
 
 /// Builds the script whose entry file is `entry` and returns the
 /// component's bytes, from the build cache under `cache_dir` when its
@@ -316,42 +230,6 @@ fn cache_key(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn languages_come_from_extensions() {
-        assert_eq!(Language::of(Path::new("a/app.py")), Some(Language::Python));
-        assert_eq!(
-            Language::of(Path::new("app.mjs")),
-            Some(Language::JavaScript)
-        );
-        assert_eq!(Language::of(Path::new("cube.wasm")), None);
-    }
-
-    #[test]
-    fn the_world_follows_the_state_exports() {
-        let plain = vec![(
-            PathBuf::from("app.py"),
-            b"def on_update(self, clock): pass".to_vec(),
-        )];
-        assert_eq!(Language::Python.world(&plain), "script");
-        let stateful = vec![(
-            PathBuf::from("app.js"),
-            b"export function saveState() {}".to_vec(),
-        )];
-        assert_eq!(Language::JavaScript.world(&stateful), "stateful-script");
-    }
-
-    #[test]
-    fn python_sources_are_modules_outside_bytecode_caches() {
-        let entry = Path::new("/s/app.py");
-        assert!(Language::Python.is_source(entry, Path::new("/s/util.py")));
-        assert!(Language::Python.is_source(entry, Path::new("/s/pkg/mod.py")));
-        assert!(!Language::Python.is_source(entry, Path::new("/s/__pycache__/x.py")));
-        assert!(!Language::Python.is_source(entry, Path::new("/s/notes.txt")));
-        assert!(!Language::Python.is_source(entry, Path::new("/t/app.py")));
-        assert!(Language::JavaScript.is_source(Path::new("/s/app.js"), Path::new("/s/app.js")));
-        assert!(!Language::JavaScript.is_source(Path::new("/s/app.js"), Path::new("/s/x.js")));
-    }
 
     #[test]
     fn the_cache_key_changes_with_any_source_or_the_tool() {

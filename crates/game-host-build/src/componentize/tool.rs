@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use super::Language;
+use super::language::Language;
 use crate::process::run_captured;
 use game_host::progress::Progress;
 
