@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use game_host::input::ScriptMessage;
-use game_host::jobs::JobDelivery;
+use game_host::jobs::{JobDelivery, JobWorkers};
 use game_host::log::MemoryLog;
 use game_host::{EngineOptions, Event, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_build::{BuildOutput, build_script_crate};
@@ -26,10 +26,10 @@ fn component(engine: &ScriptEngine) -> ScriptComponent {
     engine.load_file(&wasm).expect("load")
 }
 
-fn runtime(component: &ScriptComponent, job_threads: usize) -> Runtime {
+fn runtime(component: &ScriptComponent, workers: JobWorkers) -> Runtime {
     let mut runtime = Runtime::new(RuntimeConfig {
         log: Arc::new(MemoryLog::new()),
-        job_threads,
+        job_workers: Some(workers),
         jobs: JobDelivery::Lockstep,
         ..RuntimeConfig::default()
     });
@@ -46,21 +46,21 @@ fn cmd(runtime: &mut Runtime, payload: String) {
 
 fn sleeping(c: &mut Criterion, component: &ScriptComponent) {
     let mut group = c.benchmark_group("sleeping");
-    let mut idle = runtime(component, 1);
+    let mut idle = runtime(component, JobWorkers::new(1));
     idle.run_frames(2);
     group.bench_function("frame_0_sleeping", |b| b.iter(|| idle.step()));
 
-    let mut busy = runtime(component, 1);
+    let mut busy = runtime(component, JobWorkers::new(1));
     cmd(&mut busy, "sleep 100000".into());
     busy.run_frames(2);
-    assert_eq!(busy.pending_wait_count(), 100_001);
+    assert_eq!(busy.wait_stats().pending, 100_001);
     group.bench_function("frame_100k_sleeping", |b| b.iter(|| busy.step()));
     group.finish();
 }
 
 fn next_frame(c: &mut Criterion, component: &ScriptComponent) {
     let mut group = c.benchmark_group("next_frame");
-    let mut runtime = runtime(component, 1);
+    let mut runtime = runtime(component, JobWorkers::new(1));
     cmd(&mut runtime, "next-frame 1000".into());
     runtime.run_frames(2);
     group.throughput(Throughput::Elements(1000));
@@ -74,8 +74,9 @@ fn terrain(c: &mut Criterion, component: &ScriptComponent) {
     group.throughput(Throughput::Elements(TILES));
     group.sample_size(20);
     for (name, threads) in [("pool", 0), ("one_thread", 1)] {
-        let mut runtime = runtime(component, threads);
-        let label = format!("{TILES}_tiles_{name}_{}threads", runtime.job_threads());
+        let workers = JobWorkers::new(threads);
+        let label = format!("{TILES}_tiles_{name}_{}threads", workers.threads());
+        let mut runtime = runtime(component, workers);
         let mut x = 0;
         group.bench_function(label, |b| {
             b.iter(|| {

@@ -119,10 +119,10 @@ fn unloading_a_script_leaves_no_waits_behind() {
     cmd(&mut runtime, "spawn-waits");
     cmd(&mut runtime, "sleep 100");
     runtime.run_frames(2);
-    assert_eq!(runtime.pending_wait_count(), 104);
+    assert_eq!(runtime.wait_stats().pending, 104);
 
     assert!(runtime.despawn(id));
-    assert_eq!(runtime.pending_wait_count(), 0);
+    assert_eq!(runtime.wait_stats().pending, 0);
     runtime.run_frames(3);
     assert!(runtime.errors().is_empty());
 }
@@ -133,13 +133,13 @@ fn sleeping_tasks_get_no_calls() {
     cmd(&mut runtime, "sleep 10000");
     runtime.run_frames(1);
     assert_eq!(said(&log, "sleeping"), ["sleeping at frame 1"]);
-    assert_eq!(runtime.pending_wait_count(), 10_001);
+    assert_eq!(runtime.wait_stats().pending, 10_001);
     let calls = runtime.instance(id).unwrap().calls;
 
     runtime.run_frames(600);
 
     assert_eq!(runtime.instance(id).unwrap().calls, calls);
-    assert_eq!(runtime.pending_wait_count(), 10_001);
+    assert_eq!(runtime.wait_stats().pending, 10_001);
 }
 
 #[test]
@@ -151,7 +151,7 @@ fn next_frame_wakes_every_frame_with_one_call() {
     runtime.run_frames(10);
     // 50 tasks woke every frame, delivered in one call per frame.
     assert_eq!(runtime.instance(id).unwrap().calls, calls + 10);
-    assert_eq!(runtime.pending_wait_count(), 51);
+    assert_eq!(runtime.wait_stats().pending, 51);
 }
 
 #[test]

@@ -59,7 +59,7 @@ fn message_window_opens_waits_for_enter_and_closes_on_schedule() {
         ]
     );
     assert_eq!(common::transform(&runtime, "window").scale.y, 0.0);
-    assert_eq!(runtime.pending_wait_count(), 0);
+    assert_eq!(runtime.wait_stats().pending, 0);
     assert!(runtime.errors().is_empty());
 }
 
@@ -95,7 +95,7 @@ fn wander_switch_while_loitering_cancels_the_loiter_timer() {
     assert_eq!(after, [(1, "motion of entity 1 to [0, 0, 0]".to_owned())]);
     run_until(&mut runtime, &log, "home", 1000);
     assert_eq!(common::transform(&runtime, "agent").position, Vec3::ZERO);
-    assert_eq!(runtime.pending_wait_count(), 0);
+    assert_eq!(runtime.wait_stats().pending, 0);
     // The old task never walked on.
     assert_eq!(
         log.messages()
@@ -145,7 +145,7 @@ fn wander_switch_while_walking_cancels_the_movement() {
         "{switched} -> {next}"
     );
     run_until(&mut runtime, &log, "home", 1000);
-    assert_eq!(runtime.pending_wait_count(), 0);
+    assert_eq!(runtime.wait_stats().pending, 0);
 }
 
 fn tile_names(runtime: &Runtime) -> Vec<String> {

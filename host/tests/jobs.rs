@@ -89,7 +89,7 @@ fn a_second_job_kind_runs_on_the_pool_and_answers_at_the_next_frame_boundary() {
         "a kind registers once"
     );
     runtime.spawn(&compute).unwrap();
-    assert_eq!(runtime.pending_wait_count(), 2);
+    assert_eq!(runtime.wait_stats().pending, 2);
     runtime.run_frames(3);
 
     // Requested in `entrypoint` (frame 0), delivered at the start of frame 1,
@@ -120,7 +120,7 @@ fn a_second_job_kind_runs_on_the_pool_and_answers_at_the_next_frame_boundary() {
             .requests,
         0
     );
-    assert_eq!(runtime.pending_wait_count(), 0);
+    assert_eq!(runtime.wait_stats().pending, 0);
     assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
 }
 

@@ -51,15 +51,15 @@ fn soak(frames: u64) {
         runtime.frame(),
         log.0.load(Ordering::Relaxed),
         stats.registered,
-        runtime.pending_wait_count()
+        runtime.wait_stats().pending
     );
     assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
     assert_eq!(runtime.live_instances(), 4);
     // Each script holds at most 3 sleeping tasks and 1 listener-free timer.
     assert!(
-        runtime.pending_wait_count() <= 4 * 4,
+        runtime.wait_stats().pending <= 4 * 4,
         "{}",
-        runtime.pending_wait_count()
+        runtime.wait_stats().pending
     );
     for info in runtime.instances() {
         assert_eq!(info.handles.live, 0);

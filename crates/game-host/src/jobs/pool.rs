@@ -152,11 +152,6 @@ impl JobPool {
         }
     }
 
-    /// Number of worker threads.
-    pub fn threads(&self) -> usize {
-        self.workers.threads()
-    }
-
     /// Queues `work` under `ticket`.
     pub fn submit(&mut self, ticket: u64, work: Work) {
         self.workers.ensure_started();

@@ -270,9 +270,4 @@ impl Jobs {
         }
         total
     }
-
-    /// Number of worker threads.
-    pub fn threads(&self) -> usize {
-        self.pool.threads()
-    }
 }

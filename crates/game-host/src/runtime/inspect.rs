@@ -23,14 +23,13 @@ impl Runtime {
             .unwrap_or_default()
     }
 
-    /// Number of pending waits of all instances.
-    pub fn pending_wait_count(&self) -> usize {
-        self.waits.len()
-    }
-
-    /// Counters of waits registered, completed and cancelled.
+    /// Counters of waits registered, completed and cancelled, and the
+    /// waits pending now over all instances.
     pub fn wait_stats(&self) -> WaitStats {
-        self.waits.stats()
+        WaitStats {
+            pending: self.waits.len(),
+            ..self.waits.stats()
+        }
     }
 
     /// Counters of background jobs, summed over every job kind.
@@ -46,11 +45,6 @@ impl Runtime {
     /// The finished outputs of job kind `J`, if it is registered.
     pub fn job_outputs<J: Job>(&self) -> Option<Arc<JobOutputs<J>>> {
         self.jobs.registry().outputs::<J>()
-    }
-
-    /// Worker threads of the job pool.
-    pub fn job_threads(&self) -> usize {
-        self.jobs.threads()
     }
 
     /// The scene as `--dump-scene` writes it.
@@ -76,7 +70,7 @@ impl Runtime {
     /// Whether instance `id` runs, or failed and waits for a restart under
     /// the [`RestartPolicy`](super::RestartPolicy).
     pub fn is_alive(&self, id: Uuid) -> bool {
-        self.slots.slot_of(id).is_some() || self.restarts.iter().any(|r| r.id() == id)
+        self.slots.slot_of(id).is_some() || self.restarts.contains(id)
     }
 
     /// Snapshots of the running instances, in slot order.

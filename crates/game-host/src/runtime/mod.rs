@@ -24,8 +24,10 @@
 //!
 //! Files: `slots` (the instance arena), `commands` (applying what scripts
 //! asked for), `inspect` (read-only views for tools and tests), `swap`
-//! (hot-swapping an instance), and the tables: `subscriptions`, `waits`,
-//! `motion`, `events`.
+//! (hot-swapping an instance), `observe` (what a recorder sees), and the
+//! tables: `subscriptions`, `waits`, `motion`, `events`, `restart`. Only
+//! `mod.rs`, `inspect`, `swap` and `commands` extend [`Runtime`]; each table
+//! keeps itself, knowing nothing of the runtime.
 
 mod commands;
 mod events;
@@ -57,6 +59,7 @@ use crate::scene::{Scene, SharedScene};
 use crate::sync::LockExt;
 use crate::time::{FrameClock, FrameTime};
 use events::EventQueue;
+use restart::Restarts;
 use slots::Slots;
 use subscriptions::{Subscription, Subscriptions};
 use waits::Waits;
@@ -125,9 +128,8 @@ pub struct Runtime {
     failed: Vec<u32>,
     /// Scratch: the commands being applied (swapped with each instance's).
     command_buffer: Vec<Command>,
-    restart_policy: RestartPolicy,
     /// Failed instances waiting to be started again.
-    restarts: Vec<restart::Restart>,
+    restarts: Restarts,
     /// Sees input and every frame's scene, while a run is recorded.
     observer: Option<Box<dyn RunObserver>>,
     /// The extension lists (one per engine) whose job kinds this runtime
@@ -143,7 +145,7 @@ impl Runtime {
     }
 
     /// A runtime over the given scene.
-    pub fn with_scene(config: RuntimeConfig, scene: Scene) -> Self {
+    fn with_scene(config: RuntimeConfig, scene: Scene) -> Self {
         assert!(
             config.hz.is_finite() && config.hz > 0.0,
             "hz must be positive"
@@ -172,8 +174,7 @@ impl Runtime {
             woken: Vec::new(),
             failed: Vec::new(),
             command_buffer: Vec::new(),
-            restart_policy: config.restart,
-            restarts: Vec::new(),
+            restarts: Restarts::new(config.restart),
             observer: None,
             extensions_added: Vec::new(),
         }
@@ -233,6 +234,26 @@ impl Runtime {
         let slot = self.slots.insert(instance);
         self.apply_commands_of(slot);
         Ok(slot)
+    }
+
+    /// Starts the restarts due at this frame boundary: fresh state, the
+    /// same id. One that fails again is scheduled again, if the policy
+    /// allows.
+    fn run_due_restarts(&mut self) {
+        let frame = self.frame();
+        while let Some(restart) = self.restarts.take_due(frame) {
+            let mut instance = match self.instantiate(&restart.component, Some(restart.id)) {
+                Ok(instance) => instance,
+                Err(error) => {
+                    tracing::error!(target: "host", "restart failed: {error:#}");
+                    continue;
+                }
+            };
+            instance.set_restarts(restart.attempt);
+            if let Err(failed) = self.start(instance) {
+                self.restarts.schedule(&failed.0, frame);
+            }
+        }
     }
 
     /// Runs one frame and returns its timing.
@@ -330,7 +351,7 @@ impl Runtime {
             self.record(*error);
             if let Some(failed) = self.slots.take(slot) {
                 failed.end_frame();
-                self.schedule_restart(&failed);
+                self.restarts.schedule(&failed, self.frame());
             }
             self.failed.push(slot);
         }

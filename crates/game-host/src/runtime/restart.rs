@@ -1,10 +1,11 @@
 //! The restart policy: an instance that fails can be started again from
 //! its component, with fresh state and the same id, after a backoff in
 //! frames that doubles with each restart, up to a limit; then it stays down.
+//! [`Restarts`] keeps the restarts waiting for their frame; the runtime
+//! starts them.
 
 use uuid::Uuid;
 
-use super::Runtime;
 use crate::guest::engine::ScriptComponent;
 use crate::guest::instance::ScriptInstance;
 
@@ -31,25 +32,32 @@ impl Default for RestartPolicy {
 
 /// A restart waiting for its frame.
 pub(super) struct Restart {
-    id: Uuid,
-    component: ScriptComponent,
+    pub id: Uuid,
+    pub component: ScriptComponent,
     /// Which restart this is: 1 for the first.
-    attempt: u32,
+    pub attempt: u32,
     /// The frame boundary it happens at (before frame `due + 1`).
     due: u64,
 }
 
-impl Restart {
-    /// The instance that restarts.
-    pub(super) fn id(&self) -> Uuid {
-        self.id
-    }
+/// The restarts waiting for their frame, under one policy.
+pub(super) struct Restarts {
+    policy: RestartPolicy,
+    pending: Vec<Restart>,
 }
 
-impl Runtime {
-    /// Schedules a restart of `failed` if the policy allows another one.
-    pub(super) fn schedule_restart(&mut self, failed: &ScriptInstance) {
-        let policy = self.restart_policy;
+impl Restarts {
+    pub fn new(policy: RestartPolicy) -> Self {
+        Restarts {
+            policy,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Schedules a restart of `failed`, which failed in frame `frame`, if
+    /// the policy allows another one.
+    pub fn schedule(&mut self, failed: &ScriptInstance, frame: u64) {
+        let policy = self.policy;
         let attempt = failed.restarts() + 1;
         let name = failed.component().name();
         if attempt > policy.max_restarts {
@@ -66,7 +74,7 @@ impl Runtime {
         let backoff = policy
             .backoff_frames
             .saturating_mul(1u64 << (attempt - 1).min(32));
-        let due = self.frame().saturating_add(backoff);
+        let due = frame.saturating_add(backoff);
         tracing::warn!(
             target: "host",
             "script `{name}` ({}) will restart at frame {} (restart {attempt} of {})",
@@ -74,7 +82,7 @@ impl Runtime {
             due + 1,
             policy.max_restarts
         );
-        self.restarts.push(Restart {
+        self.pending.push(Restart {
             id: failed.id(),
             component: failed.component().clone(),
             attempt,
@@ -82,35 +90,32 @@ impl Runtime {
         });
     }
 
-    /// Starts the restarts due at this frame boundary.
-    pub(super) fn run_due_restarts(&mut self) {
-        let now = self.shared.clock.now();
-        let mut index = 0;
-        while index < self.restarts.len() {
-            if self.restarts[index].due > now.frame {
-                index += 1;
-                continue;
-            }
-            let restart = self.restarts.swap_remove(index);
-            let mut instance = match self.instantiate(&restart.component, Some(restart.id)) {
-                Ok(instance) => instance,
-                Err(error) => {
-                    tracing::error!(target: "host", "restart failed: {error:#}");
-                    continue;
-                }
-            };
-            instance.set_restarts(restart.attempt);
-            tracing::warn!(
-                target: "host",
-                "restarting script `{}` ({}) with fresh state (restart {} of {})",
-                restart.component.name(),
-                restart.id,
-                restart.attempt,
-                self.restart_policy.max_restarts
-            );
-            if let Err(failed) = self.start(instance) {
-                self.schedule_restart(&failed.0);
-            }
-        }
+    /// Takes a restart due at the boundary after frame `frame`, and says
+    /// it is starting.
+    pub fn take_due(&mut self, frame: u64) -> Option<Restart> {
+        let at = self.pending.iter().position(|r| r.due <= frame)?;
+        let restart = self.pending.swap_remove(at);
+        tracing::warn!(
+            target: "host",
+            "restarting script `{}` ({}) with fresh state (restart {} of {})",
+            restart.component.name(),
+            restart.id,
+            restart.attempt,
+            self.policy.max_restarts
+        );
+        Some(restart)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Whether instance `id` waits for a restart.
+    pub fn contains(&self, id: Uuid) -> bool {
+        self.pending.iter().any(|r| r.id == id)
     }
 }

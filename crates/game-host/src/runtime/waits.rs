@@ -85,6 +85,8 @@ pub struct WaitStats {
     pub completed: u64,
     /// Waits withdrawn by `cancel`, replaced, or removed with their script.
     pub cancelled: u64,
+    /// Waits pending now, over all instances.
+    pub pending: usize,
 }
 
 #[derive(Debug, Default)]
