@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use game_host::log::MemoryLog;
 use game_host::runtime::RuntimeConfig;
 use game_host::{Event, Key, ScriptComponent};
-use game_host_server::{EndReason, WorldReport};
+use game_host_server::{EndReason, StartError, WorldReport};
 use game_host_server::{Server, ServerConfig, WorldId, WorldSpec};
 
 fn server(threads: usize, log: &Arc<MemoryLog>, config: ServerConfig) -> Server {
@@ -81,6 +81,14 @@ fn worlds_start_and_stop_mid_run_and_count_every_frame() {
         frames: None,
         seed: None,
     };
+    // A world that cannot start as asked is `Invalid`, whatever the room.
+    let empty = WorldSpec {
+        scripts: Vec::new(),
+        ..spec.clone()
+    };
+    let error = server.start_world(&empty).unwrap_err();
+    assert!(matches!(error, StartError::Invalid(_)), "{error:?}");
+    assert_eq!(error.to_string(), "a world needs at least one script");
     let first: Vec<WorldId> = (0..3).map(|_| server.start_world(&spec).unwrap()).collect();
     assert_eq!(server.world_count(), 3);
     wait_for_frame(&server, first[0], 20);
@@ -116,8 +124,12 @@ fn worlds_start_and_stop_mid_run_and_count_every_frame() {
     // Shutting down ends every world after a whole frame, and refuses new ones.
     assert!(server.shut_down(Duration::from_secs(5)));
     assert!(!server.is_accepting());
-    let error = server.start_world(&spec).unwrap_err().to_string();
-    assert!(error.contains("accepts no new worlds"), "{error}");
+    let error = server.start_world(&spec).unwrap_err();
+    assert!(matches!(error, StartError::Unavailable(_)), "{error:?}");
+    assert!(
+        error.to_string().contains("accepts no new worlds"),
+        "{error}"
+    );
     let ended = server.take_ended();
     assert_eq!(ended.len(), 4);
     for report in ended

@@ -6,11 +6,14 @@
 //! worlds once per frame at the server's rate, sleeping until the next
 //! frame is due by the shared pacing policy, and measures every frame.
 //!
-//! Worlds come and go while the server runs: [`Server::start_world`] builds
-//! the world on the caller's thread (instantiation and `entrypoint` never
-//! stall a loop) and hands it to the least loaded loop thread by measured
-//! frame time ([`placement`]); [`Server::stop_world`] and [`Server::send`]
-//! reach it between two of its frames through the thread's order channel.
+//! Worlds come and go while the server runs: [`Server::start_world`] checks
+//! and builds the world on the caller's thread (instantiation and
+//! `entrypoint` never stall a loop) and hands it to the least loaded loop
+//! thread by measured frame time (`placement`); [`Server::stop_world`] and
+//! [`Server::send`] reach it between two of its frames through the thread's
+//! order channel. One registry (`registry`) records each running world
+//! once, with its thread and instances: placement, capacity, `/readyz` and
+//! the orders all read it.
 //!
 //! A frame longer than the budget (one timestep) is an overrun: counted,
 //! and logged at most once per second naming the slowest world. A world
@@ -22,116 +25,35 @@
 //! [`control`] serves all of this over HTTP: worlds, `/metrics`,
 //! `/healthz` and `/readyz`.
 
-mod capacity;
+mod config;
 pub mod control;
 mod loop_thread;
 mod metrics;
-pub mod placement;
+mod placement;
+mod registry;
+mod shared;
 mod stats;
 mod world;
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Sender, channel};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
-use capacity::{Placed, Placement, Room};
-use game_host::guest::engine::ScriptComponent;
 use game_host::input::Event;
 use game_host::jobs::JobWorkers;
-use game_host::runtime::RuntimeConfig;
 use game_host::sync::LockExt;
 use loop_thread::{LoopThread, Order};
-use placement::{ThreadLoad, least_loaded};
+use registry::Room;
+use shared::Shared;
 
+pub use config::{ServerConfig, WorldSpec};
 pub use metrics::Metrics;
 pub use stats::{FrameTimes, ThreadStats, ThreadSummary};
-pub use world::{EndReason, WorldId, WorldReport, WorldStatus};
-
-/// How a [`Server`] runs.
-#[derive(Clone)]
-pub struct ServerConfig {
-    /// Loop threads (0: one per core).
-    pub threads: usize,
-    /// The runtime of every world; its `hz` is the server's frame rate, its
-    /// `seed` the server's, from which each world's is derived.
-    pub runtime: RuntimeConfig,
-    /// How long one world's frame may take (`None`: the whole frame budget).
-    pub world_budget: Option<Duration>,
-    /// A world over its budget this many frames in a row is stopped.
-    pub overrun_frames: u32,
-    /// Most worlds at once (`None`: no limit).
-    pub max_worlds: Option<usize>,
-    /// Most script instances alive at once over all worlds: the engine's
-    /// instance pool (`None`: no limit). A world that would not fit is
-    /// refused as "full", like one past `max_worlds`.
-    pub max_instances: Option<usize>,
-    /// Instances of the worlds the server is asked for (their scripts): the
-    /// unit in which `/readyz` and `game_server_world_slots_free` count
-    /// free room in the instance pool.
-    pub instances_per_world: usize,
-    /// Record each world to `world-ID.rec` in this directory (replay with
-    /// `host replay`); the runtime's jobs should then be
-    /// [`JobDelivery::Lockstep`](game_host::jobs::JobDelivery::Lockstep).
-    pub record_dir: Option<PathBuf>,
-    /// Frames between a recording's checkpoints of every entity.
-    pub checkpoint_every: u64,
-    /// Whether the engine's NaNs are canonical, as recordings note
-    /// ([`EngineOptions::deterministic_floats`](game_host::EngineOptions::deterministic_floats)).
-    pub canonical_nans: bool,
-}
-
-impl Default for ServerConfig {
-    fn default() -> Self {
-        ServerConfig {
-            threads: 0,
-            runtime: RuntimeConfig::default(),
-            world_budget: None,
-            overrun_frames: 30,
-            max_worlds: None,
-            max_instances: None,
-            instances_per_world: 1,
-            record_dir: None,
-            checkpoint_every: 60,
-            canonical_nans: true,
-        }
-    }
-}
-
-/// What a new world runs.
-#[derive(Clone, Default)]
-pub struct WorldSpec {
-    /// One instance of each, started in order.
-    pub scripts: Vec<ScriptComponent>,
-    /// End the world after this many frames (`None`: run until stopped).
-    pub frames: Option<u64>,
-    /// The world's seed (`None`: derived from the server's seed, the
-    /// runtime's, and the world's id; see
-    /// [`world_seed`](game_host::determinism::world_seed)).
-    pub seed: Option<u64>,
-}
-
-/// What the loop threads share with the server.
-struct Shared {
-    loads: Vec<ThreadLoad>,
-    placement: Mutex<Placement>,
-    /// Reports of ended worlds, oldest first, until taken.
-    ended: Mutex<Vec<WorldReport>>,
-    ended_signal: Condvar,
-}
-
-impl Shared {
-    fn ended(&self, thread: usize, report: WorldReport) {
-        self.placement.lock_unpoisoned().remove(report.id);
-        self.loads[thread].unassign();
-        self.ended.lock_unpoisoned().push(report);
-        self.ended_signal.notify_all();
-    }
-}
+pub use world::{EndReason, StartError, WorldId, WorldReport, WorldStatus};
 
 struct ThreadHandle {
     orders: Sender<Order>,
@@ -167,12 +89,7 @@ impl Server {
             n => n,
         };
         let dt = Duration::from_secs_f64(1.0 / hz);
-        let shared = Arc::new(Shared {
-            loads: (0..count).map(|_| ThreadLoad::default()).collect(),
-            placement: Mutex::new(Placement::default()),
-            ended: Mutex::new(Vec::new()),
-            ended_signal: Condvar::new(),
-        });
+        let shared = Arc::new(Shared::new(count));
         let metrics = Arc::new(Metrics::new());
         let mut threads = Vec::with_capacity(count);
         for index in 0..count {
@@ -216,36 +133,47 @@ impl Server {
 
     /// Builds a world on this thread (its scripts' `entrypoint`s run here)
     /// and hands it to the least loaded loop thread, which runs its first
-    /// frame as frame 1 at its next frame. Fails, starting nothing, if the
-    /// server is draining, the world would not fit (past `max_worlds` or
-    /// the instance pool: [`Server::is_full`] then says so too), it has no
-    /// script or no frame to run, or a script fails to start.
-    pub fn start_world(&self, spec: &WorldSpec) -> Result<WorldId> {
+    /// frame as frame 1 at its next frame. Everything a new world needs is
+    /// checked here, once; on failure nothing started, and the error says
+    /// whether the world itself is wrong ([`StartError::Invalid`]: no
+    /// script, no frame to run, a script that fails to start) or the server
+    /// takes none now ([`StartError::Unavailable`]: draining, or past
+    /// `max_worlds` or the instance pool, which [`Server::is_full`] then
+    /// says too).
+    pub fn start_world(&self, spec: &WorldSpec) -> Result<WorldId, StartError> {
         if spec.scripts.is_empty() {
-            bail!("a world needs at least one script");
+            return Err(StartError::Invalid(anyhow!(
+                "a world needs at least one script"
+            )));
         }
         if spec.frames == Some(0) {
-            bail!("a world runs at least one frame (`frames` must be 1 or more)");
+            return Err(StartError::Invalid(anyhow!(
+                "a world runs at least one frame (`frames` must be 1 or more)"
+            )));
         }
         if !self.is_accepting() {
-            bail!("the server is shutting down and accepts no new worlds");
+            return Err(StartError::Unavailable(anyhow!(
+                "the server is shutting down and accepts no new worlds"
+            )));
         }
         let instances = spec.scripts.len();
-        let _room = self.reserve(instances)?;
+        let _room = self.reserve(instances).map_err(StartError::Unavailable)?;
         let id = WorldId(self.next_id.fetch_add(1, Ordering::Relaxed));
-        let world = world::World::start(id, spec, &self.config)?;
-        let thread = least_loaded(&self.shared.loads);
-        self.shared.loads[thread].assign();
-        let placed = Placed { thread, instances };
-        self.shared.placement.lock_unpoisoned().place(id, placed);
+        let world = world::World::start(id, spec, &self.config).map_err(StartError::Invalid)?;
+        let thread =
+            self.shared
+                .registry
+                .lock_unpoisoned()
+                .place(id, instances, &self.shared.loads);
         if self.threads[thread]
             .orders
             .send(Order::Start(Box::new(world)))
             .is_err()
         {
-            self.shared.placement.lock_unpoisoned().remove(id);
-            self.shared.loads[thread].unassign();
-            bail!("loop thread {thread} has stopped");
+            self.shared.registry.lock_unpoisoned().remove(id);
+            return Err(StartError::Unavailable(anyhow!(
+                "loop thread {thread} has stopped"
+            )));
         }
         Ok(id)
     }
@@ -254,7 +182,7 @@ impl Server {
     /// why there is none.
     fn reserve(&self, instances: usize) -> Result<Reservation<'_>> {
         self.shared
-            .placement
+            .registry
             .lock_unpoisoned()
             .reserve(instances, self.room())?;
         self.publish_capacity();
@@ -322,19 +250,19 @@ impl Server {
 
     /// Worlds placed and not ended.
     pub fn world_count(&self) -> usize {
-        self.shared.placement.lock_unpoisoned().worlds.len()
+        self.shared.registry.lock_unpoisoned().len()
     }
 
     /// Instances of the running worlds.
     pub fn instance_count(&self) -> usize {
-        self.shared.placement.lock_unpoisoned().instances()
+        self.shared.registry.lock_unpoisoned().instances()
     }
 
     /// How many more worlds (of `instances_per_world` each) fit, within
     /// `max_worlds` and the instance pool; `None` when neither limits them.
     pub fn free_slots(&self) -> Option<usize> {
         self.shared
-            .placement
+            .registry
             .lock_unpoisoned()
             .free_slots(self.room())
     }
@@ -442,11 +370,9 @@ impl Server {
 
     fn thread_of(&self, id: WorldId) -> Result<usize> {
         self.shared
-            .placement
+            .registry
             .lock_unpoisoned()
-            .worlds
-            .get(&id)
-            .map(|placed| placed.thread)
+            .thread_of(id)
             .with_context(|| format!("{id} is not running"))
     }
 
@@ -477,7 +403,7 @@ impl Drop for Reservation<'_> {
     fn drop(&mut self) {
         self.server
             .shared
-            .placement
+            .registry
             .lock_unpoisoned()
             .unreserve(self.instances);
         self.server.publish_capacity();

@@ -8,8 +8,8 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::Shared;
 use super::metrics::ThreadMetrics;
+use super::shared::Shared;
 use super::stats::{FrameRecord, ThreadStats};
 use super::world::{EndReason, World, WorldId, WorldReport, WorldStatus};
 use game_host::input::Event;
@@ -207,7 +207,7 @@ impl LoopThread {
     fn end(&mut self, at: usize, reason: EndReason) -> WorldReport {
         let world = self.worlds.swap_remove(at);
         let report = world.end(self.index, reason);
-        self.shared.ended(self.index, report.clone());
+        self.shared.ended(report.clone());
         report
     }
 

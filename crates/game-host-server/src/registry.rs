@@ -1,12 +1,17 @@
-//! [`Placement`]: where the running worlds are, and the room they and the
-//! worlds being built take. `/readyz`, `game_server_world_slots_free` and
-//! `Server::start_world` all count from it, so they agree.
+//! [`Registry`]: the one record of the server's worlds. Each running world
+//! is in it once, with its loop thread and its instances; beside them, the
+//! room held for worlds being built. Placement (the least loaded thread,
+//! by the worlds each thread has here), `/readyz`,
+//! `game_server_world_slots_free`, `Server::start_world` and the orders to
+//! a world's thread all read it, so they agree. A world enters it when it
+//! is handed to its thread and leaves it when it ends there.
 
 use std::collections::HashMap;
 
 use anyhow::{Result, bail};
 
-use super::WorldId;
+use super::placement::{ThreadLoad, least_loaded};
+use super::world::WorldId;
 
 /// What bounds the worlds of a server.
 #[derive(Debug, Clone, Copy)]
@@ -18,10 +23,11 @@ pub(super) struct Room {
     pub per_world: usize,
 }
 
-#[derive(Default)]
-pub(super) struct Placement {
+pub(super) struct Registry {
     /// The thread and instance count of each running world.
-    pub worlds: HashMap<WorldId, Placed>,
+    worlds: HashMap<WorldId, Placed>,
+    /// Running worlds per loop thread.
+    per_thread: Vec<usize>,
     /// Instances of the running worlds.
     instances: usize,
     /// Worlds being built (by `start_world`), and their instances.
@@ -35,19 +41,47 @@ pub(super) struct Placed {
     pub instances: usize,
 }
 
-impl Placement {
+impl Registry {
+    /// An empty registry for `threads` loop threads.
+    pub fn new(threads: usize) -> Self {
+        Registry {
+            worlds: HashMap::new(),
+            per_thread: vec![0; threads],
+            instances: 0,
+            building: 0,
+            building_instances: 0,
+        }
+    }
+
+    /// Running worlds.
+    pub fn len(&self) -> usize {
+        self.worlds.len()
+    }
+
     /// Instances of the running worlds.
     pub fn instances(&self) -> usize {
         self.instances
     }
 
-    pub fn place(&mut self, id: WorldId, placed: Placed) {
-        self.worlds.insert(id, placed);
-        self.instances += placed.instances;
+    /// The loop thread world `id` runs on.
+    pub fn thread_of(&self, id: WorldId) -> Option<usize> {
+        self.worlds.get(&id).map(|placed| placed.thread)
     }
 
+    /// Records world `id` of `instances` on the least loaded thread by
+    /// `loads` (see [`least_loaded`]), and returns that thread.
+    pub fn place(&mut self, id: WorldId, instances: usize, loads: &[ThreadLoad]) -> usize {
+        let thread = least_loaded(loads, &self.per_thread);
+        self.worlds.insert(id, Placed { thread, instances });
+        self.per_thread[thread] += 1;
+        self.instances += instances;
+        thread
+    }
+
+    /// Takes an ended (or never started) world out.
     pub fn remove(&mut self, id: WorldId) -> Option<Placed> {
         let placed = self.worlds.remove(&id)?;
+        self.per_thread[placed.thread] -= 1;
         self.instances -= placed.instances;
         Some(placed)
     }
@@ -74,7 +108,7 @@ impl Placement {
         Ok(())
     }
 
-    /// Gives back what [`Placement::reserve`] held.
+    /// Gives back what [`Registry::reserve`] held.
     pub fn unreserve(&mut self, instances: usize) {
         self.building -= 1;
         self.building_instances -= instances;
@@ -107,33 +141,43 @@ mod tests {
             max_instances: Some(7),
             per_world: 2,
         };
-        let mut placement = Placement::default();
-        assert_eq!(placement.free_slots(room), Some(3));
-        placement.reserve(2, room).unwrap();
-        assert_eq!(placement.free_slots(room), Some(2));
-        placement.unreserve(2);
-        placement.place(
-            WorldId(1),
-            Placed {
-                thread: 0,
-                instances: 2,
-            },
-        );
-        placement.reserve(4, room).unwrap();
-        assert_eq!(placement.free_slots(room), Some(0));
-        let error = placement.reserve(2, room).unwrap_err().to_string();
+        let loads = [ThreadLoad::default(), ThreadLoad::default()];
+        let mut registry = Registry::new(2);
+        assert_eq!(registry.free_slots(room), Some(3));
+        registry.reserve(2, room).unwrap();
+        assert_eq!(registry.free_slots(room), Some(2));
+        registry.unreserve(2);
+        assert_eq!(registry.place(WorldId(1), 2, &loads), 0);
+        registry.reserve(4, room).unwrap();
+        assert_eq!(registry.free_slots(room), Some(0));
+        let error = registry.reserve(2, room).unwrap_err().to_string();
         assert!(
             error.contains("does not fit in its pool of 7 (6 in use"),
             "{error}"
         );
-        placement.unreserve(4);
-        assert_eq!(placement.remove(WorldId(1)).unwrap().instances, 2);
-        assert_eq!(placement.instances(), 0);
+        registry.unreserve(4);
+        assert_eq!(registry.remove(WorldId(1)).unwrap().instances, 2);
+        assert_eq!(registry.instances(), 0);
         let unlimited = Room {
             max_worlds: None,
             max_instances: None,
             per_world: 1,
         };
-        assert_eq!(placement.free_slots(unlimited), None);
+        assert_eq!(registry.free_slots(unlimited), None);
+    }
+
+    #[test]
+    fn worlds_spread_over_threads_by_the_worlds_each_has() {
+        let loads = [ThreadLoad::default(), ThreadLoad::default()];
+        let mut registry = Registry::new(2);
+        assert_eq!(registry.place(WorldId(1), 1, &loads), 0);
+        assert_eq!(registry.place(WorldId(2), 1, &loads), 1);
+        assert_eq!(registry.place(WorldId(3), 1, &loads), 0);
+        registry.remove(WorldId(1));
+        registry.remove(WorldId(3));
+        assert_eq!(registry.place(WorldId(4), 1, &loads), 0);
+        assert_eq!(registry.thread_of(WorldId(2)), Some(1));
+        assert_eq!(registry.thread_of(WorldId(3)), None);
+        assert_eq!(registry.len(), 2);
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use super::{ServerConfig, WorldSpec};
+use super::config::{ServerConfig, WorldSpec};
 use game_host::determinism::world_seed;
 use game_host::record::{Recorder, RunSettings};
 use game_host::runtime::{Runtime, RuntimeConfig};
@@ -23,6 +23,29 @@ impl fmt::Display for WorldId {
         write!(f, "world {}", self.0)
     }
 }
+
+/// Why [`Server::start_world`](super::Server::start_world) started no
+/// world. Every check a new world goes through gives one of these, so a
+/// caller (the HTTP surface, the CLI) decides by kind, not by asking again.
+#[derive(Debug)]
+pub enum StartError {
+    /// The world cannot start as asked: it has no script or no frame to
+    /// run, or a script failed to start. Asking again will not help.
+    Invalid(anyhow::Error),
+    /// The server takes no new world now: it is draining, or full (past
+    /// `max_worlds` or its instance pool). The same world may start later.
+    Unavailable(anyhow::Error),
+}
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StartError::Invalid(error) | StartError::Unavailable(error) => write!(f, "{error:#}"),
+        }
+    }
+}
+
+impl std::error::Error for StartError {}
 
 /// Why a world ended.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -16,7 +16,7 @@ use game_host::{ScriptComponent, ScriptEngine};
 use game_host_server::control::{
     Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken,
 };
-use game_host_server::{Server, WorldSpec};
+use game_host_server::{Server, StartError, WorldSpec};
 use game_host_server::{ServerConfig, WorldReport};
 use serde_json::json;
 
@@ -237,7 +237,7 @@ fn launch(server: &Server, spec: &WorldSpec, worlds: usize) -> Result<()> {
     let started = Instant::now();
     for n in 0..worlds {
         if let Err(error) = server.start_world(spec) {
-            if server.is_full() {
+            if let StartError::Unavailable(error) = &error {
                 tracing::warn!("launched {n} of {worlds} worlds: {error:#}");
                 return Ok(());
             }

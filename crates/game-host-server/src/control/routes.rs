@@ -10,7 +10,7 @@ use hyper::Method;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::{Server, WorldId, WorldSpec};
+use crate::{Server, StartError, WorldId, WorldSpec};
 use game_host::guest::engine::ScriptComponent;
 use game_host::input::{Event, ScriptMessage, key_by_name};
 
@@ -146,13 +146,11 @@ pub(crate) fn answer(
             challenge: false,
         },
         Route::ListWorlds => Answer::json(200, json!(server.worlds())),
-        Route::StartWorld => match unready(server, starting) {
-            Some(why) => Answer::error(
-                503,
-                format!("the server accepts no new worlds now: {why} (see /readyz)"),
-            ),
-            None => start_world(server, catalog, body),
-        },
+        Route::StartWorld if starting => Answer::error(
+            503,
+            "the server accepts no new worlds now: starting (see /readyz)",
+        ),
+        Route::StartWorld => start_world(server, catalog, body),
         Route::StopWorld(id) => match server.stop_world(id) {
             Ok(report) => Answer::json(200, json!(report)),
             Err(error) => Answer::error(404, error),
@@ -181,6 +179,8 @@ struct StartBody {
     seed: Option<u64>,
 }
 
+/// Reads the body and finds its scripts in the catalog; every check of the
+/// world itself, and of room for it, is [`Server::start_world`]'s.
 fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
     let body: StartBody = if body.trim().is_empty() {
         StartBody::default()
@@ -222,8 +222,11 @@ fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
             201,
             json!({ "id": id, "thread": server.thread_of_world(id) }),
         ),
-        Err(error) if server.is_full() => Answer::error(503, error),
-        Err(error) => Answer::error(400, error),
+        Err(StartError::Invalid(error)) => Answer::error(400, error),
+        Err(StartError::Unavailable(error)) => Answer::error(
+            503,
+            format!("the server accepts no new worlds now: {error:#} (see /readyz)"),
+        ),
     }
 }
 

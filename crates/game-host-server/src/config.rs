@@ -1,0 +1,71 @@
+//! [`ServerConfig`], how a server runs, and [`WorldSpec`], what one of its
+//! worlds runs.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use game_host::guest::engine::ScriptComponent;
+use game_host::runtime::RuntimeConfig;
+
+/// How a [`Server`](crate::Server) runs.
+#[derive(Clone)]
+pub struct ServerConfig {
+    /// Loop threads (0: one per core).
+    pub threads: usize,
+    /// The runtime of every world; its `hz` is the server's frame rate, its
+    /// `seed` the server's, from which each world's is derived.
+    pub runtime: RuntimeConfig,
+    /// How long one world's frame may take (`None`: the whole frame budget).
+    pub world_budget: Option<Duration>,
+    /// A world over its budget this many frames in a row is stopped.
+    pub overrun_frames: u32,
+    /// Most worlds at once (`None`: no limit).
+    pub max_worlds: Option<usize>,
+    /// Most script instances alive at once over all worlds: the engine's
+    /// instance pool (`None`: no limit). A world that would not fit is
+    /// refused as "full", like one past `max_worlds`.
+    pub max_instances: Option<usize>,
+    /// Instances of the worlds the server is asked for (their scripts): the
+    /// unit in which `/readyz` and `game_server_world_slots_free` count
+    /// free room in the instance pool.
+    pub instances_per_world: usize,
+    /// Record each world to `world-ID.rec` in this directory (replay with
+    /// `host replay`); the runtime's jobs should then be
+    /// [`JobDelivery::Lockstep`](game_host::jobs::JobDelivery::Lockstep).
+    pub record_dir: Option<PathBuf>,
+    /// Frames between a recording's checkpoints of every entity.
+    pub checkpoint_every: u64,
+    /// Whether the engine's NaNs are canonical, as recordings note
+    /// ([`EngineOptions::deterministic_floats`](game_host::EngineOptions::deterministic_floats)).
+    pub canonical_nans: bool,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            threads: 0,
+            runtime: RuntimeConfig::default(),
+            world_budget: None,
+            overrun_frames: 30,
+            max_worlds: None,
+            max_instances: None,
+            instances_per_world: 1,
+            record_dir: None,
+            checkpoint_every: 60,
+            canonical_nans: true,
+        }
+    }
+}
+
+/// What a new world runs.
+#[derive(Clone, Default)]
+pub struct WorldSpec {
+    /// One instance of each, started in order.
+    pub scripts: Vec<ScriptComponent>,
+    /// End the world after this many frames (`None`: run until stopped).
+    pub frames: Option<u64>,
+    /// The world's seed (`None`: derived from the server's seed, the
+    /// runtime's, and the world's id; see
+    /// [`world_seed`](game_host::determinism::world_seed)).
+    pub seed: Option<u64>,
+}
