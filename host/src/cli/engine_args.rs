@@ -15,7 +15,15 @@ use game_host::runtime::RestartPolicy;
 use game_host::{EngineOptions, RuntimeConfig, ScriptComponent, ScriptEngine, ScriptError};
 use game_host_build::{BuildOutput, ScriptSource};
 
-use super::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME, number_in};
+use super::ranges::number_in;
+
+/// The built-in default script: the spinning-cube example, built from the
+/// workspace's source for wasm32-wasip2 by `build.rs` and embedded here, so
+/// an installed `host` runs it from anywhere.
+pub const DEFAULT_SCRIPT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/spinning_cube.wasm"));
+
+/// The default script's name in logs and errors.
+pub const DEFAULT_SCRIPT_NAME: &str = "spinning_cube";
 
 #[derive(Debug, Args)]
 pub struct EngineArgs {

@@ -10,8 +10,7 @@ use clap::Args;
 use game_host::record::{Recording, replay as run_replay};
 use game_host::{Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
 
-use super::engine_args::{EngineArgs, load_script};
-use super::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME};
+use super::engine_args::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME, EngineArgs, load_script};
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {

@@ -20,7 +20,7 @@ use game_host_render::WindowRunner;
 use uuid::Uuid;
 
 use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
-use super::{HZ, number_in};
+use super::ranges::{HZ, number_in};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {

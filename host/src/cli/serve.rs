@@ -21,7 +21,7 @@ use game_host_server::{ServerConfig, WorldReport};
 use serde_json::json;
 
 use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
-use super::{HZ, number_in};
+use super::ranges::{HZ, number_in};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
