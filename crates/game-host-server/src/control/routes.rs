@@ -148,7 +148,7 @@ pub(crate) fn answer(
         Route::ListWorlds => Answer::json(200, json!(server.worlds())),
         Route::StartWorld if starting => Answer::error(
             503,
-            "the server accepts no new worlds now: starting (see /readyz)",
+            "the server is starting and accepts no new worlds yet (see /readyz)",
         ),
         Route::StartWorld => start_world(server, catalog, body),
         Route::StopWorld(id) => match server.stop_world(id) {
@@ -223,10 +223,9 @@ fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
             json!({ "id": id, "thread": server.thread_of_world(id) }),
         ),
         Err(StartError::Invalid(error)) => Answer::error(400, error),
-        Err(StartError::Unavailable(error)) => Answer::error(
-            503,
-            format!("the server accepts no new worlds now: {error:#} (see /readyz)"),
-        ),
+        Err(StartError::Unavailable(error)) => {
+            Answer::error(503, format!("{error:#} (see /readyz)"))
+        }
     }
 }
 
