@@ -33,9 +33,9 @@ fn frame_time(c: &mut Criterion) {
     println!("adapter: {}", offscreen.gpu().describe());
     let mut group = c.benchmark_group("render_640x480");
     for n in [1, 1_000, 10_000] {
-        let scene = grid(n);
+        let mut scene = grid(n);
         group.bench_function(format!("{n}_cubes"), |b| {
-            b.iter(|| offscreen.render(&scene).unwrap())
+            b.iter(|| offscreen.render(&mut scene).unwrap())
         });
     }
     group.finish();

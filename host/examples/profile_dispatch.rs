@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use game_host::limits::ScriptLimits;
 use game_host::log::MemoryLog;
+use game_host::scene::GameScene;
 use game_host::sync::LockExt;
 use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
 

@@ -7,6 +7,7 @@
 
 mod common;
 
+use game_host::scene::GameScene;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 

@@ -12,6 +12,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use game_host::limits::ScriptLimits;
+use game_host::scene::GameScene;
 use game_host::{EngineOptions, RuntimeConfig, ScriptEngine};
 
 /// Threads that burn CPU until dropped.

@@ -7,6 +7,7 @@ mod common;
 
 use game_host::Runtime;
 use game_host::scene::EntityId;
+use game_host::scene::GameScene;
 use game_host::sync::LockExt;
 use glam::{Quat, Vec3};
 
@@ -26,9 +27,9 @@ fn peers(mode: &str) -> Runtime {
 
 /// The transform of the entity `offset` after the first one named `name`.
 fn after(runtime: &Runtime, name: &str, offset: usize) -> game_host::Transform {
-    let scene = runtime.scene().lock_unpoisoned();
+    let mut scene = runtime.scene().lock_unpoisoned();
     let first = scene.find(name).expect(name).index();
-    *scene
+    scene
         .transform(EntityId::from((first + offset) as u32))
         .unwrap()
 }

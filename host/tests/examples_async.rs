@@ -4,6 +4,7 @@
 mod common;
 
 use game_host::log::MemoryLog;
+use game_host::scene::GameScene;
 use game_host::{Event, Key, Runtime};
 use game_host_terrain::TileCoord;
 use glam::Vec3;
@@ -149,13 +150,13 @@ fn wander_switch_while_walking_cancels_the_movement() {
 }
 
 fn tile_names(runtime: &Runtime) -> Vec<String> {
-    let scene = runtime.scene().lock().unwrap();
-    scene
-        .entities()
-        .iter()
-        .filter(|e| e.name.starts_with("tile "))
-        .map(|e| e.name.clone())
-        .collect()
+    let mut names = Vec::new();
+    runtime.scene().lock().unwrap().for_each(&mut |_, name, _| {
+        if name.starts_with("tile ") {
+            names.push(name.to_owned());
+        }
+    });
+    names
 }
 
 #[test]

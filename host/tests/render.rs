@@ -36,8 +36,8 @@ fn is_background(pixel: [u8; 4]) -> bool {
 }
 
 fn capture(offscreen: &mut Offscreen, runtime: &game_host::Runtime) -> Image {
-    let scene = runtime.scene().lock().unwrap();
-    offscreen.capture(&scene).expect("capture")
+    let mut scene = runtime.scene().lock().unwrap();
+    offscreen.capture(&mut *scene).expect("capture")
 }
 
 #[test]
@@ -82,8 +82,8 @@ fn cubes_at_known_positions_light_up_their_spots() {
         }
     }
     let mut offscreen = Offscreen::new(W, H).expect("a GPU or lavapipe");
-    let image = offscreen.capture(&scene).unwrap();
-    let camera = offscreen.camera(&scene);
+    let image = offscreen.capture(&mut scene).unwrap();
+    let camera = offscreen.camera(&mut scene);
 
     let mut lit = 0;
     for p in &positions {

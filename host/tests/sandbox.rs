@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use game_host::limits::{Quotas, ScriptLimits};
 use game_host::log::{LogRecord, LogSource};
 use game_host::runtime::RestartPolicy;
+use game_host::scene::GameScene;
 use game_host::{EngineOptions, RuntimeConfig, ScriptEngine, ScriptError, Transform};
 
 const FRAMES: u64 = 30;

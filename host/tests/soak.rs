@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use game_host::RuntimeConfig;
 use game_host::log::{LogRecord, LogSink};
+use game_host::scene::GameScene;
 
 /// Counts log lines instead of keeping them.
 #[derive(Default)]

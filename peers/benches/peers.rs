@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use game_host::limits::{Quotas, ScriptLimits};
 use game_host::log::MemoryLog;
+use game_host::scene::GameScene;
 use game_host::scene::{Scene, SharedScene};
 use game_host::sync::LockExt;
 use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
@@ -33,7 +34,7 @@ mod native;
 #[path = "peers/timing.rs"]
 mod timing;
 
-use native::{fib, native_behaviour_scene, native_behaviours, native_cube};
+use native::{fib, native_behaviour_scene, native_behaviours, native_cube, native_scene};
 
 use timing::{
     Row, Side, assert_ran, duration, interleaved, lua_side, ns, print_table, row, three_sides,
@@ -160,7 +161,7 @@ fn call_rows(
     {
         let mut w = wasm(cube, &[]);
         let (l, _) = lua(scripts::CUBE);
-        let native = Scene::with_default_cube().shared();
+        let native = native_scene();
         let t = three_sides(&mut w, &l, || native_cube(&native, None), 5_000, rounds);
         rows.push(row("spinning-cube update, handle fetched", &t));
     }
@@ -181,7 +182,7 @@ fn call_rows(
     ] {
         let mut w = wasm(peers, &[marker]);
         let (l, _) = lua(scripts::CUBE_KEPT);
-        let native = Scene::with_default_cube().shared();
+        let native = native_scene();
         let id = native.lock_unpoisoned().find("cube");
         let t = three_sides(&mut w, &l, || native_cube(&native, id), 5_000, rounds);
         rows.push(row(scenario, &t));
@@ -325,7 +326,7 @@ fn positions(
 ) -> Vec<(&'static str, Duration)> {
     let mut w = wasm(peers, &[mode]);
     let (l, _) = lua(scripts::MANY);
-    let native = Scene::with_default_cube().shared();
+    let native = native_scene();
     let ids: Vec<_> = {
         let mut scene = native.lock_unpoisoned();
         (0..MANY).map(|i| scene.spawn(&format!("e{i}"))).collect()

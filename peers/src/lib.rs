@@ -6,7 +6,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use game_host::scene::{EntityId, SharedScene};
+use game_host::scene::{EntityId, GameScene, SharedScene};
 use game_host::sync::LockExt;
 use mlua::{Function, Lua, UserData, UserDataMethods};
 
@@ -54,7 +54,7 @@ struct Transform {
 impl UserData for Transform {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method("rotation", |_, this, ()| {
-            let scene = this.scene.lock_unpoisoned();
+            let mut scene = this.scene.lock_unpoisoned();
             let r = scene
                 .transform(this.id)
                 .map(|t| t.rotation)
@@ -64,16 +64,14 @@ impl UserData for Transform {
         methods.add_method(
             "set_rotation",
             |_, this, (x, y, z, w): (f32, f32, f32, f32)| {
-                if let Some(t) = this.scene.lock_unpoisoned().transform_mut(this.id) {
-                    t.rotation = glam::Quat::from_xyzw(x, y, z, w);
-                }
+                let rotation = glam::Quat::from_xyzw(x, y, z, w);
+                this.scene.lock_unpoisoned().set_rotation(this.id, rotation);
                 Ok(())
             },
         );
         methods.add_method("set_position", |_, this, (x, y, z): (f32, f32, f32)| {
-            if let Some(t) = this.scene.lock_unpoisoned().transform_mut(this.id) {
-                t.position = glam::Vec3::new(x, y, z);
-            }
+            let position = glam::Vec3::new(x, y, z);
+            this.scene.lock_unpoisoned().set_position(this.id, position);
             Ok(())
         });
     }

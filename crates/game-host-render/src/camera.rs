@@ -2,7 +2,7 @@
 
 use glam::{Mat4, Vec3, Vec4};
 
-use game_host::scene::Scene;
+use game_host::scene::GameScene;
 
 /// Vertical field of view, radians.
 const FOV_Y: f32 = std::f32::consts::FRAC_PI_4;
@@ -28,15 +28,14 @@ impl Camera {
     /// A camera looking down at the scene from above and to the side, far
     /// enough that the bounding sphere of all entities (each a cube of its
     /// scale) fits the narrower side of the view.
-    pub fn fit(scene: &Scene, aspect: f32) -> Camera {
+    pub fn fit(scene: &mut dyn GameScene, aspect: f32) -> Camera {
         let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
-        for entity in scene.entities() {
-            let t = &entity.transform;
+        scene.for_each(&mut |_, _, t| {
             // Half the diagonal of the scaled unit cube, whatever its rotation.
             let reach = Vec3::splat(t.scale.abs().length() * 0.5);
             lo = lo.min(t.position - reach);
             hi = hi.max(t.position + reach);
-        }
+        });
         if scene.is_empty() {
             (lo, hi) = (Vec3::splat(-1.0), Vec3::splat(1.0));
         }
@@ -79,12 +78,12 @@ impl Camera {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use game_host::scene::Transform;
+    use game_host::scene::{Scene, Transform};
 
     #[test]
     fn the_default_cube_projects_to_the_image_centre() {
-        let scene = Scene::with_default_cube();
-        let camera = Camera::fit(&scene, 640.0 / 480.0);
+        let mut scene = Scene::with_default_cube();
+        let camera = Camera::fit(&mut scene, 640.0 / 480.0);
         let (x, y) = camera.project(Vec3::ZERO, 640, 480).unwrap();
         assert!(
             (x - 320.0).abs() < 0.5 && (y - 240.0).abs() < 0.5,
@@ -104,8 +103,8 @@ mod tests {
                 },
             );
         }
-        let camera = Camera::fit(&scene, 1.0);
-        for entity in scene.entities() {
+        let camera = Camera::fit(&mut scene, 1.0);
+        for (_, entity) in scene.entities() {
             let (x, y) = camera.project(entity.transform.position, 100, 100).unwrap();
             assert!(
                 (0.0..100.0).contains(&x) && (0.0..100.0).contains(&y),

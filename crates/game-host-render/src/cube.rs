@@ -5,7 +5,7 @@ use glam::{Mat4, Vec3};
 use wgpu::util::DeviceExt;
 
 use super::camera::Camera;
-use game_host::scene::Scene;
+use game_host::scene::GameScene;
 
 /// Clear colour (linear RGB).
 pub const BACKGROUND: [f32; 3] = [0.02, 0.025, 0.035];
@@ -215,19 +215,19 @@ impl CubeRenderer {
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
-        scene: &Scene,
+        scene: &mut dyn GameScene,
         camera: &Camera,
     ) {
         self.staging.clear();
-        self.staging.extend(scene.entities().iter().map(|entity| {
-            let t = &entity.transform;
-            let [r, g, b] = entity_color(&entity.name);
-            Instance {
+        let staging = &mut self.staging;
+        scene.for_each(&mut |_, name, t| {
+            let [r, g, b] = entity_color(name);
+            staging.push(Instance {
                 model: Mat4::from_scale_rotation_translation(t.scale, t.rotation, t.position)
                     .to_cols_array_2d(),
                 color: [r, g, b, 1.0],
-            }
-        }));
+            })
+        });
         if self.staging.len() > self.capacity {
             self.capacity = self.staging.len().next_power_of_two();
             self.instances = instance_buffer(device, self.capacity);

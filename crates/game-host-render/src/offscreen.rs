@@ -7,7 +7,7 @@ use super::camera::Camera;
 use super::cube::CubeRenderer;
 use super::gpu::{Gpu, depth_view, texture};
 use super::image::Image;
-use game_host::scene::Scene;
+use game_host::scene::GameScene;
 
 /// Colour format of offscreen images: 8-bit RGBA, sRGB-encoded.
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -65,19 +65,19 @@ impl Offscreen {
     }
 
     /// The camera a scene is rendered with at this size.
-    pub fn camera(&self, scene: &Scene) -> Camera {
+    pub fn camera(&self, scene: &mut dyn GameScene) -> Camera {
         Camera::fit(scene, self.width as f32 / self.height as f32)
     }
 
     /// Renders the scene and waits for the GPU to finish.
-    pub fn render(&mut self, scene: &Scene) -> Result<()> {
+    pub fn render(&mut self, scene: &mut dyn GameScene) -> Result<()> {
         let encoder = self.encode(scene);
         self.gpu.queue.submit([encoder.finish()]);
         self.wait()
     }
 
     /// Renders the scene and reads the image back.
-    pub fn capture(&mut self, scene: &Scene) -> Result<Image> {
+    pub fn capture(&mut self, scene: &mut dyn GameScene) -> Result<Image> {
         let mut encoder = self.encode(scene);
         encoder.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {
@@ -130,7 +130,7 @@ impl Offscreen {
         })
     }
 
-    fn encode(&mut self, scene: &Scene) -> wgpu::CommandEncoder {
+    fn encode(&mut self, scene: &mut dyn GameScene) -> wgpu::CommandEncoder {
         let camera = self.camera(scene);
         self.cubes
             .prepare(&self.gpu.device, &self.gpu.queue, scene, &camera);

@@ -149,11 +149,11 @@ impl App<'_> {
             other => return Err(anyhow!("cannot draw into the window: {other:?}")),
         };
         {
-            let scene = self.runtime.scene().lock_unpoisoned();
+            let mut scene = self.runtime.scene().lock_unpoisoned();
             let aspect = view.config.width as f32 / view.config.height as f32;
-            let camera = Camera::fit(&scene, aspect);
+            let camera = Camera::fit(&mut *scene, aspect);
             view.cubes
-                .prepare(&view.gpu.device, &view.gpu.queue, &scene, &camera);
+                .prepare(&view.gpu.device, &view.gpu.queue, &mut *scene, &camera);
         }
         let target = frame.texture.create_view(&Default::default());
         let mut encoder = view.gpu.device.create_command_encoder(&Default::default());

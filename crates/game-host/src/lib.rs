@@ -75,4 +75,4 @@ pub use guest::{ENGINE_WIT, LIVE_WIT, LiveSources, ScriptState};
 pub use input::{Event, Key};
 pub use runner::HeadlessRunner;
 pub use runtime::{Runtime, RuntimeConfig};
-pub use scene::{Scene, Transform};
+pub use scene::{GameScene, Scene, Transform};

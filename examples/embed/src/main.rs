@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use game_host::sync::LockExt;
-use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
+use game_host::{EngineOptions, GameScene, Runtime, RuntimeConfig, ScriptEngine};
 
 /// Where `cargo build --release --target wasm32-wasip2 -p spinning-cube`
 /// puts the cube, from the workspace root.
@@ -52,7 +52,7 @@ fn run() -> Result<()> {
     if let Some(error) = runtime.errors().first() {
         anyhow::bail!("the script failed: {error}");
     }
-    let scene = runtime.scene().lock_unpoisoned();
+    let mut scene = runtime.scene().lock_unpoisoned();
     let id = scene.find("cube").context("the scene has no cube")?;
     let rotation = scene
         .transform(id)

@@ -309,7 +309,7 @@ fn script_names(scripts: &[PathBuf]) -> String {
 /// Renders the scene offscreen and writes it as a PNG.
 fn screenshot(runtime: &Runtime, file: &Path, (width, height): (u32, u32)) -> Result<()> {
     let mut offscreen = Offscreen::new(width, height)?;
-    let image = { offscreen.capture(&runtime.scene().lock_unpoisoned())? };
+    let image = { offscreen.capture(&mut *runtime.scene().lock_unpoisoned())? };
     image.save_png(file)?;
     tracing::info!(
         file = %file.display(),

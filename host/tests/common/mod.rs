@@ -13,6 +13,7 @@ use std::time::Duration;
 use game_host::jobs::JobDelivery;
 use game_host::limits::ScriptLimits;
 use game_host::log::MemoryLog;
+use game_host::scene::GameScene;
 use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_build::{BuildOutput, build_script_crate};
 
@@ -98,11 +99,11 @@ pub fn runtime_with(config: RuntimeConfig) -> (Runtime, Arc<MemoryLog>) {
 
 /// The transform of the first entity named `name`.
 pub fn transform(runtime: &Runtime, name: &str) -> game_host::Transform {
-    let scene = runtime.scene().lock().unwrap();
+    let mut scene = runtime.scene().lock().unwrap();
     let id = scene
         .find(name)
         .unwrap_or_else(|| panic!("no entity `{name}`"));
-    *scene.transform(id).unwrap()
+    scene.transform(id).unwrap()
 }
 
 /// A copy of a script crate outside the workspace, as an author's own crate

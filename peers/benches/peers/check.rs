@@ -4,12 +4,11 @@
 use std::hint::black_box;
 
 use game_host::ScriptComponent;
-use game_host::scene::Scene;
 use glam::Vec3;
 use peers::scripts;
 
 use super::native::{
-    fib, native_behaviour_scene, native_behaviours, native_cube, position, rotation,
+    fib, native_behaviour_scene, native_behaviours, native_cube, native_scene, position, rotation,
     transform_after,
 };
 use super::{BEHAVIOURS, MANY, lua, wasm};
@@ -23,7 +22,7 @@ pub fn same_results(cube: &ScriptComponent, peers: &ScriptComponent, fib_script:
     let mut kt = wasm(peers, &["peers:kept-transform"]);
     let (l, ls) = lua(scripts::CUBE);
     let (lk, lks) = lua(scripts::CUBE_KEPT);
-    let native = Scene::with_default_cube().shared();
+    let native = native_scene();
     for _ in 0..60 {
         w.step();
         k.step();

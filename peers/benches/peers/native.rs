@@ -2,30 +2,43 @@
 
 use std::hint::black_box;
 
-use game_host::scene::{EntityId, Scene, SharedScene, Transform};
+use std::sync::{Arc, Mutex};
+
+use game_host::scene::{EntityId, GameScene, Scene, Transform};
 use game_host::sync::LockExt;
 use glam::{Quat, Vec3};
 
 use super::{DT, SPEED};
 
-pub(crate) fn rotation(scene: &SharedScene) -> Quat {
-    let scene = scene.lock_unpoisoned();
-    scene
-        .transform(scene.find("cube").unwrap())
-        .unwrap()
-        .rotation
+/// The native side's scene: the core's own, called directly (not through
+/// the `GameScene` seam that scripts and Lua go through).
+pub(crate) type NativeScene = Arc<Mutex<Scene>>;
+
+/// A native scene with the cube.
+pub(crate) fn native_scene() -> NativeScene {
+    Arc::new(Mutex::new(Scene::with_default_cube()))
 }
 
-pub(crate) fn position(scene: &SharedScene, name: &str) -> Vec3 {
+pub(crate) fn rotation<S: GameScene + ?Sized>(scene: &Mutex<S>) -> Quat {
+    let mut scene = scene.lock_unpoisoned();
+    let cube = scene.find("cube").unwrap();
+    scene.transform(cube).unwrap().rotation
+}
+
+pub(crate) fn position<S: GameScene + ?Sized>(scene: &Mutex<S>, name: &str) -> Vec3 {
     transform_after(scene, name, 0).position
 }
 
 /// The transform of the entity `offset` places after the first named `name`
 /// (entities spawned together have consecutive ids).
-pub(crate) fn transform_after(scene: &SharedScene, name: &str, offset: usize) -> Transform {
-    let scene = scene.lock_unpoisoned();
+pub(crate) fn transform_after<S: GameScene + ?Sized>(
+    scene: &Mutex<S>,
+    name: &str,
+    offset: usize,
+) -> Transform {
+    let mut scene = scene.lock_unpoisoned();
     let first = scene.find(name).unwrap().index();
-    *scene
+    scene
         .transform(EntityId::from((first + offset) as u32))
         .unwrap()
 }
@@ -36,7 +49,7 @@ pub(crate) fn speed(i: usize) -> f32 {
 }
 
 /// The native behaviours' update: turn each entity at its own speed.
-pub(crate) fn native_behaviours(scene: &SharedScene, ids: &[EntityId]) {
+pub(crate) fn native_behaviours(scene: &NativeScene, ids: &[EntityId]) {
     let mut scene = scene.lock_unpoisoned();
     let dt = black_box(DT);
     for (i, id) in ids.iter().enumerate() {
@@ -47,8 +60,8 @@ pub(crate) fn native_behaviours(scene: &SharedScene, ids: &[EntityId]) {
 
 /// `count` entities named `b` in a fresh scene (with the cube), for the
 /// native behaviours.
-pub(crate) fn native_behaviour_scene(count: usize) -> (SharedScene, Vec<EntityId>) {
-    let scene = Scene::with_default_cube().shared();
+pub(crate) fn native_behaviour_scene(count: usize) -> (NativeScene, Vec<EntityId>) {
+    let scene = native_scene();
     let ids = {
         let mut s = scene.lock_unpoisoned();
         (0..count).map(|_| s.spawn("b")).collect()
@@ -57,7 +70,7 @@ pub(crate) fn native_behaviour_scene(count: usize) -> (SharedScene, Vec<EntityId
 }
 
 /// The native spinning-cube update: find the cube (or use its id), rotate.
-pub(crate) fn native_cube(scene: &SharedScene, kept: Option<EntityId>) {
+pub(crate) fn native_cube(scene: &NativeScene, kept: Option<EntityId>) {
     let mut scene = scene.lock_unpoisoned();
     let id = kept.unwrap_or_else(|| scene.find(black_box("cube")).unwrap());
     let t = scene.transform_mut(id).unwrap();

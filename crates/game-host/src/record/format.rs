@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::files::read_capped;
 use crate::guest::bindings::events::{Event, ScriptMessage};
 use crate::input::{key_by_name, key_name};
-use crate::scene::Scene;
+use crate::scene::{GameScene, entity_digest};
 
 /// The `format` of every recording's header.
 pub const FORMAT: &str = "game-host-recording";
@@ -151,21 +151,19 @@ where
 
 impl RecordedEntity {
     /// Every entity of `scene`, in id order.
-    pub fn all(scene: &Scene) -> Vec<RecordedEntity> {
-        scene
-            .entities()
-            .iter()
-            .zip(scene.entity_digests())
-            .enumerate()
-            .map(|(id, (entity, digest))| RecordedEntity {
-                id: id as u32,
-                name: entity.name.clone(),
-                digest: hex(digest),
-                position: entity.transform.position.to_array(),
-                rotation: entity.transform.rotation.to_array(),
-                scale: entity.transform.scale.to_array(),
+    pub fn all(scene: &mut dyn GameScene) -> Vec<RecordedEntity> {
+        let mut all = Vec::with_capacity(scene.len());
+        scene.for_each(&mut |id, name, transform| {
+            all.push(RecordedEntity {
+                id: id.index() as u32,
+                name: name.to_owned(),
+                digest: hex(entity_digest(id, name, transform)),
+                position: transform.position.to_array(),
+                rotation: transform.rotation.to_array(),
+                scale: transform.scale.to_array(),
             })
-            .collect()
+        });
+        all
     }
 }
 
@@ -319,6 +317,7 @@ fn parse_header(text: &str) -> Result<Header> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scene::Scene;
 
     const HEADER: &str = r#"{"format":"game-host-recording","version":1,"host":"0.1.0","hz":60.0,"seed":7,"checkpoint_every":2,"scripts":[{"name":"a","source":"/a.wasm","sha256":"00","instances":1}]}"#;
 
@@ -350,10 +349,10 @@ mod tests {
         let id = scene.spawn("nan");
         scene.transform_mut(id).unwrap().position.x = f32::NAN;
         scene.transform_mut(id).unwrap().scale.y = f32::INFINITY;
-        let written = serde_json::to_string(&RecordedEntity::all(&scene)).unwrap();
+        let written = serde_json::to_string(&RecordedEntity::all(&mut scene)).unwrap();
         let read: Vec<RecordedEntity> = serde_json::from_str(&written).unwrap();
         assert!(read[0].position[0].is_nan() && read[0].scale[1].is_nan());
-        assert_eq!(read[0].digest, RecordedEntity::all(&scene)[0].digest);
+        assert_eq!(read[0].digest, RecordedEntity::all(&mut scene)[0].digest);
         let short = written.replace("[null,0.0,0.0]", "[0.0]");
         assert!(serde_json::from_str::<Vec<RecordedEntity>>(&short).is_err());
     }

@@ -12,7 +12,7 @@ use super::format::{
 use crate::guest::bindings::events::Event;
 use crate::guest::engine::ScriptComponent;
 use crate::runtime::RunObserver;
-use crate::scene::Scene;
+use crate::scene::{GameScene, digest};
 
 /// Writes a recording as a runtime runs; give it to
 /// [`Runtime::observe`](crate::Runtime::observe), and end it with
@@ -110,22 +110,22 @@ impl RunObserver for Recorder {
         });
     }
 
-    fn stepped(&mut self, frame: u64, scene: &Scene) {
+    fn stepped(&mut self, frame: u64, scene: &mut dyn GameScene) {
         let entities = frame
             .is_multiple_of(self.checkpoint_every)
             .then(|| RecordedEntity::all(scene));
         self.write(&Line {
             frame: Some(frame),
-            scene: Some(hex(scene.digest())),
+            scene: Some(hex(digest(scene))),
             entities,
             ..Line::default()
         });
     }
 
-    fn finish(&mut self, frame: u64, scene: &Scene) -> Result<()> {
+    fn finish(&mut self, frame: u64, scene: &mut dyn GameScene) -> Result<()> {
         self.write(&Line {
             end: Some(frame),
-            scene: Some(hex(scene.digest())),
+            scene: Some(hex(digest(scene))),
             entities: Some(RecordedEntity::all(scene)),
             ..Line::default()
         });

@@ -9,6 +9,7 @@ use anyhow::{Context, Result, bail};
 use super::format::{RecordedEntity, Recording, hex};
 use crate::guest::engine::ScriptComponent;
 use crate::runtime::Runtime;
+use crate::scene::digest;
 use crate::sync::LockExt;
 
 /// How a replay went.
@@ -174,11 +175,11 @@ pub fn replay(
     let mut divergence: Option<Divergence> = None;
     while runtime.frame() < frames {
         let frame = runtime.step().frame;
-        let scene = runtime.scene().lock_unpoisoned();
+        let mut scene = runtime.scene().lock_unpoisoned();
         if divergence.is_none()
             && let Some(&recorded) = recording.scenes.get(&frame)
         {
-            let replayed = scene.digest();
+            let replayed = digest(&mut *scene);
             if recorded != replayed {
                 divergence = Some(Divergence {
                     frame,
@@ -193,11 +194,11 @@ pub fn replay(
             && let Some(entities) = recording.checkpoints.get(&frame)
         {
             found.compared_at = frame;
-            found.entities = differences(entities, &RecordedEntity::all(&scene));
+            found.entities = differences(entities, &RecordedEntity::all(&mut *scene));
             break;
         }
     }
-    let digest = runtime.scene().lock_unpoisoned().digest();
+    let digest = digest(&mut *runtime.scene().lock_unpoisoned());
     Ok(ReplayReport {
         frames: runtime.frame(),
         digest,

@@ -49,7 +49,7 @@ impl Runtime {
 
     /// The scene as `--dump-scene` writes it.
     pub fn dump(&self) -> SceneDump {
-        SceneDump::new(&self.shared.scene.lock_unpoisoned(), self.frame())
+        SceneDump::new(&mut *self.shared.scene.lock_unpoisoned(), self.frame())
     }
 
     /// Every script failure so far, oldest first.

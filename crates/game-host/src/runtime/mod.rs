@@ -141,11 +141,13 @@ pub struct Runtime {
 impl Runtime {
     /// A runtime over the default scene (one cube named `cube`).
     pub fn new(config: RuntimeConfig) -> Self {
-        Runtime::with_scene(config, Scene::with_default_cube())
+        Runtime::with_scene(config, Scene::with_default_cube().shared())
     }
 
-    /// A runtime over the given scene.
-    fn with_scene(config: RuntimeConfig, scene: Scene) -> Self {
+    /// A runtime whose scripts act on `scene`: the core's own [`Scene`], or
+    /// an engine's entities behind [`GameScene`](crate::scene::GameScene)
+    /// (the seam an embedder implements).
+    pub fn with_scene(config: RuntimeConfig, scene: SharedScene) -> Self {
         assert!(
             config.hz.is_finite() && config.hz > 0.0,
             "hz must be positive"
@@ -156,7 +158,7 @@ impl Runtime {
         let jobs = Jobs::new(workers, config.jobs);
         Runtime {
             shared: RuntimeShared {
-                scene: scene.shared(),
+                scene,
                 log: config.log,
                 clock: FrameClock::new(config.hz),
                 jobs: jobs.registry().clone(),
@@ -284,7 +286,7 @@ impl Runtime {
             instance.end_frame();
         }
         if let Some(observer) = self.observer.as_mut() {
-            observer.stepped(time.frame, &self.shared.scene.lock_unpoisoned());
+            observer.stepped(time.frame, &mut *self.shared.scene.lock_unpoisoned());
         }
         time
     }
@@ -301,7 +303,7 @@ impl Runtime {
     pub fn finish_observing(&mut self) -> Result<()> {
         match self.observer.take() {
             Some(mut observer) => {
-                observer.finish(self.frame(), &self.shared.scene.lock_unpoisoned())
+                observer.finish(self.frame(), &mut *self.shared.scene.lock_unpoisoned())
             }
             None => Ok(()),
         }
@@ -313,7 +315,7 @@ impl Runtime {
         if self.waits.has_motions() {
             let mut scene = self.shared.scene.lock_unpoisoned();
             self.waits
-                .step_motions(&mut scene, time.delta, &mut self.completed);
+                .step_motions(&mut *scene, time.delta, &mut self.completed);
         }
         self.waits
             .fire_timers(time.frame, self.shared.clock.dt(), &mut self.completed);

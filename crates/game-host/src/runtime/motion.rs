@@ -4,11 +4,11 @@
 
 use super::waits::{Wait, Waits};
 use crate::guest::bindings::tasks::{Wake, WakeData};
-use crate::scene::Scene;
+use crate::scene::GameScene;
 
 impl Waits {
     /// Moves every motion one step of `dt` seconds; completes arrivals.
-    pub fn step_motions(&mut self, scene: &mut Scene, dt: f32, out: &mut Vec<(u32, Wake)>) {
+    pub fn step_motions(&mut self, scene: &mut dyn GameScene, dt: f32, out: &mut Vec<(u32, Wake)>) {
         let mut index = 0;
         while index < self.motions.len() {
             let key = self.motions[index];
@@ -21,15 +21,18 @@ impl Waits {
                 self.motions.remove(index);
                 continue;
             };
-            let arrived = match scene.transform_mut(entity) {
+            let arrived = match scene.transform(entity) {
                 Some(transform) => {
                     let to_target = target - transform.position;
                     let step = speed.max(0.0) * dt;
                     if to_target.length() <= step {
-                        transform.position = target;
+                        scene.set_position(entity, target);
                         true
                     } else {
-                        transform.position += to_target.normalize() * step;
+                        scene.set_position(
+                            entity,
+                            transform.position + to_target.normalize() * step,
+                        );
                         false
                     }
                 }
@@ -52,6 +55,7 @@ mod tests {
 
     use super::super::waits::tokens;
     use super::*;
+    use crate::scene::Scene;
 
     #[test]
     fn motion_moves_at_speed_and_arrives() {

@@ -2,7 +2,7 @@
 //! knowing about files or formats.
 
 use crate::guest::bindings::events::Event;
-use crate::scene::Scene;
+use crate::scene::GameScene;
 
 /// Watches a run for what a recording needs: every event from outside the
 /// scripts (keys, `--input`, a server's POSTed events) with the frame it is
@@ -14,9 +14,9 @@ pub trait RunObserver: Send {
     fn input(&mut self, frame: u64, event: &Event);
 
     /// Frame `frame` ran; `scene` is as it left it.
-    fn stepped(&mut self, frame: u64, scene: &Scene);
+    fn stepped(&mut self, frame: u64, scene: &mut dyn GameScene);
 
     /// The run ended after `frame` (0: before any frame): write what is
     /// left, and say whether everything was written.
-    fn finish(&mut self, frame: u64, scene: &Scene) -> anyhow::Result<()>;
+    fn finish(&mut self, frame: u64, scene: &mut dyn GameScene) -> anyhow::Result<()>;
 }

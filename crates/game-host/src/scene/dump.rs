@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Scene;
+use super::game_scene::GameScene;
 
 /// A serializable snapshot of the scene after `frame` frames.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,17 +30,16 @@ pub struct EntityDump {
 
 impl SceneDump {
     /// Snapshots `scene` as it is after `frame` frames.
-    pub fn new(scene: &Scene, frame: u64) -> Self {
-        let entities = scene
-            .entities()
-            .iter()
-            .map(|entity| EntityDump {
-                name: entity.name.clone(),
-                position: entity.transform.position.to_array(),
-                rotation: entity.transform.rotation.to_array(),
-                scale: entity.transform.scale.to_array(),
+    pub fn new(scene: &mut dyn GameScene, frame: u64) -> Self {
+        let mut entities = Vec::with_capacity(scene.len());
+        scene.for_each(&mut |_, name, transform| {
+            entities.push(EntityDump {
+                name: name.to_owned(),
+                position: transform.position.to_array(),
+                rotation: transform.rotation.to_array(),
+                scale: transform.scale.to_array(),
             })
-            .collect();
+        });
         SceneDump { frame, entities }
     }
 
@@ -56,9 +55,9 @@ mod tests {
 
     #[test]
     fn json_has_documented_shape() {
-        let scene = Scene::with_default_cube();
+        let mut scene = crate::scene::Scene::with_default_cube();
         let json: serde_json::Value =
-            serde_json::from_str(&SceneDump::new(&scene, 7).to_json()).unwrap();
+            serde_json::from_str(&SceneDump::new(&mut scene, 7).to_json()).unwrap();
         assert_eq!(json["frame"], 7);
         let cube = &json["entities"][0];
         assert_eq!(cube["name"], "cube");

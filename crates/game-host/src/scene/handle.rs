@@ -2,7 +2,7 @@
 //! the host. A domain type, below the bindings, so `bindgen!`'s `with:`
 //! points down the layers.
 
-use super::EntityId;
+use super::entity::EntityId;
 
 /// Host side of a `transform-component`: which entity it points at.
 #[derive(Debug, Clone, Copy)]

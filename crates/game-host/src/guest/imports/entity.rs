@@ -7,30 +7,43 @@ use crate::guest::ScriptState;
 use crate::guest::bindings::entities::EntityId as WitEntityId;
 use crate::guest::bindings::entity::Host;
 use crate::guest::bindings::types::{Quat, Vec3};
+use crate::scene::{EntityId, GameScene};
 use crate::sync::LockExt;
 
-use super::entities::{transform, transform_mut};
+use super::entities::unknown;
 
 impl Host for ScriptState {
     fn position(&mut self, id: WitEntityId) -> wasmtime::Result<Vec3> {
-        Ok(transform(&self.scene.lock_unpoisoned(), "entity", id)?
-            .position
-            .into())
+        let position = self.scene.lock_unpoisoned().position(EntityId::from(id));
+        Ok(position.ok_or_else(|| unknown("entity", id))?.into())
     }
 
     fn rotation(&mut self, id: WitEntityId) -> wasmtime::Result<Quat> {
-        Ok(transform(&self.scene.lock_unpoisoned(), "entity", id)?
-            .rotation
-            .into())
+        let rotation = self.scene.lock_unpoisoned().rotation(EntityId::from(id));
+        Ok(rotation.ok_or_else(|| unknown("entity", id))?.into())
     }
 
     fn set_position(&mut self, id: WitEntityId, position: Vec3) -> wasmtime::Result<()> {
-        transform_mut(&mut self.scene.lock_unpoisoned(), "entity", id)?.position = position.into();
-        Ok(())
+        let set = self
+            .scene
+            .lock_unpoisoned()
+            .set_position(EntityId::from(id), position.into());
+        if set {
+            Ok(())
+        } else {
+            Err(unknown("entity", id))
+        }
     }
 
     fn set_rotation(&mut self, id: WitEntityId, rotation: Quat) -> wasmtime::Result<()> {
-        transform_mut(&mut self.scene.lock_unpoisoned(), "entity", id)?.rotation = rotation.into();
-        Ok(())
+        let set = self
+            .scene
+            .lock_unpoisoned()
+            .set_rotation(EntityId::from(id), rotation.into());
+        if set {
+            Ok(())
+        } else {
+            Err(unknown("entity", id))
+        }
     }
 }

@@ -9,7 +9,7 @@ use wasmtime::component::Resource;
 use crate::guest::bindings::scene::{EntityId as EntityIdWit, Host, HostTransformComponent};
 use crate::guest::bindings::types::{Quat, Vec3};
 use crate::guest::{Charge, ScriptState};
-use crate::scene::{CUBE, EntityId, Scene, Transform, TransformHandle};
+use crate::scene::{AnyScene, CUBE, EntityId, GameScene, Transform, TransformHandle};
 use crate::sync::LockExt;
 
 impl From<Vec3> for glam::Vec3 {
@@ -56,35 +56,41 @@ impl ScriptState {
         Ok(handle)
     }
 
-    /// Runs `f` on the scene and the transform behind `handle`.
+    /// Runs `f` on the scene and the entity behind `handle`; `f` answers
+    /// `None` when that entity is gone, and the call fails naming it.
     fn with_transform<R>(
         &mut self,
         handle: &Resource<TransformHandle>,
-        f: impl FnOnce(&mut Scene, EntityId) -> R,
+        f: impl FnOnce(&mut dyn GameScene, EntityId) -> Option<R>,
     ) -> wasmtime::Result<R> {
         let entity = self.table.get(handle)?.entity();
-        Ok(f(&mut self.lock_scene(), entity))
-    }
-
-    fn read(&mut self, handle: &Resource<TransformHandle>) -> wasmtime::Result<Transform> {
-        self.with_transform(handle, |scene, id| {
-            scene.transform(id).copied().unwrap_or_default()
+        f(&mut *self.lock_scene(), entity).ok_or_else(|| {
+            wasmtime::format_err!(
+                "scene: the entity of this transform-component (id {}) was despawned",
+                entity.index()
+            )
         })
     }
 
+    /// The transform behind `handle`.
+    fn read(&mut self, handle: &Resource<TransformHandle>) -> wasmtime::Result<Transform> {
+        self.with_transform(handle, |scene, id| scene.transform(id))
+    }
+
+    /// Changes the transform behind `handle`.
     fn write(
         &mut self,
         handle: &Resource<TransformHandle>,
         edit: impl FnOnce(&mut Transform),
     ) -> wasmtime::Result<()> {
         self.with_transform(handle, |scene, id| {
-            if let Some(transform) = scene.transform_mut(id) {
-                edit(transform);
-            }
+            let mut transform = scene.transform(id)?;
+            edit(&mut transform);
+            scene.set_transform(id, transform).then_some(())
         })
     }
 
-    fn lock_scene(&self) -> std::sync::MutexGuard<'_, Scene> {
+    fn lock_scene(&self) -> std::sync::MutexGuard<'_, AnyScene> {
         self.scene.lock_unpoisoned()
     }
 
@@ -103,9 +109,7 @@ impl HostTransformComponent for ScriptState {
     }
 
     fn name(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<String> {
-        self.with_transform(&self_, |scene, id| {
-            scene.entity(id).map(|e| e.name.clone()).unwrap_or_default()
-        })
+        self.with_transform(&self_, |scene, id| scene.name(id))
     }
 
     fn position(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<Vec3> {
@@ -117,7 +121,9 @@ impl HostTransformComponent for ScriptState {
         self_: Resource<TransformHandle>,
         position: Vec3,
     ) -> wasmtime::Result<()> {
-        self.write(&self_, |t| t.position = position.into())
+        self.with_transform(&self_, |scene, id| {
+            scene.set_position(id, position.into()).then_some(())
+        })
     }
 
     fn rotation(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<Quat> {
@@ -129,7 +135,9 @@ impl HostTransformComponent for ScriptState {
         self_: Resource<TransformHandle>,
         rotation: Quat,
     ) -> wasmtime::Result<()> {
-        self.write(&self_, |t| t.rotation = rotation.into())
+        self.with_transform(&self_, |scene, id| {
+            scene.set_rotation(id, rotation.into()).then_some(())
+        })
     }
 
     fn scale(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<Vec3> {
