@@ -13,7 +13,8 @@
 //! frames run: as fast as possible or in real time ([`HeadlessRunner`];
 //! `game-host-render` has the window runner).
 //!
-//! All scripts share one [`Scene`] of named entities with transforms. A script
+//! All scripts share one scene of named entities with transforms: the core's
+//! [`Scene`], or an engine's own entities behind [`GameScene`]. A script
 //! that traps is taken out of the loop with a [`ScriptError`] naming the
 //! script, the export, the trap and the wasm backtrace; the others keep
 //! running.
@@ -39,14 +40,14 @@
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {
 //! use game_host::sync::LockExt;
-//! use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
+//! use game_host::{EngineOptions, GameScene, Runtime, RuntimeConfig, ScriptEngine};
 //!
 //! let engine = ScriptEngine::new(EngineOptions::default())?;
 //! let cube = engine.load_file("spinning_cube.wasm".as_ref())?;
 //! let mut runtime = Runtime::new(RuntimeConfig::default());
 //! runtime.spawn(&cube)?;
 //! runtime.run_frames(60);
-//! println!("{:?}", runtime.scene().lock_unpoisoned().entity(0.into()));
+//! println!("{:?}", runtime.scene().lock_unpoisoned().transform(0.into()));
 //! # Ok(()) }
 //! ```
 
