@@ -197,6 +197,9 @@ impl GameScene for Scene {
         self.live
     }
 
+    // Kept beside the trait's default: the default, instantiated for
+    // `Scene`, cost 1.7% more on 10,000 behaviours (callgrind, 6,482,198
+    // against 6,372,219 instructions a frame).
     fn transforms(&mut self, ids: &[u32], out: &mut Vec<f32>) -> Result<(), u32> {
         out.reserve(ids.len() * TRANSFORM);
         for &id in ids {
