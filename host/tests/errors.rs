@@ -165,6 +165,15 @@ fn a_script_built_against_the_frozen_0_1_wit_still_runs_and_hands_over() {
 }
 
 #[test]
+fn a_script_built_against_the_frozen_0_2_0_wit_still_runs_and_hands_over() {
+    // Every interface it imports is `@0.2.0`; the host provides a newer
+    // 0.2.x, which wasmtime links to it by semver (0.2.1 added interfaces
+    // and changed none).
+    assert_ne!(game_host::guest::engine::API_VERSION, "0.2.0");
+    run_and_swap("compat-0-2-0", "old20");
+}
+
+#[test]
 fn a_script_built_against_frozen_wit_0_1_3_still_runs_and_hands_over() {
     // The last release before `entities` and `on-update`: the host calls
     // its `on-message`, it fetches the clock by call, and its timer wakes

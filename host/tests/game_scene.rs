@@ -184,3 +184,80 @@ fn a_despawned_entity_fails_the_scripts_that_use_it_alone() {
         assert_eq!(common::transform(&runtime, "counter-0").position.x, 20.0);
     }
 }
+
+#[test]
+fn scripts_keep_game_data_by_name_and_despawn_entities() {
+    // `game-data` over the core's scene: the script inserts `Health` on
+    // three crates, counts it down each update and despawns each crate
+    // whose health runs out; its bad calls answer errors it can log.
+    let engine = common::engine();
+    let (mut runtime, log) = common::runtime();
+    runtime.spawn(&common::load(&engine, "game-data")).unwrap();
+    runtime.run_frames(2);
+    {
+        let mut scene = runtime.scene().lock_unpoisoned();
+        let data = scene.game_data().expect("the core scene keeps game data");
+        let health = |data: &mut dyn game_host::scene::GameData, k: u32| {
+            data.get_field(EntityId::from(k), "Health", "value")
+        };
+        use game_host::scene::Value::Integer;
+        // Crate ids follow the cube's (0): 1, 2, 3, with health 3, 4, 5 less 2.
+        assert_eq!(health(data, 1), Ok(Integer(1)));
+        assert_eq!(health(data, 3), Ok(Integer(3)));
+        assert_eq!(
+            health(data, 0),
+            Err("game-data: entity 0 has no component `Health`".into())
+        );
+    }
+    assert_eq!(common::transform(&runtime, "crate-2").position.x, 2.0);
+    let errors: Vec<String> = log
+        .messages()
+        .into_iter()
+        .filter(|m| m.contains("error: "))
+        .collect();
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    assert!(
+        errors[0].ends_with(
+            "error: game-data: cannot set `Health.value` of entity 1: the field is an \
+             integer and the value a text"
+        ),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].ends_with("error: game-data: component `Health` of entity 1 has no field `valu`"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[2].ends_with("error: game-data: no entity has id 9999"),
+        "{errors:?}"
+    );
+    runtime.run_frames(3);
+    let despawned: Vec<String> = log
+        .messages()
+        .into_iter()
+        .filter(|m| m.contains("despawned "))
+        .collect();
+    assert_eq!(despawned.len(), 3, "{despawned:?}");
+    for (k, line) in despawned.iter().enumerate() {
+        assert!(line.ends_with(&format!("despawned crate-{k}")), "{line}");
+    }
+    let mut scene = runtime.scene().lock_unpoisoned();
+    assert_eq!(scene.len(), 1, "only the cube is left");
+    assert!(!scene.game_data().unwrap().has(EntityId::from(1), "Health"));
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+}
+
+#[test]
+fn a_scene_without_game_data_answers_every_call_so() {
+    let engine = common::engine();
+    let mut runtime = runtime_over(map_scene());
+    let error = runtime
+        .spawn(&common::load(&engine, "game-data"))
+        .unwrap_err();
+    let message = format!("{error:#}");
+    assert!(
+        message.contains("insert Health")
+            && message.contains("game-data: this game gives scripts no game data"),
+        "{message}"
+    );
+}

@@ -32,9 +32,11 @@
 //! - [`update`]: subscribe to the per-frame [`Script::on_update`] call.
 //! - [`time`]: the frame clock; waiting for frames and game seconds.
 //! - [`scene`]: entities and their transforms ([`scene::TransformExt`] for
-//!   glam types).
+//!   glam types); spawning and despawning.
 //! - [`entities`]: many transforms per host call, by entity id, with
 //!   buffered writes.
+//! - [`data`]: a game's own components on its entities (`Spin.speed`,
+//!   `Health.value`), by name with typed values.
 //! - [`behaviour`]: per-entity game logic, thousands of entities served by
 //!   one instance in one call per frame.
 //! - [`task`]: async tasks ([`task::spawn`], [`task::Task`]).
@@ -54,6 +56,7 @@
 pub mod behaviour;
 #[allow(missing_docs)] // generated from the WIT, documented there
 pub mod bindings;
+pub mod data;
 pub mod entities;
 pub mod events;
 mod executor;

@@ -3,6 +3,7 @@
 //! ([`Vec3`], [`Quat`]); the WIT records convert to and from them.
 
 use crate::bindings::game::engine::entity as single;
+use crate::bindings::game::engine::lifetime;
 use crate::bindings::game::engine::scene as wit_scene;
 use crate::bindings::game::engine::scene::TransformComponent as Handle;
 use crate::entities::{self, EntityId};
@@ -128,6 +129,20 @@ pub fn spawn(name: &str) -> TransformComponent {
 /// The first entity (in creation order) named `name`, if any.
 pub fn find(name: &str) -> Option<TransformComponent> {
     wit_scene::find(name).map(TransformComponent::from_handle)
+}
+
+/// Despawns the entity with this id, with its transform and game data;
+/// false if no entity has it (never did, or was despawned already). Ids
+/// are never reused: calls with this one fail from now on. Buffered
+/// [`entities`] writes go first.
+pub fn despawn(id: EntityId) -> bool {
+    entities::flush();
+    lifetime::despawn(id)
+}
+
+/// Whether an entity has this id (it was not despawned).
+pub fn exists(id: EntityId) -> bool {
+    lifetime::exists(id)
 }
 
 /// The glam-typed transform methods under the names earlier SDKs gave

@@ -2,8 +2,8 @@
 // fetches the cube's handle and turns it by SPEED * deltaTime about world Y,
 // as the Rust example does.
 
-import { subscribeUpdate } from "game:engine/runtime@0.2.0";
-import { cubeTransform } from "game:engine/scene@0.2.0";
+import { subscribeUpdate } from "game:engine/runtime@0.2.1";
+import { cubeTransform } from "game:engine/scene@0.2.1";
 
 const SPEED = Math.PI / 2;
 

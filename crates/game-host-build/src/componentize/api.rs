@@ -43,6 +43,41 @@ fn javascript(path: &Path, what: &str) -> String {
     )
 }
 
+/// A JavaScript source's imports of an older compatible release (same
+/// major and minor, `game:engine/log@0.2.0` under 0.2.1) bound to the
+/// newest, [`API_VERSION`]: componentize-js resolves an import only at the
+/// exact version of the WIT it builds against, where a 0.2.0 source is
+/// valid 0.2.1. Other text is kept as it is.
+pub(super) fn javascript_at_newest(text: &[u8]) -> Vec<u8> {
+    let Ok(text) = std::str::from_utf8(text) else {
+        return text.to_vec();
+    };
+    let (newest_minor, newest_patch) = API_VERSION.rsplit_once('.').expect("x.y.z");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("game:engine/") {
+        let spec = &rest[at..];
+        let end = spec.find(['"', '\'']).unwrap_or(spec.len());
+        let (head, version) = spec[..end].split_once('@').unwrap_or((&spec[..end], ""));
+        let older = version.rsplit_once('.').is_some_and(|(minor, patch)| {
+            let newest = newest_patch.parse::<u32>().ok();
+            minor == newest_minor && patch.parse::<u32>().is_ok_and(|p| Some(p) < newest)
+        });
+        out.push_str(&rest[..at]);
+        match older {
+            true => {
+                out.push_str(head);
+                out.push('@');
+                out.push_str(API_VERSION);
+            }
+            false => out.push_str(&spec[..end]),
+        }
+        rest = &spec[end..];
+    }
+    out.push_str(rest);
+    out.into_bytes()
+}
+
 /// The first `game:engine/...@0.1.x` import specifier in `text`.
 fn imports_0_1(text: &str) -> Option<&str> {
     text.match_indices("game:engine/").find_map(|(at, _)| {
@@ -104,5 +139,33 @@ mod tests {
         assert_eq!(old_api(Language::JavaScript, &sources(&js)), None);
         let py = "class WitWorld:\n    def on_update(self, clock):\n        pass\n";
         assert_eq!(old_api(Language::Python, &sources(py)), None);
+    }
+
+    #[test]
+    fn older_compatible_javascript_imports_are_bound_to_the_newest() {
+        let (minor, patch) = API_VERSION.rsplit_once('.').unwrap();
+        let newest: u32 = patch.parse().unwrap();
+        if newest == 0 {
+            return; // no older patch release of this minor
+        }
+        let old = format!(
+            "import {{ log }} from \"game:engine/log@{minor}.{}\";\n",
+            newest - 1
+        );
+        let bound = String::from_utf8(javascript_at_newest(old.as_bytes())).unwrap();
+        assert_eq!(
+            bound,
+            format!("import {{ log }} from \"game:engine/log@{API_VERSION}\";\n")
+        );
+        // The newest, 0.1 (refused elsewhere, with its own message) and
+        // anything else stay as written.
+        for kept in [
+            format!("import {{ log }} from 'game:engine/log@{API_VERSION}';"),
+            "import { log } from \"game:engine/log@0.1.5\";".to_owned(),
+            "const s = \"game:engine/\"; // game:engine/x".to_owned(),
+            "import { log } from \"game:engine/log@0.2.x\";".to_owned(),
+        ] {
+            assert_eq!(javascript_at_newest(kept.as_bytes()), kept.as_bytes());
+        }
     }
 }

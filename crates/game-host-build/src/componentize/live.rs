@@ -80,7 +80,17 @@ pub fn load(
     entry: &Path,
     name: &str,
 ) -> Result<ScriptComponent> {
-    let sources = live_sources(language, entry)?;
+    load_sources(engine, language, live_sources(language, entry)?, name)
+}
+
+/// [`load`] for sources already read (an engine's assets, say): the entry
+/// module first.
+pub fn load_sources(
+    engine: &ScriptEngine,
+    language: Language,
+    sources: LiveSources,
+    name: &str,
+) -> Result<ScriptComponent> {
     let component = runtime(engine, language)?.with_live_sources(name, sources);
     let checked = component
         .check_live()

@@ -36,7 +36,7 @@ use sha2::{Digest, Sha256};
 use cache::BuildCache;
 pub use cache::MAX_BUILD_CACHE_BYTES;
 pub use language::{COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION, Language};
-pub use live::{live_sources, load as load_live, runtime};
+pub use live::{live_sources, load as load_live, load_sources as load_live_sources, runtime};
 use tool::run_tool;
 
 use game_host::files::{MAX_TEXT_FILE, read_capped};
@@ -70,7 +70,7 @@ pub fn build(
     // directory: an edit saved during the build must not be cached under
     // the key of the sources before it.
     let result = write_wit(&work, ENGINE_WIT, &[])
-        .and_then(|()| snapshot(entry, &sources, &work))
+        .and_then(|()| snapshot(language, entry, &sources, &work))
         .and_then(|copy| {
             let label = format!(
                 "building `{name}` ({} script, world `{world}`) with {version}",
@@ -157,7 +157,12 @@ fn hash_wit(hash: &mut Sha256, files: WitFiles<'_>) {
 
 /// Writes `sources` (read from beside `entry`) under `work/src`, keeping
 /// their relative paths; returns the copy of `entry`.
-fn snapshot(entry: &Path, sources: &[(PathBuf, Vec<u8>)], work: &Path) -> Result<PathBuf> {
+fn snapshot(
+    language: Language,
+    entry: &Path,
+    sources: &[(PathBuf, Vec<u8>)],
+    work: &Path,
+) -> Result<PathBuf> {
     let root = entry.parent().unwrap_or(Path::new("."));
     let copy = |path: &Path| {
         work.join("src")
@@ -165,6 +170,10 @@ fn snapshot(entry: &Path, sources: &[(PathBuf, Vec<u8>)], work: &Path) -> Result
     };
     for (path, text) in sources {
         let to = copy(path);
+        let text = match language {
+            Language::JavaScript => &api::javascript_at_newest(text),
+            Language::Python => text,
+        };
         to.parent()
             .map_or(Ok(()), std::fs::create_dir_all)
             .and_then(|()| std::fs::write(&to, text))

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use glam::{Quat, Vec3};
 
+use super::data::GameData;
 use super::entity::{EntityId, Transform};
 use super::game_scene::{GameScene, QUAT, TRANSFORM, VEC3};
 use super::own::Scene;
@@ -79,6 +80,7 @@ impl GameScene for AnyScene {
         fn set_positions(&mut self, ids: &[u32], values: &[[f32; VEC3]]) -> Result<(), u32>;
         fn set_rotations(&mut self, ids: &[u32], values: &[[f32; QUAT]]) -> Result<(), u32>;
         fn check(&mut self, ids: &[u32]) -> Result<(), u32>;
+        fn game_data(&mut self) -> Option<&mut dyn GameData>;
     }
 
     fn as_any_mut(&mut self) -> &mut dyn Any {

@@ -21,6 +21,7 @@ use std::any::Any;
 
 use glam::{Quat, Vec3};
 
+use super::data::GameData;
 use super::entity::{EntityId, Transform};
 
 /// Floats per position (or scale), rotation and transform in the
@@ -140,6 +141,13 @@ pub trait GameScene: Send + 'static {
             Some(&id) => Err(id),
             None => Ok(()),
         }
+    }
+
+    /// The game's components on these entities, for the `game-data`
+    /// interface; `None` (the default) when this scene has none, and every
+    /// `game-data` call then fails saying so.
+    fn game_data(&mut self) -> Option<&mut dyn GameData> {
+        None
     }
 
     /// The scene as `Any`, for an embedder to reach its own type again

@@ -8,14 +8,17 @@
 //! engine's, called through the trait.
 
 mod any;
+mod data;
 mod digest;
 mod dump;
 mod entity;
 mod game_scene;
 mod handle;
 mod own;
+mod table;
 
 pub use any::{AnyScene, SharedScene};
+pub use data::{Field, GameData, Value, no_component, no_entity, no_field, wrong_kind};
 pub use digest::{digest, entity_digest, entity_digests};
 pub use dump::SceneDump;
 pub use entity::{CUBE, Entity, EntityId, Transform};

@@ -6,8 +6,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use glam::{Quat, Vec3};
 
+use super::data::{Field, GameData, Value, no_entity};
 use super::entity::{CUBE, Entity, EntityId, Transform};
 use super::game_scene::{GameScene, QUAT, TRANSFORM, VEC3, transform_of};
+use super::table::DataTable;
 
 /// The core's own scene: entities in creation order, addressed by index.
 /// A despawned entity leaves a gap, so ids are never reused.
@@ -19,6 +21,8 @@ pub struct Scene {
     /// The living entities of each name, by id: the first is what `find`
     /// answers.
     by_name: HashMap<String, BTreeSet<u32>>,
+    /// The components scripts inserted (`game-data`).
+    data: DataTable,
 }
 
 impl Scene {
@@ -65,6 +69,7 @@ impl Scene {
             return false;
         };
         self.live -= 1;
+        self.data.forget(id);
         if let Some(ids) = self.by_name.get_mut(&entity.name) {
             ids.remove(&id.0);
             if ids.is_empty() {
@@ -224,8 +229,45 @@ impl GameScene for Scene {
         self.write_each(ids, values, |t, v| t.rotation = Quat::from_array(*v))
     }
 
+    fn game_data(&mut self) -> Option<&mut dyn GameData> {
+        Some(self)
+    }
+
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+/// The components scripts insert, checked against the entities first.
+impl GameData for Scene {
+    fn has(&mut self, id: EntityId, component: &str) -> bool {
+        self.data.has(id, component)
+    }
+
+    fn get(&mut self, id: EntityId, component: &str) -> Result<Vec<Field>, String> {
+        self.entity(id).ok_or_else(|| no_entity(id))?;
+        self.data.get(id, component)
+    }
+
+    fn set_field(
+        &mut self,
+        id: EntityId,
+        component: &str,
+        field: &str,
+        value: Value,
+    ) -> Result<(), String> {
+        self.entity(id).ok_or_else(|| no_entity(id))?;
+        self.data.set_field(id, component, field, value)
+    }
+
+    fn insert(&mut self, id: EntityId, component: &str, fields: Vec<Field>) -> Result<(), String> {
+        self.entity(id).ok_or_else(|| no_entity(id))?;
+        self.data.insert(id, component, fields)
+    }
+
+    fn remove(&mut self, id: EntityId, component: &str) -> Result<bool, String> {
+        self.entity(id).ok_or_else(|| no_entity(id))?;
+        Ok(self.data.remove(id, component))
     }
 }
 

@@ -22,6 +22,8 @@ import * as events from "game:engine/events@{{engine-version}}";
 import * as motion from "game:engine/motion@{{engine-version}}";
 import * as entities from "game:engine/entities@{{engine-version}}";
 import * as entity from "game:engine/entity@{{engine-version}}";
+import * as lifetime from "game:engine/lifetime@{{engine-version}}";
+import * as gameData from "game:engine/game-data@{{engine-version}}";
 import { files, root } from "game:live/sources@{{live-version}}";
 
 // `types` and `input` hold only records and enums: nothing to bind.
@@ -36,6 +38,8 @@ const INTERFACES = {
   "game:engine/motion": motion,
   "game:engine/entities": entities,
   "game:engine/entity": entity,
+  "game:engine/lifetime": lifetime,
+  "game:engine/game-data": gameData,
 };
 
 const IDENT = "[A-Za-z_$][\\w$]*";

@@ -10,6 +10,8 @@ mod clocks;
 mod entities;
 mod entity;
 mod events;
+mod game_data;
+mod lifetime;
 mod log;
 mod motion;
 mod poll;
