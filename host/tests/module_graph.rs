@@ -26,13 +26,15 @@ type Graph = BTreeMap<String, BTreeSet<String>>;
 
 /// The workspace's crates that the checks cover: where their modules are
 /// (relative to the workspace root) and how they name each other there.
-/// The CLI's modules sit under `cli/`.
+/// The CLI's modules sit under `cli/`; a binary's root is its `main.rs`.
 const CRATES: &[(&str, &str)] = &[
     ("crates/game-host/src", "crate::"),
     ("crates/game-host-render/src", "crate::"),
     ("crates/game-host-server/src", "crate::"),
     ("crates/game-host-build/src", "crate::"),
     ("crates/game-host-terrain/src", "crate::"),
+    ("crates/game-host-bevy/src", "crate::"),
+    ("examples/bevy-game/src", "crate::"),
     ("host/src/cli", "crate::cli::"),
     ("script/src", "crate::"),
 ];
@@ -45,11 +47,10 @@ fn folders() -> Vec<(PathBuf, &'static str, String)> {
     let mut found = Vec::new();
     for &(dir, prefix) in CRATES {
         let src = root.join(dir);
-        let parent = if src.join("lib.rs").exists() {
-            "lib.rs"
-        } else {
-            "mod.rs"
-        };
+        let parent = ["lib.rs", "main.rs"]
+            .into_iter()
+            .find(|root| src.join(root).exists())
+            .unwrap_or("mod.rs");
         let mut stack = vec![(src, parent, prefix.to_owned())];
         while let Some((folder, parent, prefix)) = stack.pop() {
             for entry in std::fs::read_dir(&folder).unwrap() {

@@ -1,0 +1,26 @@
+//! [`ScriptFailed`]: a script that failed, as a Bevy message. The script
+//! is stopped alone (the runtime's sandbox), the plugin logs the error as
+//! one line, and the app keeps running.
+
+use bevy::prelude::{Entity, Message};
+
+/// A script failed: it did not compile or start, trapped, ran past its
+/// deadline or over a limit or quota, or a hot-swap of it failed (the old
+/// version then keeps running).
+#[derive(Message, Debug, Clone)]
+pub struct ScriptFailed {
+    /// The entity whose [`Script`](crate::Script) it is.
+    pub entity: Entity,
+    /// What failed, in one line (the script, its instance, the frame and
+    /// the cause, where known).
+    pub error: String,
+}
+
+impl ScriptFailed {
+    pub(crate) fn new(entity: Entity, error: anyhow::Error) -> Self {
+        ScriptFailed {
+            entity,
+            error: format!("{error:#}"),
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! [`ScriptHost`]: the core's runtime inside a Bevy app, with the scripts
+//! attached to entities. Each fixed step it lends the app's world to the
+//! runtime's [`BevyScene`], starts, swaps and stops the scripts whose
+//! [`Script`] components or assets changed, delivers input and messages,
+//! runs one frame, and gives the world back.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard};
+
+use anyhow::{Context, Result};
+use bevy::asset::{AssetId, Assets};
+use bevy::prelude::{Entity, Resource, World};
+use game_host::runtime::Runtime;
+use game_host::scene::{AnyScene, GameScene, SharedScene};
+use game_host::sync::LockExt;
+use game_host::{Event, InstanceInfo, LiveSources, ScriptComponent, ScriptEngine};
+use game_host_build::componentize::load_live_sources;
+use uuid::Uuid;
+
+use crate::assets::{ScriptAsset, ScriptCode};
+use crate::events::ScriptFailed;
+use crate::scene::BevyScene;
+
+/// The scripts of a Bevy app and the runtime they run on (a resource).
+#[derive(Resource)]
+pub struct ScriptHost(Mutex<HostState>);
+
+pub(crate) struct HostState {
+    engine: ScriptEngine,
+    runtime: Runtime,
+    /// The script each entity's `Script` component runs.
+    attached: HashMap<Entity, Attached>,
+    /// Whether a script has started: the runtime's clock runs from then.
+    started: bool,
+    /// Runtime errors already reported.
+    reported: usize,
+}
+
+struct Attached {
+    asset: AssetId<ScriptAsset>,
+    /// The running instance; `None` once it failed to start or stopped.
+    instance: Option<Uuid>,
+}
+
+/// What a step does with an entity's script.
+enum Change {
+    Start(Entity, AssetId<ScriptAsset>, Result<ScriptComponent>),
+    Swap(Entity, Uuid, Result<ScriptComponent>),
+    Stop(Entity),
+}
+
+/// What a step asks of the host: the scripts wanted now (entity, asset),
+/// the assets that changed, and the events for scripts.
+pub(crate) struct StepInput {
+    pub wanted: Vec<(Entity, AssetId<ScriptAsset>)>,
+    pub modified: HashSet<AssetId<ScriptAsset>>,
+    pub events: Vec<Event>,
+}
+
+impl ScriptHost {
+    pub(crate) fn new(engine: ScriptEngine, runtime: Runtime) -> Self {
+        ScriptHost(Mutex::new(HostState {
+            engine,
+            runtime,
+            attached: HashMap::new(),
+            started: false,
+            reported: 0,
+        }))
+    }
+
+    /// A scene for a new runtime.
+    pub(crate) fn scene() -> SharedScene {
+        AnyScene::engine(BevyScene::new())
+    }
+
+    pub(crate) fn state(&self) -> MutexGuard<'_, HostState> {
+        self.0.lock_unpoisoned()
+    }
+
+    /// The runtime's frame: fixed steps run since the first script started.
+    pub fn frame(&self) -> u64 {
+        self.state().runtime.frame()
+    }
+
+    /// The running instance of the script attached to `entity`: its name,
+    /// swaps, subscriptions and waits.
+    pub fn instance_of(&self, entity: Entity) -> Option<InstanceInfo> {
+        let state = self.state();
+        state
+            .runtime
+            .instance(state.attached.get(&entity)?.instance?)
+    }
+
+    /// Runs `f` on the runtime with the app's `world` lent to its scene
+    /// (see [`BevyScene::lend`]): scripts called in `f` act on the world.
+    /// This is how to read the runtime's scene from the game, for example
+    /// `runtime.dump()`. The world is given back even if `f` panics.
+    pub fn with_runtime<R>(world: &mut World, f: impl FnOnce(&mut Runtime) -> R) -> R {
+        world.resource_scope(|world, host: bevy::prelude::Mut<ScriptHost>| {
+            let mut state = host.state();
+            let lent = Lent::new(state.runtime.scene().clone(), world);
+            let result = f(&mut state.runtime);
+            drop(lent);
+            result
+        })
+    }
+}
+
+/// The app's world lent to a runtime's scene, given back on drop.
+struct Lent<'w> {
+    scene: SharedScene,
+    world: &'w mut World,
+}
+
+impl<'w> Lent<'w> {
+    fn new(scene: SharedScene, world: &'w mut World) -> Self {
+        bevy_scene(&scene, |bevy| bevy.lend(world));
+        Lent { scene, world }
+    }
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        bevy_scene(&self.scene, |bevy| bevy.give_back(self.world));
+    }
+}
+
+fn bevy_scene(scene: &SharedScene, f: impl FnOnce(&mut BevyScene)) {
+    let mut scene = scene.lock_unpoisoned();
+    let bevy = scene
+        .as_any_mut()
+        .downcast_mut::<BevyScene>()
+        .expect("a ScriptHost's runtime holds a BevyScene");
+    f(bevy);
+}
+
+impl HostState {
+    /// One fixed step (see the module's docs); answers the failures to
+    /// report.
+    pub(crate) fn step(&mut self, world: &mut World, input: StepInput) -> Vec<ScriptFailed> {
+        let changes = self.plan(world, &input);
+        let mut failed = Vec::new();
+        let lent = Lent::new(self.runtime.scene().clone(), world);
+        for change in changes {
+            if let Err(failure) = self.apply(change) {
+                failed.push(failure);
+            }
+        }
+        if self.started {
+            for event in input.events {
+                self.runtime.push_event(event);
+            }
+            self.runtime.step();
+        }
+        drop(lent);
+        failed.extend(self.new_errors());
+        failed
+    }
+
+    /// The changes a step makes, with each new or changed script compiled.
+    fn plan(&mut self, world: &World, input: &StepInput) -> Vec<Change> {
+        let assets = world.resource::<Assets<ScriptAsset>>();
+        let wanted: HashMap<Entity, AssetId<ScriptAsset>> = input.wanted.iter().copied().collect();
+        let mut changes: Vec<Change> = self
+            .attached
+            .iter()
+            .filter(|(entity, attached)| wanted.get(entity) != Some(&attached.asset))
+            .map(|(&entity, _)| Change::Stop(entity))
+            .collect();
+        let mut new: Vec<(Entity, AssetId<ScriptAsset>)> = input.wanted.clone();
+        // Scripts start in the order their entities were made.
+        new.sort_by_key(|(entity, _)| *entity);
+        for (entity, asset) in new {
+            let Some(script) = assets.get(asset) else {
+                continue; // still loading
+            };
+            match self.attached.get(&entity) {
+                Some(attached) if attached.asset == asset => {
+                    if let (Some(instance), true) =
+                        (attached.instance, input.modified.contains(&asset))
+                    {
+                        changes.push(Change::Swap(entity, instance, self.compile(script)));
+                    }
+                }
+                _ => changes.push(Change::Start(entity, asset, self.compile(script))),
+            }
+        }
+        changes
+    }
+
+    fn compile(&self, script: &ScriptAsset) -> Result<ScriptComponent> {
+        let component = match &script.code {
+            ScriptCode::Wasm(bytes) => self.engine.load_bytes(&script.name, bytes),
+            ScriptCode::Source {
+                language,
+                file,
+                text,
+            } => {
+                let sources = LiveSources {
+                    root: String::from("assets"),
+                    files: vec![(file.clone(), text.clone())],
+                };
+                load_live_sources(&self.engine, *language, sources, &script.name)
+            }
+        };
+        component.with_context(|| format!("script `{}` cannot run", script.name))
+    }
+
+    fn apply(&mut self, change: Change) -> Result<(), ScriptFailed> {
+        match change {
+            Change::Stop(entity) => {
+                if let Some(Attached {
+                    instance: Some(id), ..
+                }) = self.attached.remove(&entity)
+                {
+                    self.runtime.despawn(id);
+                }
+                Ok(())
+            }
+            Change::Start(entity, asset, component) => {
+                if let Some(Attached {
+                    instance: Some(id), ..
+                }) = self.attached.remove(&entity)
+                {
+                    self.runtime.despawn(id);
+                }
+                let started = component.and_then(|c| self.runtime.spawn(&c));
+                self.started |= started.is_ok();
+                let instance = started.as_ref().ok().copied();
+                self.attached.insert(entity, Attached { asset, instance });
+                started.map(drop).map_err(|e| ScriptFailed::new(entity, e))
+            }
+            Change::Swap(entity, id, component) => component
+                .and_then(|c| self.runtime.hot_swap(id, &c))
+                .map(drop)
+                .map_err(|e| ScriptFailed::new(entity, e)),
+        }
+    }
+
+    /// The failures the runtime recorded since the last step, each with
+    /// the entity its script is attached to.
+    fn new_errors(&mut self) -> Vec<ScriptFailed> {
+        let errors = &self.runtime.errors()[self.reported..];
+        self.reported += errors.len();
+        errors
+            .iter()
+            .filter_map(|error| {
+                let (&entity, attached) = self
+                    .attached
+                    .iter_mut()
+                    .find(|(_, a)| a.instance == Some(error.instance))?;
+                if !self.runtime.is_alive(error.instance) {
+                    attached.instance = None;
+                }
+                Some(ScriptFailed::new(entity, anyhow::Error::new(error.clone())))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,54 @@
+//! # game-host-bevy: scripts in a Bevy game
+//!
+//! [`GameHostPlugin`] runs game-host scripts (WebAssembly components, and
+//! Python and JavaScript sources on the live runtimes) inside a Bevy app,
+//! with the host's sandbox: CPU deadlines, memory limits and quotas, a
+//! failing script stopped alone and reported as a [`ScriptFailed`]
+//! message and a log line.
+//!
+//! - Scripts are assets ([`ScriptAsset`]: `.wasm`, `.py`, `.js`) attached to
+//!   entities with [`Script`]; a changed asset is hot-swapped, its state
+//!   handed over, as `host run --watch` does.
+//! - Script entities are Bevy entities ([`BevyScene`]): `spawn` makes one
+//!   with `Name` and `Transform`, `find` looks up `Name`, and transform calls
+//!   read and write `Transform` in place. Each carries its script id as
+//!   [`ScriptEntity`].
+//! - The game's own components reach scripts by name through `game-data`
+//!   once registered ([`ScriptApp::register_script_component`]).
+//! - Scripts run in `FixedUpdate` at the app's fixed rate; keys reach them
+//!   as in the host, and the game sends them messages through
+//!   [`ScriptInbox`].
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use game_host_bevy::{GameHostPlugin, Script, ScriptAccess, ScriptApp};
+//!
+//! #[derive(Component, Reflect, Default)]
+//! #[reflect(Component, Default)]
+//! struct Spin { speed: f32 }
+//!
+//! App::new()
+//!     .add_plugins((MinimalPlugins, AssetPlugin::default(), GameHostPlugin::default()))
+//!     .register_script_component::<Spin>(ScriptAccess::ReadWrite)
+//!     .add_systems(Startup, |mut commands: Commands, assets: Res<AssetServer>| {
+//!         commands.spawn(Script(assets.load("spinning_cube.wasm")));
+//!     })
+//!     .run();
+//! ```
+
+mod assets;
+mod data;
+mod events;
+mod host;
+mod input;
+mod plugin;
+mod registry;
+mod scene;
+
+pub use assets::{Script, ScriptAsset, SourceLoader, WasmLoader};
+pub use events::ScriptFailed;
+pub use host::ScriptHost;
+pub use input::{ScriptInbox, key_of};
+pub use plugin::GameHostPlugin;
+pub use registry::{ScriptAccess, ScriptApp, ScriptComponents};
+pub use scene::{BevyScene, ScriptEntity};

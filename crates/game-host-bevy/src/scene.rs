@@ -1,0 +1,257 @@
+//! [`BevyScene`]: the core's [`GameScene`] over a Bevy `World`, so scripts
+//! act on Bevy entities in place: `spawn` makes an entity with `Name`,
+//! `Transform` and [`ScriptEntity`], `find` looks up `Name`, and the
+//! transform calls read and write Bevy's `Transform` directly.
+//!
+//! The scene owns a `World` only while scripts run: for each fixed step
+//! the plugin swaps the app's world into it ([`BevyScene::lend`]) and back
+//! out, a move of the `World` value and no copy of any entity (the same
+//! swap Bevy's render app makes with the main world). Outside a step the
+//! scene holds an empty placeholder world, and every call finds nothing.
+//!
+//! Script ids are the scene's own, given in order and never reused (as in
+//! the core's scene): each is kept on its entity as [`ScriptEntity`], and
+//! a despawned entity's id names nothing. Entities the game spawns with a
+//! `Name` and a `Transform` get an id at the next step, in `Entity` order,
+//! so scripts `find` them.
+
+use std::any::Any;
+
+use bevy::ecs::query::QueryState;
+use bevy::prelude::{
+    Component, Entity, Name, Quat as BevyQuat, Transform as BevyTransform, Vec3 as BevyVec3, With,
+    Without, World,
+};
+use game_host::scene::{EntityId, GameData, GameScene, Transform};
+
+use crate::registry::ComponentAccess;
+
+/// The script id of a Bevy entity scripts can reach (its `entity-id`).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ScriptEntity(pub(crate) u32);
+
+impl ScriptEntity {
+    /// The id scripts know the entity by.
+    pub fn id(self) -> u32 {
+        self.0
+    }
+}
+
+/// Bevy entities not known to scripts yet that scripts can reach.
+type Unadopted = (With<Name>, With<BevyTransform>, Without<ScriptEntity>);
+
+/// The Bevy world as scripts see it (see the module's docs).
+pub struct BevyScene {
+    /// The app's world during a step; a placeholder outside one.
+    pub(crate) world: World,
+    /// The Bevy entity of each script id, `None` once despawned.
+    ids: Vec<Option<Entity>>,
+    /// Game data by name, for `game-data`.
+    pub(crate) access: ComponentAccess,
+}
+
+impl Default for BevyScene {
+    fn default() -> Self {
+        BevyScene::new()
+    }
+}
+
+impl BevyScene {
+    /// A scene that has seen no entity yet.
+    pub fn new() -> Self {
+        BevyScene {
+            world: World::new(),
+            ids: Vec::new(),
+            access: ComponentAccess::default(),
+        }
+    }
+
+    /// Takes the app's `world` (leaving the scene's placeholder in its
+    /// place) for scripts to act on, until [`BevyScene::give_back`]. Gives
+    /// script ids to the named, transformed entities the game spawned
+    /// since the last step.
+    pub fn lend(&mut self, world: &mut World) {
+        std::mem::swap(&mut self.world, world);
+        self.access = ComponentAccess::of(&self.world);
+        self.adopt();
+    }
+
+    /// Gives the app's world back into `world` (which holds the
+    /// placeholder [`BevyScene::lend`] left).
+    pub fn give_back(&mut self, world: &mut World) {
+        std::mem::swap(&mut self.world, world);
+    }
+
+    /// The Bevy entity behind script id `id`.
+    pub fn entity(&self, id: EntityId) -> Option<Entity> {
+        *self.ids.get(id.index())?
+    }
+
+    /// Gives ids to the game's new named, transformed entities.
+    fn adopt(&mut self) {
+        let mut query = QueryState::<Entity, Unadopted>::new(&mut self.world);
+        let mut new: Vec<Entity> = query.iter(&self.world).collect();
+        if new.is_empty() {
+            return;
+        }
+        new.sort();
+        for entity in new {
+            let id = self.next_id();
+            self.world.entity_mut(entity).insert(ScriptEntity(id));
+            self.ids.push(Some(entity));
+        }
+    }
+
+    fn next_id(&self) -> u32 {
+        u32::try_from(self.ids.len()).expect("fewer than u32::MAX script entities")
+    }
+
+    fn bevy_transform(&self, id: EntityId) -> Option<&BevyTransform> {
+        self.world.get::<BevyTransform>(self.entity(id)?)
+    }
+
+    fn bevy_transform_mut(
+        &mut self,
+        id: EntityId,
+    ) -> Option<bevy::prelude::Mut<'_, BevyTransform>> {
+        let entity = self.entity(id)?;
+        self.world.get_mut::<BevyTransform>(entity)
+    }
+}
+
+/// Bevy's glam and the core's are different versions: values cross as
+/// arrays.
+fn vec3(v: BevyVec3) -> glam::Vec3 {
+    glam::Vec3::from_array(v.to_array())
+}
+
+fn quat(q: BevyQuat) -> glam::Quat {
+    glam::Quat::from_array(q.to_array())
+}
+
+fn bevy_vec3(v: glam::Vec3) -> BevyVec3 {
+    BevyVec3::from_array(v.to_array())
+}
+
+fn bevy_quat(q: glam::Quat) -> BevyQuat {
+    BevyQuat::from_array(q.to_array())
+}
+
+impl GameScene for BevyScene {
+    fn spawn(&mut self, name: &str) -> EntityId {
+        let id = self.next_id();
+        let entity = self
+            .world
+            .spawn((
+                Name::new(name.to_owned()),
+                BevyTransform::default(),
+                ScriptEntity(id),
+            ))
+            .id();
+        self.ids.push(Some(entity));
+        EntityId::from(id)
+    }
+
+    fn find(&mut self, name: &str) -> Option<EntityId> {
+        let mut query = self.world.query::<(&ScriptEntity, &Name)>();
+        query
+            .iter(&self.world)
+            .filter(|(_, n)| n.as_str() == name)
+            .map(|(id, _)| id.0)
+            .min()
+            .map(EntityId::from)
+    }
+
+    fn despawn(&mut self, id: EntityId) -> bool {
+        let Some(entity) = self.entity(id) else {
+            return false;
+        };
+        self.ids[id.index()] = None;
+        self.world.try_despawn(entity).is_ok()
+    }
+
+    fn name(&mut self, id: EntityId) -> Option<String> {
+        let entity = self.entity(id)?;
+        Some(self.world.get::<Name>(entity)?.as_str().to_owned())
+    }
+
+    fn transform(&mut self, id: EntityId) -> Option<Transform> {
+        let t = self.bevy_transform(id)?;
+        Some(Transform {
+            position: vec3(t.translation),
+            rotation: quat(t.rotation),
+            scale: vec3(t.scale),
+        })
+    }
+
+    fn set_transform(&mut self, id: EntityId, transform: Transform) -> bool {
+        let Some(mut t) = self.bevy_transform_mut(id) else {
+            return false;
+        };
+        t.translation = bevy_vec3(transform.position);
+        t.rotation = bevy_quat(transform.rotation);
+        t.scale = bevy_vec3(transform.scale);
+        true
+    }
+
+    fn position(&mut self, id: EntityId) -> Option<glam::Vec3> {
+        Some(vec3(self.bevy_transform(id)?.translation))
+    }
+
+    fn rotation(&mut self, id: EntityId) -> Option<glam::Quat> {
+        Some(quat(self.bevy_transform(id)?.rotation))
+    }
+
+    fn set_position(&mut self, id: EntityId, position: glam::Vec3) -> bool {
+        let Some(mut t) = self.bevy_transform_mut(id) else {
+            return false;
+        };
+        t.translation = bevy_vec3(position);
+        true
+    }
+
+    fn set_rotation(&mut self, id: EntityId, rotation: glam::Quat) -> bool {
+        let Some(mut t) = self.bevy_transform_mut(id) else {
+            return false;
+        };
+        t.rotation = bevy_quat(rotation);
+        true
+    }
+
+    fn contains(&mut self, id: EntityId) -> bool {
+        self.bevy_transform(id).is_some()
+    }
+
+    fn for_each(&mut self, visit: &mut dyn FnMut(EntityId, &str, &Transform)) {
+        for (id, entity) in self.ids.iter().enumerate() {
+            let Some(entity) = *entity else { continue };
+            let Ok(entity) = self.world.get_entity(entity) else {
+                continue;
+            };
+            let (Some(name), Some(t)) = (entity.get::<Name>(), entity.get::<BevyTransform>())
+            else {
+                continue;
+            };
+            let transform = Transform {
+                position: vec3(t.translation),
+                rotation: quat(t.rotation),
+                scale: vec3(t.scale),
+            };
+            visit(EntityId::from(id as u32), name.as_str(), &transform);
+        }
+    }
+
+    fn len(&mut self) -> usize {
+        let mut count = 0;
+        self.for_each(&mut |_, _, _| count += 1);
+        count
+    }
+
+    fn game_data(&mut self) -> Option<&mut dyn GameData> {
+        Some(self)
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

@@ -1,0 +1,361 @@
+//! The plugin in a real headless Bevy `App`: scripts built from source,
+//! loaded as assets, run for N fixed steps on Bevy's own entities, with
+//! the resulting transforms, components, messages and errors checked.
+
+mod common;
+
+use std::sync::Arc;
+
+use bevy::prelude::*;
+use game_host::log::MemoryLog;
+use game_host::runtime::{Runtime, RuntimeConfig};
+use game_host::scene::{EntityId, GameScene, Scene, Value};
+use game_host::sync::LockExt;
+use game_host_bevy::{Script, ScriptAccess, ScriptApp, ScriptEntity, ScriptHost};
+
+/// The default scene's cube, as a game spawns it.
+fn spawn_cube(world: &mut World) -> Entity {
+    world.spawn((Name::new("cube"), Transform::default())).id()
+}
+
+#[test]
+fn the_cube_after_120_fixed_steps_is_host_runs_cube() {
+    let assets = common::assets("cube");
+    common::script(&assets, "spinning-cube");
+    let (mut app, log) = common::app(&assets);
+    spawn_cube(app.world_mut());
+    let handle = app
+        .world()
+        .resource::<AssetServer>()
+        .load("spinning-cube.wasm");
+    app.world_mut().spawn(Script(handle));
+    common::run_frames(&mut app, 120);
+    assert!(
+        common::failures(&app).is_empty(),
+        "{:?}",
+        common::failures(&app)
+    );
+    assert!(log.messages().contains(&"spinning cube started".to_owned()));
+
+    // The same script on the core's own scene, as `host run` runs it.
+    let engine = common::engine();
+    let mut runtime = Runtime::with_scene(
+        RuntimeConfig {
+            log: Arc::new(MemoryLog::new()),
+            ..RuntimeConfig::default()
+        },
+        Scene::with_default_cube().shared(),
+    );
+    runtime
+        .spawn(
+            &engine
+                .load_file(&assets.join("spinning-cube.wasm"))
+                .unwrap(),
+        )
+        .unwrap();
+    runtime.run_frames(120);
+
+    let bevy = ScriptHost::with_runtime(app.world_mut(), |runtime| runtime.dump());
+    assert_eq!(bevy, runtime.dump(), "the same scene, bit for bit");
+    let cube = common::transform(&mut app, "cube");
+    let (axis, angle) = cube.rotation.to_axis_angle();
+    assert!((angle.to_degrees() - 180.0).abs() < 1e-3, "{angle}");
+    assert!((axis - Vec3::Y).length() < 1e-5, "{axis}");
+}
+
+#[test]
+fn a_trapping_script_beside_the_cube_is_stopped_alone() {
+    let assets = common::assets("trap");
+    common::script(&assets, "spinning-cube");
+    common::script(&assets, "trap");
+    let (mut app, log) = common::app(&assets);
+    spawn_cube(app.world_mut());
+    let server = app.world().resource::<AssetServer>().clone();
+    let cube = app
+        .world_mut()
+        .spawn(Script(server.load("spinning-cube.wasm")))
+        .id();
+    let trap = app.world_mut().spawn(Script(server.load("trap.wasm"))).id();
+    // Both start in the same step (the runtime's clock starts with them).
+    while app
+        .world()
+        .resource::<Assets<game_host_bevy::ScriptAsset>>()
+        .len()
+        < 2
+    {
+        app.update();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    common::run_frames(&mut app, 60);
+    let failures = common::failures(&app);
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0].entity, trap);
+    assert!(
+        failures[0].error.contains("boom at frame 3"),
+        "{}",
+        failures[0].error
+    );
+    assert!(log.messages().contains(&"alive 3".to_owned()));
+    assert!(!log.messages().contains(&"alive 4".to_owned()));
+    let host = app.world().resource::<ScriptHost>();
+    assert!(host.instance_of(trap).is_none(), "stopped");
+    assert!(
+        host.instance_of(cube).is_some(),
+        "the cube's script runs on"
+    );
+    // A quarter turn a second at 60 steps a second: 1.5 degrees a step,
+    // for every step since the two started (the step that loaded them
+    // may have run one already).
+    let steps = common::frame(&app) as f32;
+    assert!((60.0..=61.0).contains(&steps), "{steps}");
+    let (_, angle) = common::transform(&mut app, "cube").rotation.to_axis_angle();
+    assert!(
+        (angle.to_degrees() - 1.5 * steps).abs() < 1e-3,
+        "{angle} after {steps} steps"
+    );
+}
+
+#[test]
+fn a_changed_script_asset_is_swapped_in_the_app_and_keeps_its_state() {
+    let assets = common::assets("swap");
+    let file = common::script(&assets, "spinning-cube");
+    let (mut app, log) = common::app(&assets);
+    spawn_cube(app.world_mut());
+    let handle = app
+        .world()
+        .resource::<AssetServer>()
+        .load("spinning-cube.wasm");
+    let entity = app.world_mut().spawn(Script(handle)).id();
+    common::run_frames(&mut app, 60);
+    let before = app
+        .world()
+        .resource::<ScriptHost>()
+        .instance_of(entity)
+        .unwrap();
+    assert_eq!(before.swaps, 0);
+
+    // The file changes on disk: Bevy's watcher reloads the asset, and the
+    // plugin swaps the running instance, which hands over its state.
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, bytes).unwrap();
+    let started = std::time::Instant::now();
+    while app
+        .world()
+        .resource::<ScriptHost>()
+        .instance_of(entity)
+        .unwrap()
+        .swaps
+        == 0
+    {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "no swap after the file changed"
+        );
+        app.update();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let after = app
+        .world()
+        .resource::<ScriptHost>()
+        .instance_of(entity)
+        .unwrap();
+    assert_eq!(after.id, before.id, "the same instance, new code");
+    let swapped = log
+        .messages()
+        .into_iter()
+        .find(|m| m.starts_with("spinning cube swapped in: "))
+        .expect("restore-state ran");
+    // It had turned at least the 60 steps' quarter turn (pi/2) when swapped.
+    let turned: f32 = swapped
+        .trim_start_matches("spinning cube swapped in: ")
+        .trim_end_matches(" rad turned so far")
+        .parse()
+        .unwrap();
+    assert!(turned >= std::f32::consts::FRAC_PI_2 - 1e-4, "{swapped}");
+    assert!(
+        common::failures(&app).is_empty(),
+        "{:?}",
+        common::failures(&app)
+    );
+}
+
+/// A game's component for scripts, read and written by name.
+#[derive(Component, Reflect, Default, Debug, PartialEq)]
+#[reflect(Component, Default)]
+struct Health {
+    value: i32,
+}
+
+/// A component scripts may only read.
+#[derive(Component, Reflect, Default, Debug, PartialEq)]
+#[reflect(Component, Default)]
+struct Armor {
+    rating: f32,
+    name: String,
+}
+
+#[test]
+fn reflected_components_round_trip_and_entities_despawn() {
+    // `game-data` over Bevy: the script inserts `Health` on three crates
+    // (Bevy entities it spawns), reads and writes it each step, and
+    // despawns each crate whose health runs out.
+    let assets = common::assets("data");
+    common::script(&assets, "game-data");
+    let (mut app, log) = common::app(&assets);
+    app.register_script_component::<Health>(ScriptAccess::ReadWrite)
+        .register_script_component::<Armor>(ScriptAccess::Read);
+    spawn_cube(app.world_mut());
+    let armored = app
+        .world_mut()
+        .spawn((
+            Name::new("knight"),
+            Transform::default(),
+            Armor {
+                rating: 2.5,
+                name: "plate".into(),
+            },
+        ))
+        .id();
+    let handle = app.world().resource::<AssetServer>().load("game-data.wasm");
+    app.world_mut().spawn(Script(handle));
+    common::run_frames(&mut app, 2);
+
+    // Written by the script, read by the game: crate-2 started at 5.
+    let mut crates = app.world_mut().query::<(&Name, &Health, &Transform)>();
+    let crate2 = crates
+        .iter(app.world())
+        .find(|(name, _, _)| name.as_str() == "crate-2")
+        .map(|(_, health, t)| (health.value, t.translation.x))
+        .unwrap();
+    assert_eq!(crate2, (3, 2.0));
+    let errors: Vec<String> = log
+        .messages()
+        .into_iter()
+        .filter(|m| m.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    assert!(
+        errors[0].contains("`Health.value`")
+            && errors[0].contains("an integer and the value a text"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].contains("component `Health` of entity") && errors[1].contains("no field `valu`"),
+        "{errors:?}"
+    );
+    assert!(errors[2].ends_with("no entity has id 9999"), "{errors:?}");
+
+    // The game's entity through the same interface: read, and a write the
+    // game does not allow.
+    let knight = app.world().get::<ScriptEntity>(armored).unwrap().id();
+    ScriptHost::with_runtime(app.world_mut(), |runtime| {
+        let mut scene = runtime.scene().lock_unpoisoned();
+        let data = scene.game_data().unwrap();
+        let id = EntityId::from(knight);
+        assert_eq!(
+            data.get_field(id, "Armor", "rating"),
+            Ok(Value::Number(2.5))
+        );
+        assert_eq!(
+            data.get_field(id, "Armor", "name"),
+            Ok(Value::Text("plate".into()))
+        );
+        assert_eq!(
+            data.set_field(id, "Armor", "rating", Value::Number(9.0)),
+            Err("game-data: the game lets scripts read `Armor`, not write it".into())
+        );
+        let unknown = data.get(id, "Mana").unwrap_err();
+        assert_eq!(
+            unknown,
+            "game-data: no component named `Mana` is registered for scripts (registered: Armor, Health)"
+        );
+        // Round trip through the game's own type.
+        assert!(!data.has(id, "Health"));
+        data.insert(id, "Health", vec![]).unwrap();
+        data.set_field(id, "Health", "value", Value::Number(7.0))
+            .unwrap();
+        assert_eq!(data.get_field(id, "Health", "value"), Ok(Value::Integer(7)));
+        assert_eq!(data.remove(id, "Health"), Ok(true));
+        assert_eq!(data.remove(id, "Health"), Ok(false));
+    });
+    assert_eq!(app.world().get::<Armor>(armored).unwrap().rating, 2.5);
+
+    common::run_frames(&mut app, 3);
+    let despawned: Vec<String> = log
+        .messages()
+        .into_iter()
+        .filter(|m| m.starts_with("despawned "))
+        .collect();
+    assert_eq!(
+        despawned,
+        [
+            "despawned crate-0",
+            "despawned crate-1",
+            "despawned crate-2"
+        ]
+    );
+    let names: Vec<String> = app
+        .world_mut()
+        .query::<&Name>()
+        .iter(app.world())
+        .map(|n| n.as_str().to_owned())
+        .filter(|n| n.starts_with("crate-"))
+        .collect();
+    assert!(
+        names.is_empty(),
+        "the crates are gone from the Bevy world: {names:?}"
+    );
+    assert!(
+        common::failures(&app).is_empty(),
+        "{:?}",
+        common::failures(&app)
+    );
+}
+
+#[test]
+fn a_python_script_runs_in_bevy_and_its_error_stops_it_alone() {
+    let assets = common::assets("python");
+    std::fs::copy(
+        common::workspace().join("examples/python-orbiter/app.py"),
+        assets.join("orbiter.py"),
+    )
+    .unwrap();
+    let (mut app, log) = common::app(&assets);
+    spawn_cube(app.world_mut());
+    let handle = app.world().resource::<AssetServer>().load("orbiter.py");
+    let entity = app.world_mut().spawn(Script(handle)).id();
+    common::run_frames(&mut app, 60);
+    assert!(
+        common::failures(&app).is_empty(),
+        "{:?}",
+        common::failures(&app)
+    );
+    assert!(
+        log.messages()
+            .contains(&"python orbiter started".to_owned())
+    );
+    // A quarter orbit a second, radius 3: from (3, 0, 0) to (0, 0, 3).
+    let moon = common::transform(&mut app, "py-moon").translation;
+    assert!((moon - Vec3::new(0.0, 0.0, 3.0)).length() < 1e-3, "{moon}");
+
+    // Key E makes it raise: reported, stopped, the app runs on.
+    app.world_mut()
+        .resource_mut::<game_host_bevy::ScriptInbox>()
+        .push(game_host::Event::KeyPressed(game_host::Key::E));
+    common::run_frames(&mut app, 2);
+    let failures = common::failures(&app);
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0].entity, entity);
+    assert!(
+        failures[0].error.contains("orbiter"),
+        "{}",
+        failures[0].error
+    );
+    assert!(
+        app.world()
+            .resource::<ScriptHost>()
+            .instance_of(entity)
+            .is_none()
+    );
+    app.update();
+}
