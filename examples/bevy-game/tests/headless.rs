@@ -1,0 +1,135 @@
+//! The game as a user runs it: the `bevy-game` binary, headless, on the
+//! same script crates `host run` runs, its `--dump-scene` compared with the
+//! core runtime's own scene after the same frames.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use game_host::log::MemoryLog;
+use game_host::runtime::{Runtime, RuntimeConfig};
+use game_host::scene::SceneDump;
+use game_host::{EngineOptions, ScriptEngine};
+use game_host_build::{BuildOutput, build_script_crate};
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name)
+}
+
+fn out(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy-game");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Runs the game headless; its exit status and stderr.
+fn game(args: &[&str]) -> (bool, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_bevy-game"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The scene after `frames` frames of these script crates on the core
+/// runtime and its own scene, as `host run --dump-scene` writes it.
+fn host_run(scripts: &[&str], frames: u64) -> SceneDump {
+    let engine = ScriptEngine::new(EngineOptions::default()).unwrap();
+    let mut runtime = Runtime::new(RuntimeConfig {
+        log: Arc::new(MemoryLog::new()),
+        ..RuntimeConfig::default()
+    });
+    for script in scripts {
+        let file = build_script_crate(&example(script), BuildOutput::Capture).unwrap();
+        runtime.spawn(&engine.load_file(&file).unwrap()).unwrap();
+    }
+    runtime.run_frames(frames);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    runtime.dump()
+}
+
+fn read_dump(file: &Path) -> SceneDump {
+    serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+}
+
+#[test]
+fn with_no_script_it_spins_the_cube_as_host_run_does() {
+    let file = out("cube.json");
+    let dump = file.to_str().unwrap();
+    let (ok, stderr) = game(&["--headless", "--frames", "120", "--dump-scene", dump]);
+    assert!(ok, "{stderr}");
+    let bevy = read_dump(&file);
+    let host = host_run(&["spinning-cube"], 120);
+    assert_eq!(bevy.frame, 120);
+    assert_eq!(bevy.entities.len(), 1);
+    let (b, h) = (bevy.entities[0].rotation, host.entities[0].rotation);
+    for k in 0..4 {
+        assert!((b[k] - h[k]).abs() < 1e-5, "{b:?} against {h:?}");
+    }
+    // 120 steps at a quarter turn a second: half a turn about Y.
+    assert!((b[1].abs() - 1.0).abs() < 1e-5, "{b:?}");
+    assert_eq!(bevy, host, "the same scene, bit for bit");
+}
+
+#[test]
+fn the_orbiter_reads_the_games_spin_component() {
+    // `Spin` is a Bevy component the game registers; the script inserts
+    // it at a quarter orbit a second and reads it every step. Under the
+    // core's scene the script's own insert is what it reads.
+    let file = out("orbit.json");
+    let (orbiter, cube) = (example("spin-orbiter"), example("spinning-cube"));
+    let args = [
+        orbiter.to_str().unwrap(),
+        cube.to_str().unwrap(),
+        "--headless",
+        "--frames",
+        "60",
+        "--dump-scene",
+        file.to_str().unwrap(),
+    ];
+    let (ok, stderr) = game(&args);
+    assert!(ok, "{stderr}");
+    let bevy = read_dump(&file);
+    let moon = bevy.entities.iter().find(|e| e.name == "moon").unwrap();
+    let [x, y, z] = moon.position;
+    assert!(
+        x.abs() < 1e-4 && y == 0.0 && (z - 3.0).abs() < 1e-4,
+        "{moon:?}"
+    );
+    assert_eq!(bevy, host_run(&["spin-orbiter", "spinning-cube"], 60));
+}
+
+#[test]
+fn bad_scripts_and_options_fail_in_one_line() {
+    let (ok, stderr) = game(&["no-such-script", "--headless", "--frames", "1"]);
+    assert!(!ok);
+    assert_eq!(stderr.trim(), "error: script `no-such-script` not found");
+
+    let (ok, stderr) = game(&["--headless"]);
+    assert!(!ok);
+    assert_eq!(
+        stderr.trim(),
+        "error: --headless needs --frames N: how many steps to run"
+    );
+
+    // A file that is no component: loaded, refused, and nothing else runs.
+    let junk = out("junk.wasm");
+    std::fs::write(&junk, b"not wasm").unwrap();
+    let (ok, stderr) = game(&[junk.to_str().unwrap(), "--headless", "--frames", "5"]);
+    assert!(!ok);
+    let last = stderr.lines().last().unwrap_or_default();
+    assert_eq!(
+        last, "error: no script is running: each failed to load or start (see above)",
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "stopped: script `junk` cannot run: it is not a WebAssembly file (no `\\0asm` header)"
+        ),
+        "{stderr}"
+    );
+}
