@@ -159,6 +159,16 @@ impl HostState {
 
     /// The changes a step makes, with each new or changed script compiled.
     fn plan(&mut self, world: &World, input: &StepInput) -> Vec<Change> {
+        // Most steps change nothing: every wanted script runs its asset.
+        if input.modified.is_empty()
+            && input.wanted.len() == self.attached.len()
+            && input
+                .wanted
+                .iter()
+                .all(|(entity, asset)| self.attached.get(entity).is_some_and(|a| a.asset == *asset))
+        {
+            return Vec::new();
+        }
         let assets = world.resource::<Assets<ScriptAsset>>();
         let wanted: HashMap<Entity, AssetId<ScriptAsset>> = input.wanted.iter().copied().collect();
         let mut changes: Vec<Change> = self

@@ -11,10 +11,13 @@ use std::sync::Arc;
 use bevy::app::{App, FixedUpdate, Plugin, PreUpdate};
 use bevy::asset::{AssetApp, AssetEvent};
 use bevy::ecs::message::MessageCursor;
+use bevy::ecs::query::QueryState;
 use bevy::input::ButtonInput;
 use bevy::input::keyboard::KeyCode;
 use bevy::log::{error, warn};
-use bevy::prelude::{IntoScheduleConfigs, Local, Messages, Resource, Time, World, resource_exists};
+use bevy::prelude::{
+    Entity, IntoScheduleConfigs, Local, Messages, Resource, Time, World, resource_exists,
+};
 use bevy::time::Fixed;
 use game_host::jobs::JobDelivery;
 use game_host::limits::Quotas;
@@ -113,7 +116,11 @@ fn make_host(world: &mut World) -> Option<ScriptHost> {
 }
 
 /// One fixed step of every script (see [`ScriptHost`]).
-fn run_scripts(world: &mut World, mut changes: Local<MessageCursor<AssetEvent<ScriptAsset>>>) {
+fn run_scripts(
+    world: &mut World,
+    mut changes: Local<MessageCursor<AssetEvent<ScriptAsset>>>,
+    mut scripts: Local<Option<QueryState<(Entity, &'static Script)>>>,
+) {
     if !world.contains_resource::<ScriptHost>() {
         let Some(host) = make_host(world) else {
             return;
@@ -127,8 +134,8 @@ fn run_scripts(world: &mut World, mut changes: Local<MessageCursor<AssetEvent<Sc
             _ => None,
         })
         .collect();
-    let wanted = world
-        .query::<(bevy::prelude::Entity, &Script)>()
+    let wanted = scripts
+        .get_or_insert_with(|| world.query())
         .iter(world)
         .map(|(entity, script)| (entity, script.0.id()))
         .collect();

@@ -18,6 +18,7 @@
 use std::any::Any;
 
 use bevy::ecs::query::QueryState;
+use bevy::ecs::world::WorldId;
 use bevy::prelude::{
     Component, Entity, Name, Quat as BevyQuat, Transform as BevyTransform, Vec3 as BevyVec3, With,
     Without, World,
@@ -48,6 +49,17 @@ pub struct BevyScene {
     ids: Vec<Option<Entity>>,
     /// Game data by name, for `game-data`.
     pub(crate) access: ComponentAccess,
+    /// The queries over the app's world, made on the first lend and kept
+    /// (a query made per call costs microseconds).
+    queries: Option<Queries>,
+}
+
+/// The scene's queries over the app's world.
+struct Queries {
+    /// The world they were made for.
+    world: WorldId,
+    unadopted: QueryState<Entity, Unadopted>,
+    named: QueryState<(&'static ScriptEntity, &'static Name)>,
 }
 
 impl Default for BevyScene {
@@ -63,6 +75,7 @@ impl BevyScene {
             world: World::new(),
             ids: Vec::new(),
             access: ComponentAccess::default(),
+            queries: None,
         }
     }
 
@@ -73,6 +86,17 @@ impl BevyScene {
     pub fn lend(&mut self, world: &mut World) {
         std::mem::swap(&mut self.world, world);
         self.access = ComponentAccess::of(&self.world);
+        if self
+            .queries
+            .as_ref()
+            .is_none_or(|q| q.world != self.world.id())
+        {
+            self.queries = Some(Queries {
+                world: self.world.id(),
+                unadopted: QueryState::new(&mut self.world),
+                named: QueryState::new(&mut self.world),
+            });
+        }
         self.adopt();
     }
 
@@ -89,8 +113,10 @@ impl BevyScene {
 
     /// Gives ids to the game's new named, transformed entities.
     fn adopt(&mut self) {
-        let mut query = QueryState::<Entity, Unadopted>::new(&mut self.world);
-        let mut new: Vec<Entity> = query.iter(&self.world).collect();
+        let Some(queries) = &mut self.queries else {
+            return;
+        };
+        let mut new: Vec<Entity> = queries.unadopted.iter(&self.world).collect();
         if new.is_empty() {
             return;
         }
@@ -153,8 +179,12 @@ impl GameScene for BevyScene {
     }
 
     fn find(&mut self, name: &str) -> Option<EntityId> {
-        let mut query = self.world.query::<(&ScriptEntity, &Name)>();
-        query
+        let queries = self.queries.as_mut()?;
+        if queries.world != self.world.id() {
+            return None; // not lent: the placeholder has no entity
+        }
+        queries
+            .named
             .iter(&self.world)
             .filter(|(_, n)| n.as_str() == name)
             .map(|(id, _)| id.0)
