@@ -5,7 +5,7 @@
 //! runs one frame, and gives the world back.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use anyhow::{Context, Result};
 use bevy::asset::{AssetId, Assets};
@@ -23,7 +23,7 @@ use crate::scene::BevyScene;
 
 /// The scripts of a Bevy app and the runtime they run on (a resource).
 #[derive(Resource)]
-pub struct ScriptHost(Mutex<HostState>);
+pub struct ScriptHost(Arc<Mutex<HostState>>);
 
 pub(crate) struct HostState {
     engine: ScriptEngine,
@@ -59,13 +59,13 @@ pub(crate) struct StepInput {
 
 impl ScriptHost {
     pub(crate) fn new(engine: ScriptEngine, runtime: Runtime) -> Self {
-        ScriptHost(Mutex::new(HostState {
+        ScriptHost(Arc::new(Mutex::new(HostState {
             engine,
             runtime,
             attached: HashMap::new(),
             started: false,
             reported: 0,
-        }))
+        })))
     }
 
     /// A scene for a new runtime.
@@ -75,6 +75,13 @@ impl ScriptHost {
 
     pub(crate) fn state(&self) -> MutexGuard<'_, HostState> {
         self.0.lock_unpoisoned()
+    }
+
+    /// The host's state, shared: held while the app's world is lent out
+    /// (the resource itself stays in the world; taking it out and back
+    /// with `resource_scope` cost a few hundred ns a step).
+    pub(crate) fn shared(world: &World) -> Arc<Mutex<HostState>> {
+        world.resource::<ScriptHost>().0.clone()
     }
 
     /// The runtime's frame: fixed steps run since the first script started.
@@ -96,13 +103,12 @@ impl ScriptHost {
     /// This is how to read the runtime's scene from the game, for example
     /// `runtime.dump()`. The world is given back even if `f` panics.
     pub fn with_runtime<R>(world: &mut World, f: impl FnOnce(&mut Runtime) -> R) -> R {
-        world.resource_scope(|world, host: bevy::prelude::Mut<ScriptHost>| {
-            let mut state = host.state();
-            let lent = Lent::new(state.runtime.scene().clone(), world);
-            let result = f(&mut state.runtime);
-            drop(lent);
-            result
-        })
+        let host = ScriptHost::shared(world);
+        let mut state = host.lock_unpoisoned();
+        let lent = Lent::new(state.runtime.scene().clone(), world);
+        let result = f(&mut state.runtime);
+        drop(lent);
+        result
     }
 }
 

@@ -23,6 +23,7 @@ use game_host::jobs::JobDelivery;
 use game_host::limits::Quotas;
 use game_host::log::LogSink;
 use game_host::runtime::{RestartPolicy, Runtime, RuntimeConfig};
+use game_host::sync::LockExt;
 use game_host::{EngineOptions, ScriptEngine};
 
 use crate::assets::{Script, ScriptAsset, SourceLoader, WasmLoader};
@@ -145,9 +146,9 @@ fn run_scripts(
         modified,
         events,
     };
-    let failed = world.resource_scope(|world, host: bevy::prelude::Mut<ScriptHost>| {
-        host.state().step(world, input)
-    });
+    let failed = ScriptHost::shared(world)
+        .lock_unpoisoned()
+        .step(world, input);
     for failure in failed {
         warn!(
             "script of entity {} stopped: {}",

@@ -36,7 +36,9 @@ impl Scenario {
 
     pub fn label(self) -> &'static str {
         match self {
-            Scenario::Cube => "spinning-cube update (one script, entity id kept), per update",
+            Scenario::Cube => {
+                "spinning-cube update (one script, entity id kept), per update; single-threaded schedules"
+            }
             Scenario::Many => "10,000 entity positions, one call each, per entity",
             Scenario::Batched => "10,000 entity positions, batched API, per entity",
             Scenario::Behaviours => "10,000 entity behaviours in one script, per behaviour",
