@@ -31,6 +31,8 @@ mod check;
 mod memory;
 #[path = "peers/native.rs"]
 mod native;
+#[path = "peers/rounds.rs"]
+mod rounds;
 #[path = "peers/timing.rs"]
 mod timing;
 

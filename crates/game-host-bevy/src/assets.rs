@@ -3,11 +3,15 @@
 //! sources (`.py`, `.js`), which run on the live runtimes as under
 //! `host run`. A [`Script`] component attaches one to an entity.
 
+use std::path::Path;
+
 use bevy::asset::io::Reader;
 use bevy::asset::{Asset, AssetLoader, Handle, LoadContext};
 use bevy::ecs::error::BevyError;
 use bevy::prelude::Component;
 use bevy::reflect::TypePath;
+use bevy::tasks::futures_lite::AsyncReadExt;
+use game_host::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE};
 use game_host_build::componentize::Language;
 
 /// A script's code, as loaded.
@@ -44,46 +48,14 @@ impl ScriptAsset {
 #[derive(Component, Debug, Clone)]
 pub struct Script(pub Handle<ScriptAsset>);
 
-fn stem(context: &LoadContext<'_>) -> String {
-    let path = context.path().path();
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
-}
-
-/// Loads `.wasm` script components.
+/// Loads scripts: `.wasm` components, and Python (`.py`) and JavaScript
+/// (`.js`) scripts of one file each. Files over the host's limits
+/// (`game_host::files`) are refused, naming the file, before they are read
+/// whole.
 #[derive(Default, TypePath)]
-pub struct WasmLoader;
+pub struct ScriptLoader;
 
-impl AssetLoader for WasmLoader {
-    type Asset = ScriptAsset;
-    type Settings = ();
-    type Error = BevyError;
-
-    async fn load(
-        &self,
-        reader: &mut dyn Reader,
-        _settings: &(),
-        context: &mut LoadContext<'_>,
-    ) -> Result<ScriptAsset, BevyError> {
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes).await?;
-        Ok(ScriptAsset {
-            name: stem(context),
-            code: ScriptCode::Wasm(bytes),
-        })
-    }
-
-    fn extensions(&self) -> &[&str] {
-        &["wasm"]
-    }
-}
-
-/// Loads Python (`.py`) and JavaScript (`.js`) scripts of one file.
-#[derive(Default, TypePath)]
-pub struct SourceLoader;
-
-impl AssetLoader for SourceLoader {
+impl AssetLoader for ScriptLoader {
     type Asset = ScriptAsset;
     type Settings = ();
     type Error = BevyError;
@@ -95,10 +67,18 @@ impl AssetLoader for SourceLoader {
         context: &mut LoadContext<'_>,
     ) -> Result<ScriptAsset, BevyError> {
         let path = context.path().path().to_path_buf();
-        let language = Language::of(&path)
-            .ok_or_else(|| format!("`{}` is not a Python or JavaScript file", path.display()))?;
-        let mut bytes = Vec::new();
-        reader.read_to_end(&mut bytes).await?;
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        let Some(language) = Language::of(&path) else {
+            let bytes = read_capped(reader, &path, MAX_COMPONENT_FILE).await?;
+            return Ok(ScriptAsset {
+                name,
+                code: ScriptCode::Wasm(bytes),
+            });
+        };
+        let bytes = read_capped(reader, &path, MAX_TEXT_FILE).await?;
         let text = String::from_utf8(bytes)
             .map_err(|_| format!("`{}` is not UTF-8 text", path.display()))?;
         let file = path
@@ -106,7 +86,7 @@ impl AssetLoader for SourceLoader {
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
         Ok(ScriptAsset {
-            name: stem(context),
+            name,
             code: ScriptCode::Source {
                 language,
                 file,
@@ -116,6 +96,32 @@ impl AssetLoader for SourceLoader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["py", "js"]
+        &["wasm", "py", "js"]
+    }
+}
+
+/// The whole of `reader`, or an error naming `path` once it passes `limit`
+/// bytes.
+async fn read_capped(
+    reader: &mut dyn Reader,
+    path: &Path,
+    limit: u64,
+) -> Result<Vec<u8>, BevyError> {
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0; 64 << 10];
+    loop {
+        let read = AsyncReadExt::read(reader, &mut chunk).await?;
+        if read == 0 {
+            return Ok(bytes);
+        }
+        if (bytes.len() + read) as u64 > limit {
+            return Err(format!(
+                "`{}` is larger than a script may be ({} MiB)",
+                path.display(),
+                limit >> 20
+            )
+            .into());
+        }
+        bytes.extend_from_slice(&chunk[..read]);
     }
 }

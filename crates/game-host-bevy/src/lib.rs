@@ -45,7 +45,7 @@ mod plugin;
 mod registry;
 mod scene;
 
-pub use assets::{Script, ScriptAsset, SourceLoader, WasmLoader};
+pub use assets::{Script, ScriptAsset, ScriptLoader};
 pub use events::ScriptFailed;
 pub use host::ScriptHost;
 pub use input::{ScriptInbox, key_of};

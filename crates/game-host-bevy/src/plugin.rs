@@ -26,7 +26,7 @@ use game_host::runtime::{RestartPolicy, Runtime, RuntimeConfig};
 use game_host::sync::LockExt;
 use game_host::{EngineOptions, ScriptEngine};
 
-use crate::assets::{Script, ScriptAsset, SourceLoader, WasmLoader};
+use crate::assets::{Script, ScriptAsset, ScriptLoader};
 use crate::events::ScriptFailed;
 use crate::host::{ScriptHost, StepInput};
 use crate::input::{ScriptInbox, forward_keys};
@@ -71,8 +71,7 @@ struct Settings(GameHostPlugin);
 impl Plugin for GameHostPlugin {
     fn build(&self, app: &mut App) {
         app.init_asset::<ScriptAsset>()
-            .register_asset_loader(WasmLoader)
-            .register_asset_loader(SourceLoader)
+            .register_asset_loader(ScriptLoader)
             .add_message::<ScriptFailed>()
             .init_resource::<ScriptInbox>()
             .insert_resource(Settings(self.clone()))

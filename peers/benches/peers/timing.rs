@@ -1,9 +1,11 @@
 //! Timing the three sides: interleaved rounds, medians, ratios, the table.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use game_host::Runtime;
 use peers::{LUA_NAME, LuaScript};
+
+pub(crate) use crate::rounds::{Side, duration, interleaved, ns};
 
 /// Times one update of the wasm runtime, the Lua script and the native
 /// code, interleaved; fails if the wasm script failed meanwhile.
@@ -53,72 +55,16 @@ pub(crate) fn assert_ran(runtime: &Runtime) {
     assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
 }
 
-/// One side of a scenario: a name and one operation.
-pub(crate) struct Side<'a> {
-    pub name: &'static str,
-    pub op: Box<dyn FnMut() + 'a>,
-}
-
-/// Times `ops` calls of each side per round, rounds interleaved; returns
-/// each side's name and median time per call.
-pub(crate) fn interleaved(
-    sides: &mut [Side<'_>],
-    ops: u32,
-    rounds: u32,
-) -> Vec<(&'static str, Duration)> {
-    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); sides.len()];
-    for side in sides.iter_mut() {
-        for _ in 0..ops.min(100) {
-            (side.op)(); // warm up
-        }
-    }
-    for _ in 0..rounds {
-        for (side, times) in sides.iter_mut().zip(&mut times) {
-            let started = Instant::now();
-            for _ in 0..ops {
-                (side.op)();
-            }
-            times.push(started.elapsed() / ops);
-        }
-    }
-    sides
-        .iter()
-        .zip(times)
-        .map(|(side, mut t)| {
-            t.sort();
-            (side.name, t[t.len() / 2])
-        })
-        .collect()
-}
-
 /// One scenario's medians in ns per operation, by side.
 pub(crate) struct Row {
     pub scenario: &'static str,
     pub values: Vec<(&'static str, f64)>,
 }
 
-/// A duration in nanoseconds.
-pub(crate) fn ns(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e9
-}
-
 pub(crate) fn row(scenario: &'static str, times: &[(&'static str, Duration)]) -> Row {
     Row {
         scenario,
         values: times.iter().map(|(n, t)| (*n, ns(*t))).collect(),
-    }
-}
-
-/// `ns` nanoseconds, in ns, µs or ms.
-pub(crate) fn duration(ns: f64) -> String {
-    if ns >= 1e6 {
-        format!("{:.2} ms", ns / 1e6)
-    } else if ns >= 1e4 {
-        format!("{:.1} µs", ns / 1e3)
-    } else if ns >= 10.0 {
-        format!("{ns:.0} ns")
-    } else {
-        format!("{ns:.1} ns")
     }
 }
 

@@ -16,9 +16,14 @@
 //!
 //! `cargo bench -p bevy-peers` (add `-- --quick` for fewer rounds).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bevy_peers::{Scenario, Side, apps};
+
+#[path = "../../benches/peers/rounds.rs"]
+mod rounds;
+
+use rounds::{duration, interleaved, ns};
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
@@ -34,7 +39,15 @@ fn main() {
         }
         let per = (scenario.work_items() * scenario.steps_per_update() as usize) as f64;
         let ops = scenario.updates_per_round();
-        let times = interleaved(&mut sides, ops, rounds);
+        let mut timed: Vec<rounds::Side<'_>> = sides
+            .iter_mut()
+            .map(|side| rounds::Side {
+                name: side.name(),
+                op: Box::new(move || side.update()),
+            })
+            .collect();
+        let times = interleaved(&mut timed, ops, rounds);
+        drop(timed);
         for side in &mut sides {
             side.check();
         }
@@ -77,46 +90,4 @@ fn report(scenario: Scenario, times: &[(&'static str, Duration)], per: f64) {
         ratio(plugin, native),
         ratio(plugin, host),
     );
-}
-
-/// Times `ops` steps of each side per round, rounds interleaved (idle,
-/// plugin, bms, native, host, idle, ...); each side's median per step.
-fn interleaved(sides: &mut [Side], ops: u32, rounds: u32) -> Vec<(&'static str, Duration)> {
-    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); sides.len()];
-    for side in sides.iter_mut() {
-        for _ in 0..ops {
-            side.update(); // warm up
-        }
-    }
-    for _ in 0..rounds {
-        for (side, times) in sides.iter_mut().zip(&mut times) {
-            let started = Instant::now();
-            for _ in 0..ops {
-                side.update();
-            }
-            times.push(started.elapsed() / ops);
-        }
-    }
-    sides
-        .iter()
-        .zip(times)
-        .map(|(side, mut t)| {
-            t.sort();
-            (side.name(), t[t.len() / 2])
-        })
-        .collect()
-}
-
-fn ns(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e9
-}
-
-/// `ns` nanoseconds, in ns, µs or ms.
-fn duration(ns: f64) -> String {
-    match ns {
-        ns if ns >= 1e6 => format!("{:.2} ms", ns / 1e6),
-        ns if ns >= 1e4 => format!("{:.1} µs", ns / 1e3),
-        ns if ns >= 10.0 => format!("{ns:.0} ns"),
-        ns => format!("{ns:.1} ns"),
-    }
 }

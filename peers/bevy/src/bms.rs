@@ -12,7 +12,7 @@ use bevy::prelude::*;
 use bevy_mod_scripting::core::event::ScriptErrorMessage;
 use bevy_mod_scripting::prelude::*;
 
-use crate::{MANY, Scenario, base_app};
+use crate::{MANY, Scenario, base_app, cube};
 
 /// The entities the Lua script moves.
 #[derive(Component, Reflect, Default)]
@@ -137,12 +137,7 @@ fn keep_errors(mut errors: MessageReader<ScriptErrorMessage>, mut kept: ResMut<L
 fn spawn(app: &mut App, scenario: Scenario) {
     let world = app.world_mut();
     if scenario == Scenario::Cube {
-        let mut cube = world.query::<(Entity, &Name)>();
-        let cube = cube
-            .iter(world)
-            .find(|(_, n)| n.as_str() == "cube")
-            .map(|(e, _)| e)
-            .unwrap();
+        let cube = cube(world);
         world.entity_mut(cube).insert(Scripted);
         return;
     }

@@ -102,6 +102,16 @@ impl Side {
     }
 }
 
+/// The entity named `cube`.
+pub(crate) fn cube(world: &mut World) -> Entity {
+    let mut named = world.query::<(Entity, &Name)>();
+    named
+        .iter(world)
+        .find(|(_, n)| n.as_str() == "cube")
+        .map(|(e, _)| e)
+        .expect("the app has its cube")
+}
+
 /// Every named entity's name, position and rotation.
 pub(crate) fn transforms(app: &mut App) -> Vec<(String, Vec3, Quat)> {
     let mut query = app.world_mut().query::<(&Name, &Transform)>();

@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 
-use crate::{HZ, MANY, SPEED, Scenario, base_app};
+use crate::{HZ, MANY, SPEED, Scenario, base_app, cube};
 
 /// Which of the moved entities this is: `i`, and a behaviour's speed.
 #[derive(Component)]
@@ -40,12 +40,7 @@ pub fn app(scenario: Scenario) -> App {
 fn spawn(app: &mut App, scenario: Scenario) {
     let world = app.world_mut();
     if scenario == Scenario::Cube {
-        let mut cube = world.query::<(Entity, &Name)>();
-        let cube = cube
-            .iter(world)
-            .find(|(_, n)| n.as_str() == "cube")
-            .map(|(e, _)| e)
-            .unwrap();
+        let cube = cube(world);
         world.entity_mut(cube).insert(Mover { i: 0, speed: 1.0 });
         return;
     }
