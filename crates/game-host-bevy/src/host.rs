@@ -225,21 +225,11 @@ impl HostState {
     fn apply(&mut self, change: Change) -> Result<(), ScriptFailed> {
         match change {
             Change::Stop(entity) => {
-                if let Some(Attached {
-                    instance: Some(id), ..
-                }) = self.attached.remove(&entity)
-                {
-                    self.runtime.despawn(id);
-                }
+                self.detach(entity);
                 Ok(())
             }
             Change::Start(entity, asset, component) => {
-                if let Some(Attached {
-                    instance: Some(id), ..
-                }) = self.attached.remove(&entity)
-                {
-                    self.runtime.despawn(id);
-                }
+                self.detach(entity);
                 let started = component.and_then(|c| self.runtime.spawn(&c));
                 self.started |= started.is_ok();
                 let instance = started.as_ref().ok().copied();
@@ -250,6 +240,16 @@ impl HostState {
                 .and_then(|c| self.runtime.hot_swap(id, &c))
                 .map(drop)
                 .map_err(|e| ScriptFailed::new(entity, e)),
+        }
+    }
+
+    /// Stops the script attached to `entity`, if one runs.
+    fn detach(&mut self, entity: Entity) {
+        if let Some(Attached {
+            instance: Some(id), ..
+        }) = self.attached.remove(&entity)
+        {
+            self.runtime.despawn(id);
         }
     }
 

@@ -155,6 +155,15 @@ fn quat(q: BevyQuat) -> glam::Quat {
     glam::Quat::from_array(q.to_array())
 }
 
+/// Bevy's transform as the core's.
+fn transform_of(t: &BevyTransform) -> Transform {
+    Transform {
+        position: vec3(t.translation),
+        rotation: quat(t.rotation),
+        scale: vec3(t.scale),
+    }
+}
+
 fn bevy_vec3(v: glam::Vec3) -> BevyVec3 {
     BevyVec3::from_array(v.to_array())
 }
@@ -207,11 +216,7 @@ impl GameScene for BevyScene {
 
     fn transform(&mut self, id: EntityId) -> Option<Transform> {
         let t = self.bevy_transform(id)?;
-        Some(Transform {
-            position: vec3(t.translation),
-            rotation: quat(t.rotation),
-            scale: vec3(t.scale),
-        })
+        Some(transform_of(t))
     }
 
     fn set_transform(&mut self, id: EntityId, transform: Transform) -> bool {
@@ -262,11 +267,7 @@ impl GameScene for BevyScene {
             else {
                 continue;
             };
-            let transform = Transform {
-                position: vec3(t.translation),
-                rotation: quat(t.rotation),
-                scale: vec3(t.scale),
-            };
+            let transform = transform_of(t);
             visit(EntityId::from(id as u32), name.as_str(), &transform);
         }
     }

@@ -238,6 +238,13 @@ impl GameScene for Scene {
     }
 }
 
+impl Scene {
+    /// `Ok` if entity `id` lives, else `game-data`'s error naming it.
+    fn living(&self, id: EntityId) -> Result<(), String> {
+        self.entity(id).map(drop).ok_or_else(|| no_entity(id))
+    }
+}
+
 /// The components scripts insert, checked against the entities first.
 impl GameData for Scene {
     fn has(&mut self, id: EntityId, component: &str) -> bool {
@@ -245,7 +252,7 @@ impl GameData for Scene {
     }
 
     fn get(&mut self, id: EntityId, component: &str) -> Result<Vec<Field>, String> {
-        self.entity(id).ok_or_else(|| no_entity(id))?;
+        self.living(id)?;
         self.data.get(id, component)
     }
 
@@ -256,17 +263,17 @@ impl GameData for Scene {
         field: &str,
         value: Value,
     ) -> Result<(), String> {
-        self.entity(id).ok_or_else(|| no_entity(id))?;
+        self.living(id)?;
         self.data.set_field(id, component, field, value)
     }
 
     fn insert(&mut self, id: EntityId, component: &str, fields: Vec<Field>) -> Result<(), String> {
-        self.entity(id).ok_or_else(|| no_entity(id))?;
+        self.living(id)?;
         self.data.insert(id, component, fields)
     }
 
     fn remove(&mut self, id: EntityId, component: &str) -> Result<bool, String> {
-        self.entity(id).ok_or_else(|| no_entity(id))?;
+        self.living(id)?;
         Ok(self.data.remove(id, component))
     }
 }
