@@ -42,6 +42,8 @@
 //! - [`task`]: async tasks ([`task::spawn`], [`task::Task`]).
 //! - [`events`]: input events and messages between scripts.
 //! - [`motion`]: host-driven movement.
+//! - [`players`]: the players of a served world, and messages to their
+//!   clients.
 //! - [`terrain`]: heightmap tiles generated on the host (an extension).
 //! - [`log`]: the host log.
 //! - [`wait`]: awaiting any host wait by token, for extension interfaces.
@@ -64,6 +66,7 @@ mod export;
 pub mod log;
 mod math;
 pub mod motion;
+pub mod players;
 pub mod prelude;
 pub mod scene;
 pub mod task;

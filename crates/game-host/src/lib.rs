@@ -35,6 +35,7 @@
 //! (the boundary: engine, instances, store data, the host side of each WIT
 //! interface, bindings) -> [`scene`] (entities and transforms). Beside
 //! them: [`jobs`] (background work), [`record`] (recordings and replays),
+//! [`players`] (a served world's players and messages to their clients),
 //! [`log`], and leaves such as [`time`], [`limits`] and [`determinism`].
 //!
 //! ```no_run
@@ -60,6 +61,7 @@ pub mod input;
 pub mod jobs;
 pub mod limits;
 pub mod log;
+pub mod players;
 pub mod progress;
 pub mod record;
 pub mod runner;

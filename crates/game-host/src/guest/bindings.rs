@@ -14,7 +14,8 @@ wasmtime::component::bindgen!({
 });
 
 pub use game::engine::{
-    entities, entity, events, game_data, input, lifetime, log, motion, runtime, scene, tasks, types,
+    entities, entity, events, game_data, input, lifetime, log, motion, players, runtime, scene,
+    tasks, types,
 };
 
 /// Bindings of the host's own `game:live` package (`crates/game-host/wit/live.wit`):

@@ -39,4 +39,11 @@ pub(crate) enum Command {
         kind: JobKindId,
         key: ErasedKey,
     },
+    /// Listen to player events (`players.listen`).
+    ListenPlayers(u64),
+    /// A message to one player's client, or (`to: None`) to every player's.
+    ToPlayers {
+        to: Option<u64>,
+        message: ScriptMessage,
+    },
 }

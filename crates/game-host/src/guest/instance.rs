@@ -7,6 +7,7 @@ use wasmtime::error::Context as _;
 use wasmtime::{Store, Trap};
 
 use crate::error::{ScriptError, ScriptExport};
+use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::bindings::tasks::Wake;
 use crate::guest::engine::{ScriptComponent, arm_deadline};
 use crate::guest::exports::Exports;
@@ -213,6 +214,11 @@ impl ScriptInstance {
         let state = self.store.data_mut();
         std::mem::swap(&mut state.commands, buffer);
         state.commands_taken();
+    }
+
+    /// Keeps player events for the script's `take-events`.
+    pub fn push_player_events(&mut self, events: &[PlayerEvent]) {
+        self.store.data_mut().push_player_events(events);
     }
 
     /// Queues a completed wait; see [`ScriptState::push_wake`].

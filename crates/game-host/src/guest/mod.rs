@@ -28,6 +28,7 @@ mod imports;
 pub(crate) mod instance;
 mod limiter;
 mod live;
+pub(crate) mod players;
 mod shared;
 mod store;
 mod usage;

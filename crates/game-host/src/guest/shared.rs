@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+use super::players::Roster;
 use crate::determinism::DEFAULT_SEED;
 use crate::jobs::JobRegistry;
 use crate::limits::Quotas;
@@ -27,6 +28,8 @@ pub(crate) struct RuntimeShared {
     /// Instances made so far (each one's random numbers are keyed by its
     /// place in this order).
     pub made: Arc<AtomicU64>,
+    /// The players in the world.
+    pub players: Arc<Roster>,
 }
 
 impl RuntimeShared {
@@ -40,6 +43,7 @@ impl RuntimeShared {
             quotas: Quotas::default(),
             seed: DEFAULT_SEED,
             made: Arc::default(),
+            players: Arc::default(),
         }
     }
 }

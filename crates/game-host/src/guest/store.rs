@@ -10,12 +10,14 @@ use uuid::Uuid;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
+use super::bindings::players::PlayerEvent;
 use super::bindings::runtime::FrameClock as WitFrameClock;
 use super::bindings::tasks::Wake;
 use super::command::Command;
 use super::deadline::CallDeadline;
 use super::limiter::ScriptLimiter;
 use super::live::LiveSources;
+use super::players::PlayerInbox;
 use super::shared::RuntimeShared;
 use super::usage::{Charge, Usage};
 use crate::determinism::seed_wasi;
@@ -67,6 +69,8 @@ pub struct ScriptState {
     /// A live Python or JavaScript script's sources, which its runtime
     /// component reads (`game:live/sources`).
     pub(crate) live: Option<Arc<LiveSources>>,
+    /// The world's players, and the player events not yet taken.
+    pub(crate) players: PlayerInbox,
 }
 
 impl ScriptState {
@@ -106,6 +110,7 @@ impl ScriptState {
             quotas: shared.quotas,
             usage: Usage::default(),
             live: None,
+            players: PlayerInbox::new(shared.players.clone()),
         }
     }
 
@@ -152,11 +157,12 @@ impl ScriptState {
             | Command::WaitSeconds { .. }
             | Command::WaitEvent { .. }
             | Command::MoveTo { .. }
-            | Command::Job { .. } => Charge::Wait,
+            | Command::Job { .. }
+            | Command::ListenPlayers(_) => Charge::Wait,
             Command::Cancel(_) => Charge::WaitWithdrawn,
             Command::Subscribe(_) => Charge::Subscription,
             Command::Unsubscribe(_) => Charge::Unsubscription,
-            Command::Send(_) => Charge::Message {
+            Command::Send(_) | Command::ToPlayers { .. } => Charge::Message {
                 frame: self.clock.frame(),
             },
         };
@@ -219,6 +225,24 @@ impl ScriptState {
         }
         self.wakes.push(wake);
         self.wakes.len() == 1
+    }
+}
+
+impl ScriptState {
+    /// Keeps player events for the script's next `take-events`; the first
+    /// time older ones are dropped before it takes them, a warning says so.
+    pub(crate) fn push_player_events(&mut self, events: &[PlayerEvent]) {
+        if self.players.push(events) {
+            self.identity.log(
+                LogLevel::Warn,
+                LogSource::Host,
+                format!(
+                    "more than {} player events arrived before the script took them; \
+                     dropping the oldest",
+                    super::players::KEPT_PLAYER_EVENTS
+                ),
+            );
+        }
     }
 }
 

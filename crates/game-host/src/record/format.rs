@@ -6,7 +6,10 @@
 //! 2. Then, in the order they happened: input events,
 //!    `{"frame":12,"input":{"press":"space"}}` (or `"release"`, or
 //!    `{"send":{"channel":...,"payload":...}}`), due at the start of that
-//!    frame; and after every frame its scene digest, `{"frame":12,
+//!    frame; players' events, `{"frame":12,"player":3,"joined":true}` (a
+//!    leave: `false`) and input from a player,
+//!    `{"frame":12,"player":3,"input":{...}}`; and after every frame its
+//!    scene digest, `{"frame":12,
 //!    "scene":"16 hex digits"}`, with every entity's transform and digest on
 //!    every `checkpoint_every`-th frame (`"entities":[...]`).
 //! 3. Last, `{"end":600,"scene":...,"entities":[...]}` when the run ended
@@ -21,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::files::read_capped;
 use crate::guest::bindings::events::{Event, ScriptMessage};
+use crate::guest::bindings::players::{PlayerEvent, PlayerInput};
 use crate::input::{key_by_name, key_name};
 use crate::scene::{GameScene, entity_digest};
 
@@ -167,6 +171,13 @@ impl RecordedEntity {
     }
 }
 
+/// Input as recorded: from outside the scripts, or from a player.
+#[derive(Debug, Clone)]
+pub enum RecordedInput {
+    Event(Event),
+    Player(PlayerEvent),
+}
+
 /// Any line after the header.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub(super) struct Line {
@@ -174,6 +185,12 @@ pub(super) struct Line {
     pub frame: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<u64>,
+    /// The player an input, a join or a leave is of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player: Option<u64>,
+    /// With `player`: true when the player joined, false when it left.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub joined: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input: Option<Input>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -191,8 +208,9 @@ pub(super) fn hex(digest: u64) -> String {
 #[derive(Debug)]
 pub struct Recording {
     pub header: Header,
-    /// Input events with the frame each is due in, in recorded order.
-    pub inputs: Vec<(u64, Event)>,
+    /// Input (events, players' events) with the frame each is due in, in
+    /// recorded order.
+    pub inputs: Vec<(u64, RecordedInput)>,
     /// The scene digest after each recorded frame.
     pub scenes: BTreeMap<u64, u64>,
     /// Every entity at each checkpoint (and at the end).
@@ -254,11 +272,28 @@ impl Recording {
             }
             _ => bail!("expected one of `frame` or `end`"),
         };
-        if let Some(input) = line.input {
-            if frame == 0 {
-                bail!("input is due at frame 1 or later");
+        if (line.input.is_some() || line.player.is_some()) && frame == 0 {
+            bail!("input is due at frame 1 or later");
+        }
+        let input = match (line.player, line.joined, line.input) {
+            (None, None, None) => None,
+            (None, None, Some(input)) => Some(RecordedInput::Event(input.event()?)),
+            (Some(player), Some(true), None) => {
+                Some(RecordedInput::Player(PlayerEvent::Joined(player)))
             }
-            self.inputs.push((frame, input.event()?));
+            (Some(player), Some(false), None) => {
+                Some(RecordedInput::Player(PlayerEvent::Left(player)))
+            }
+            (Some(player), None, Some(input)) => {
+                Some(RecordedInput::Player(PlayerEvent::Input(PlayerInput {
+                    player,
+                    event: input.event()?,
+                })))
+            }
+            _ => bail!("a player line has `player` and one of `joined` or `input`"),
+        };
+        if let Some(input) = input {
+            self.inputs.push((frame, input));
         }
         if let Some(scene) = line.scene {
             let digest = u64::from_str_radix(&scene, 16)
@@ -341,6 +376,35 @@ mod tests {
         let recording = Recording::parse(cut).unwrap();
         assert_eq!(recording.end, None);
         assert_eq!(recording.frames(), 1);
+    }
+
+    #[test]
+    fn players_join_play_and_leave_in_order() {
+        let text = format!(
+            "{HEADER}\n{}\n{}\n{}\n{}\n",
+            r#"{"frame":1,"player":3,"joined":true}"#,
+            r#"{"frame":2,"player":3,"input":{"press":"enter"}}"#,
+            r#"{"frame":2,"input":{"press":"space"}}"#,
+            r#"{"frame":4,"player":3,"joined":false}"#,
+        );
+        let inputs = Recording::parse(&text).unwrap().inputs;
+        assert!(matches!(
+            inputs[..],
+            [
+                (1, RecordedInput::Player(PlayerEvent::Joined(3))),
+                (
+                    2,
+                    RecordedInput::Player(PlayerEvent::Input(PlayerInput { player: 3, .. }))
+                ),
+                (2, RecordedInput::Event(Event::KeyPressed(_))),
+                (4, RecordedInput::Player(PlayerEvent::Left(3))),
+            ]
+        ));
+        let both = format!(
+            "{HEADER}\n{{\"frame\":1,\"player\":3,\"joined\":true,\"input\":{{\"press\":\"a\"}}}}\n"
+        );
+        let error = format!("{:#}", Recording::parse(&both).unwrap_err());
+        assert!(error.contains("one of `joined` or `input`"), "{error}");
     }
 
     #[test]

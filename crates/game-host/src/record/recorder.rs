@@ -10,6 +10,7 @@ use super::format::{
     FORMAT, Header, Input, Line, RecordedEntity, RecordedScript, RunSettings, VERSION, hex,
 };
 use crate::guest::bindings::events::Event;
+use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::engine::ScriptComponent;
 use crate::runtime::RunObserver;
 use crate::scene::{GameScene, digest};
@@ -106,6 +107,21 @@ impl RunObserver for Recorder {
         self.write(&Line {
             frame: Some(frame),
             input: Some(Input::of(event)),
+            ..Line::default()
+        });
+    }
+
+    fn player(&mut self, frame: u64, event: &PlayerEvent) {
+        let (player, joined, input) = match event {
+            PlayerEvent::Joined(player) => (*player, Some(true), None),
+            PlayerEvent::Left(player) => (*player, Some(false), None),
+            PlayerEvent::Input(input) => (input.player, None, Some(Input::of(&input.event))),
+        };
+        self.write(&Line {
+            frame: Some(frame),
+            player: Some(player),
+            joined,
+            input,
             ..Line::default()
         });
     }

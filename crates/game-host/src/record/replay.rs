@@ -6,7 +6,7 @@ use std::fmt;
 
 use anyhow::{Context, Result, bail};
 
-use super::format::{RecordedEntity, Recording, hex};
+use super::format::{RecordedEntity, RecordedInput, Recording, hex};
 use crate::guest::engine::ScriptComponent;
 use crate::runtime::Runtime;
 use crate::scene::digest;
@@ -168,8 +168,11 @@ pub fn replay(
                 .with_context(|| format!("script `{}` failed to start", script.name()))?;
         }
     }
-    for (frame, event) in &recording.inputs {
-        runtime.schedule_event(*frame, event.clone());
+    for (frame, input) in &recording.inputs {
+        match input {
+            RecordedInput::Event(event) => runtime.schedule_event(*frame, event.clone()),
+            RecordedInput::Player(event) => runtime.schedule_player(*frame, event.clone()),
+        }
     }
     let frames = recording.frames();
     let mut divergence: Option<Divergence> = None;

@@ -51,6 +51,8 @@ impl Runtime {
                     target,
                     speed,
                 } => self.waits.add_motion((slot, token), entity, target, speed),
+                Command::ListenPlayers(token) => self.waits.add_players((slot, token)),
+                Command::ToPlayers { to, message } => self.send_to_players(to, message),
                 Command::Job { token, kind, key } => {
                     // A reused token replaces the older wait, job included.
                     self.cancel_wait((slot, token));

@@ -4,7 +4,16 @@
 use std::collections::BTreeMap;
 
 use crate::guest::bindings::events::{Event, EventFilter};
+use crate::guest::bindings::players::PlayerEvent;
 use crate::input::key_name;
+
+/// What arrives from outside the scripts: an event, or something a player
+/// did (which may carry an event of its own).
+#[derive(Debug, Clone)]
+pub(crate) enum Incoming {
+    Event(Event),
+    Player(PlayerEvent),
+}
 
 /// Whether `event` passes `filter`.
 pub(crate) fn matches(filter: &EventFilter, event: &Event) -> bool {
@@ -39,13 +48,13 @@ pub(crate) struct EventQueue {
 /// The events due in one frame.
 #[derive(Debug, Default)]
 struct FrameEvents {
-    input: Vec<Event>,
+    input: Vec<Incoming>,
     messages: Vec<Event>,
 }
 
 impl EventQueue {
     /// Queues input from outside for delivery at the start of `frame`.
-    pub fn schedule_input(&mut self, frame: u64, event: Event) {
+    pub fn schedule_input(&mut self, frame: u64, event: Incoming) {
         self.by_frame.entry(frame).or_default().input.push(event);
     }
 
@@ -56,7 +65,7 @@ impl EventQueue {
 
     /// Removes and returns the events due at or before `frame`, oldest
     /// frame first, each frame's input before its messages.
-    pub fn take_due(&mut self, frame: u64) -> Vec<Event> {
+    pub fn take_due(&mut self, frame: u64) -> Vec<Incoming> {
         if self
             .by_frame
             .first_key_value()
@@ -67,7 +76,10 @@ impl EventQueue {
         let later = self.by_frame.split_off(&(frame + 1));
         let due = std::mem::replace(&mut self.by_frame, later);
         due.into_values()
-            .flat_map(|events| events.input.into_iter().chain(events.messages))
+            .flat_map(|events| {
+                let messages = events.messages.into_iter().map(Incoming::Event);
+                events.input.into_iter().chain(messages)
+            })
             .collect()
     }
 }
@@ -80,14 +92,18 @@ mod tests {
     #[test]
     fn queue_releases_due_events_in_order() {
         let mut queue = EventQueue::default();
-        queue.schedule_input(5, Event::KeyPressed(Key::A));
-        queue.schedule_input(3, Event::KeyPressed(Key::B));
-        queue.schedule_input(3, Event::KeyPressed(Key::C));
+        let key = |key| Incoming::Event(Event::KeyPressed(key));
+        queue.schedule_input(5, key(Key::A));
+        queue.schedule_input(3, key(Key::B));
+        queue.schedule_input(3, key(Key::C));
         assert!(queue.take_due(2).is_empty());
         let due = queue.take_due(4);
         assert!(matches!(
             due[..],
-            [Event::KeyPressed(Key::B), Event::KeyPressed(Key::C)]
+            [
+                Incoming::Event(Event::KeyPressed(Key::B)),
+                Incoming::Event(Event::KeyPressed(Key::C))
+            ]
         ));
         assert_eq!(queue.take_due(9).len(), 1);
     }
@@ -102,11 +118,15 @@ mod tests {
         };
         let mut queue = EventQueue::default();
         queue.schedule_message(2, message("first queued"));
-        queue.schedule_input(2, Event::KeyPressed(Key::A));
+        queue.schedule_input(2, Incoming::Player(PlayerEvent::Joined(4)));
         queue.schedule_message(2, message("second queued"));
         let due = queue.take_due(2);
-        assert!(matches!(due[0], Event::KeyPressed(Key::A)));
-        assert!(matches!(&due[1], Event::Message(m) if m.payload == "first queued"));
-        assert!(matches!(&due[2], Event::Message(m) if m.payload == "second queued"));
+        assert!(matches!(due[0], Incoming::Player(PlayerEvent::Joined(4))));
+        assert!(
+            matches!(&due[1], Incoming::Event(Event::Message(m)) if m.payload == "first queued")
+        );
+        assert!(
+            matches!(&due[2], Incoming::Event(Event::Message(m)) if m.payload == "second queued")
+        );
     }
 }

@@ -7,7 +7,8 @@
 //! 2. moves entities under `motion` and completes arrivals;
 //! 3. fires due timers (a heap: sleeping timers cost nothing);
 //! 4. delivers finished background jobs (of every registered kind);
-//! 5. delivers the frame's queued events (input, script messages);
+//! 5. delivers the frame's queued events (input, player events, script
+//!    messages), and wakes player listeners once if players did anything;
 //! 6. calls `on-update(clock)` for every update subscription, in the order
 //!    the subscriptions were made (stable across frames; a 0.1 script is
 //!    called once per id it subscribed, see `guest::v0_1`);
@@ -26,14 +27,15 @@
 //! asked for), `inspect` (read-only views for tools and tests), `swap`
 //! (hot-swapping an instance), `observe` (what a recorder sees), and the
 //! tables: `subscriptions`, `waits`, `motion`, `events`, `restart`. Only
-//! `mod.rs`, `inspect`, `swap` and `commands` extend [`Runtime`]; each table
-//! keeps itself, knowing nothing of the runtime.
+//! `mod.rs`, `inspect`, `swap`, `commands` and `players` extend
+//! [`Runtime`]; each table keeps itself, knowing nothing of the runtime.
 
 mod commands;
 mod events;
 mod inspect;
 mod motion;
 mod observe;
+mod players;
 mod restart;
 mod slots;
 mod subscriptions;
@@ -58,7 +60,7 @@ use crate::log::{LogSink, TracingLog};
 use crate::scene::{Scene, SharedScene};
 use crate::sync::LockExt;
 use crate::time::{FrameClock, FrameTime};
-use events::EventQueue;
+use events::{EventQueue, Incoming};
 use restart::Restarts;
 use slots::Slots;
 use subscriptions::{Subscription, Subscriptions};
@@ -130,6 +132,10 @@ pub struct Runtime {
     command_buffer: Vec<Command>,
     /// Failed instances waiting to be started again.
     restarts: Restarts,
+    /// Scratch: the player events of the frame being delivered.
+    player_events: Vec<crate::players::PlayerEvent>,
+    /// Messages scripts sent to players, until the server takes them.
+    outbox: players::Outbox,
     /// Sees input and every frame's scene, while a run is recorded.
     observer: Option<Box<dyn RunObserver>>,
     /// The extension lists (one per engine) whose job kinds this runtime
@@ -165,6 +171,7 @@ impl Runtime {
                 quotas: config.quotas,
                 seed: config.seed,
                 made: Arc::default(),
+                players: Arc::default(),
             },
             slots: Slots::default(),
             subscriptions: Subscriptions::default(),
@@ -177,6 +184,8 @@ impl Runtime {
             failed: Vec::new(),
             command_buffer: Vec::new(),
             restarts: Restarts::new(config.restart),
+            player_events: Vec::new(),
+            outbox: players::Outbox::default(),
             observer: None,
             extensions_added: Vec::new(),
         }
@@ -325,8 +334,14 @@ impl Runtime {
                     .complete_job(waiter, kind, job, &mut self.completed);
             }
         }
-        for event in self.events.take_due(time.frame) {
-            self.waits.deliver_event(&event, &mut self.completed);
+        for incoming in self.events.take_due(time.frame) {
+            match incoming {
+                Incoming::Event(event) => self.waits.deliver_event(&event, &mut self.completed),
+                Incoming::Player(event) => self.deliver_player_event(event),
+            }
+        }
+        if !self.player_events.is_empty() {
+            self.wake_player_listeners();
         }
         for (slot, wake) in self.completed.drain(..) {
             if let Some(instance) = self.slots.get_mut(slot)
@@ -411,7 +426,7 @@ impl Runtime {
         if let Some(observer) = self.observer.as_mut() {
             observer.input(frame, &event);
         }
-        self.events.schedule_input(frame, event);
+        self.events.schedule_input(frame, Incoming::Event(event));
     }
 
     /// Queues an event for delivery at the start of the next frame.

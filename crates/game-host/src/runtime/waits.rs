@@ -38,6 +38,9 @@ pub(crate) enum Wait {
         kind: JobKindId,
         job: u64,
     },
+    /// A player listener (`players.listen`): woken once in each frame with
+    /// player events.
+    Players,
 }
 
 impl Wait {
@@ -61,6 +64,7 @@ impl Wait {
                 target.z
             ),
             Wait::Job { kind, job } => describe_job(*kind, *job),
+            Wait::Players => "player listener".to_owned(),
         }
     }
 }
@@ -98,6 +102,8 @@ pub(crate) struct Waits {
     live_timers: usize,
     /// Event waits and listeners in registration order.
     event_waits: Vec<WaitKey>,
+    /// Player listeners in registration order, at most one per slot.
+    player_waits: Vec<WaitKey>,
     /// Motions in registration order (stepped by the `motion` module).
     pub(super) motions: Vec<WaitKey>,
     stats: WaitStats,
@@ -172,6 +178,28 @@ impl Waits {
         self.motions.push(key);
     }
 
+    /// Starts a player listener; the slot's older one is withdrawn.
+    pub fn add_players(&mut self, key: WaitKey) {
+        if let Some(older) = self.player_waits.iter().copied().find(|k| k.0 == key.0) {
+            self.cancel(older);
+        }
+        self.insert(key, Wait::Players);
+        self.player_waits.push(key);
+    }
+
+    /// The slots with a player listener, in registration order.
+    pub fn player_listeners(&self) -> impl Iterator<Item = u32> + '_ {
+        self.player_waits.iter().map(|k| k.0)
+    }
+
+    /// Wakes every player listener once (they stay).
+    pub fn wake_player_listeners(&mut self, out: &mut Vec<(u32, Wake)>) {
+        for index in 0..self.player_waits.len() {
+            let key = self.player_waits[index];
+            self.finish(key, WakeData::Done, out);
+        }
+    }
+
     pub fn add_job(&mut self, key: WaitKey, kind: JobKindId, job: u64) {
         self.insert(key, Wait::Job { kind, job });
     }
@@ -198,6 +226,7 @@ impl Waits {
             }
             Wait::Event { .. } => self.event_waits.retain(|k| *k != key),
             Wait::Motion { .. } => self.motions.retain(|k| *k != key),
+            Wait::Players => self.player_waits.retain(|k| *k != key),
             Wait::Job { .. } => {}
         }
     }

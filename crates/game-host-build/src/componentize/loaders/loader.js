@@ -24,6 +24,7 @@ import * as entities from "game:engine/entities@{{engine-version}}";
 import * as entity from "game:engine/entity@{{engine-version}}";
 import * as lifetime from "game:engine/lifetime@{{engine-version}}";
 import * as gameData from "game:engine/game-data@{{engine-version}}";
+import * as players from "game:engine/players@{{engine-version}}";
 import { files, root } from "game:live/sources@{{live-version}}";
 
 // `types` and `input` hold only records and enums: nothing to bind.
@@ -40,6 +41,7 @@ const INTERFACES = {
   "game:engine/entity": entity,
   "game:engine/lifetime": lifetime,
   "game:engine/game-data": gameData,
+  "game:engine/players": players,
 };
 
 const IDENT = "[A-Za-z_$][\\w$]*";

@@ -59,6 +59,7 @@ from wit_world.imports import (  # noqa: F401
     lifetime,
     log,
     motion,
+    players,
     runtime,
     scene,
     tasks,

@@ -14,6 +14,7 @@ mod game_data;
 mod lifetime;
 mod log;
 mod motion;
+mod players;
 mod poll;
 mod runtime;
 mod scene;

@@ -1,0 +1,96 @@
+//! The players of the runtime's world: their events queued from outside,
+//! delivered at a frame's start (to the roster, to event waits, and to
+//! player listeners), and the messages scripts send to their clients.
+
+use super::Runtime;
+use super::events::Incoming;
+use crate::guest::bindings::events::ScriptMessage;
+use crate::players::{PlayerEvent, PlayerId, PlayerMessage};
+
+/// Messages to players kept until the server takes them; past this, new
+/// ones are dropped (a server takes them after every frame).
+const MAX_OUTBOX: usize = 64 << 10;
+
+impl Runtime {
+    /// Queues something a player did (joined, left, sent input) for the
+    /// start of `frame` (the next frame if that has passed), in order with
+    /// other input; recorded, like all input.
+    pub fn schedule_player(&mut self, frame: u64, event: PlayerEvent) {
+        let frame = frame.max(self.frame() + 1);
+        if let Some(observer) = self.observer.as_mut() {
+            observer.player(frame, &event);
+        }
+        self.events.schedule_input(frame, Incoming::Player(event));
+    }
+
+    /// Queues a player event for the start of the next frame.
+    pub fn push_player(&mut self, event: PlayerEvent) {
+        self.schedule_player(0, event);
+    }
+
+    /// The players in the world now, in the order they joined.
+    pub fn players(&self) -> Vec<PlayerId> {
+        self.shared.players.list()
+    }
+
+    /// Takes the messages scripts sent to players since the last call, in
+    /// the order they were sent.
+    pub fn take_player_messages(&mut self) -> Vec<PlayerMessage> {
+        self.outbox.dropped = false;
+        std::mem::take(&mut self.outbox.messages)
+    }
+
+    /// Step 5 of the frame for one player event: the roster follows it, its
+    /// input reaches event waits, and it is kept for the player listeners.
+    pub(super) fn deliver_player_event(&mut self, event: PlayerEvent) {
+        self.shared.players.apply(&event);
+        if let PlayerEvent::Input(input) = &event {
+            self.waits.deliver_event(&input.event, &mut self.completed);
+        }
+        self.player_events.push(event);
+    }
+
+    /// Hands the frame's player events to every listening instance and
+    /// wakes its listener.
+    pub(super) fn wake_player_listeners(&mut self) {
+        let events = std::mem::take(&mut self.player_events);
+        for slot in self.waits.player_listeners() {
+            if let Some(instance) = self.slots.get_mut(slot) {
+                instance.push_player_events(&events);
+            }
+        }
+        self.waits.wake_player_listeners(&mut self.completed);
+        self.player_events = events;
+        self.player_events.clear();
+    }
+
+    /// Applies a script's `send-to` or `broadcast`.
+    pub(super) fn send_to_players(&mut self, to: Option<PlayerId>, message: ScriptMessage) {
+        self.outbox.push(PlayerMessage {
+            to,
+            channel: message.channel,
+            payload: message.payload,
+        });
+    }
+}
+
+/// Messages to players not taken yet, within [`MAX_OUTBOX`].
+#[derive(Debug, Default)]
+pub(super) struct Outbox {
+    messages: Vec<PlayerMessage>,
+    /// Whether messages were dropped since the last take.
+    dropped: bool,
+}
+
+impl Outbox {
+    fn push(&mut self, message: PlayerMessage) {
+        if self.messages.len() < MAX_OUTBOX {
+            self.messages.push(message);
+        } else if !std::mem::replace(&mut self.dropped, true) {
+            tracing::warn!(
+                target: "host",
+                "{MAX_OUTBOX} messages to players are waiting to be sent; dropping new ones"
+            );
+        }
+    }
+}
