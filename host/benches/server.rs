@@ -107,6 +107,7 @@ fn ramp(case: &Case, threads: usize, hz: f64, max_instances: usize) -> Ramp {
         scripts: case.scripts.clone(),
         frames: None,
         seed: None,
+        stream_every: None,
     };
     let dt = Duration::from_secs_f64(1.0 / hz);
     let (settle, length) = (
@@ -191,6 +192,7 @@ fn main() {
             scripts: vec![cube.clone()],
             frames: None,
             seed: None,
+            stream_every: None,
         };
         fill(&server, &spec, 100);
         let rss = memory::status_kib("VmRSS");
@@ -219,6 +221,7 @@ fn main() {
                 scripts: case.scripts.clone(),
                 frames: None,
                 seed: None,
+                stream_every: None,
             };
             fill(&server, &spec, steady);
             let figures = window(&server, Duration::from_millis(200), Duration::from_secs(3));

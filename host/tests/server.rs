@@ -32,6 +32,7 @@ fn start(server: &Server, scripts: &[&ScriptComponent], frames: u64) -> WorldId 
         scripts: scripts.iter().map(|s| (*s).clone()).collect(),
         frames: Some(frames),
         seed: None,
+        stream_every: None,
     };
     server.start_world(&spec).expect("world starts")
 }
@@ -80,6 +81,7 @@ fn worlds_start_and_stop_mid_run_and_count_every_frame() {
         scripts: vec![counter.clone(), counter],
         frames: None,
         seed: None,
+        stream_every: None,
     };
     // A world that cannot start as asked is `Invalid`, whatever the room.
     let empty = WorldSpec {

@@ -38,6 +38,12 @@ pub struct ServerConfig {
     /// Whether the engine's NaNs are canonical, as recordings note
     /// ([`EngineOptions::deterministic_floats`](game_host::EngineOptions::deterministic_floats)).
     pub canonical_nans: bool,
+    /// Players a world admits at once, at most.
+    pub max_players: usize,
+    /// Frames between two updates of the entities that changed, to players'
+    /// clients, for worlds that do not ask for their own
+    /// ([`WorldSpec::stream_every`]).
+    pub stream_every: u32,
 }
 
 impl Default for ServerConfig {
@@ -53,6 +59,8 @@ impl Default for ServerConfig {
             record_dir: None,
             checkpoint_every: 60,
             canonical_nans: true,
+            max_players: 64,
+            stream_every: 1,
         }
     }
 }
@@ -68,4 +76,8 @@ pub struct WorldSpec {
     /// runtime's, and the world's id; see
     /// [`world_seed`](game_host::determinism::world_seed)).
     pub seed: Option<u64>,
+    /// Send the entities that changed to players' clients every this many
+    /// frames (`None`: the server's [`ServerConfig::stream_every`]).
+    /// Messages to players go every frame.
+    pub stream_every: Option<u32>,
 }

@@ -22,8 +22,14 @@
 //! failed ends. Metrics go to a Prometheus registry ([`Metrics`]), and each
 //! thread's frame times to [`ThreadStats`] for summaries.
 //!
-//! [`control`] serves all of this over HTTP: worlds, `/metrics`,
-//! `/healthz` and `/readyz`.
+//! Players join a running world ([`Server::admit_player`]); each world's
+//! hub (`stream`) carries their input in before its frames and what the
+//! frames changed, and the scripts' messages, out to their clients after,
+//! without the loop thread ever waiting on a client.
+//!
+//! [`control`] serves all of this over HTTP: worlds, players and their
+//! streams (WebSockets), a page to watch and play, `/metrics`, `/healthz`
+//! and `/readyz`.
 
 mod config;
 pub mod control;
@@ -33,6 +39,7 @@ mod placement;
 mod registry;
 mod shared;
 mod stats;
+pub mod stream;
 mod world;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -45,14 +52,17 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use game_host::input::Event;
 use game_host::jobs::JobWorkers;
+use game_host::players::PlayerId;
 use game_host::sync::LockExt;
 use loop_thread::{LoopThread, Order};
 use registry::Room;
 use shared::Shared;
+use stream::WorldHub;
 
 pub use config::{ServerConfig, WorldSpec};
 pub use metrics::Metrics;
 pub use stats::{FrameTimes, ThreadStats, ThreadSummary};
+pub use stream::StreamLimits;
 pub use world::{EndReason, StartError, WorldId, WorldReport, WorldStatus};
 
 struct ThreadHandle {
@@ -160,6 +170,7 @@ impl Server {
         let _room = self.reserve(instances).map_err(StartError::Unavailable)?;
         let id = WorldId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let world = world::World::start(id, spec, &self.config).map_err(StartError::Invalid)?;
+        let hub = world.hub.clone();
         let thread =
             self.shared
                 .registry
@@ -175,7 +186,39 @@ impl Server {
                 "loop thread {thread} has stopped"
             )));
         }
+        self.shared.hubs.lock_unpoisoned().insert(id, hub);
         Ok(id)
+    }
+
+    /// Admits a player to a running world; its join reaches the world's
+    /// next frame. Returns the player's id and the token its client streams
+    /// with (`/worlds/{id}/stream?token=T`).
+    pub fn admit_player(&self, id: WorldId) -> Result<(PlayerId, String)> {
+        self.hub(id)?.admit()
+    }
+
+    /// Removes a player from a running world (its leave reaches the next
+    /// frame, and its client closes).
+    pub fn remove_player(&self, id: WorldId, player: PlayerId) -> Result<()> {
+        if !self.hub(id)?.remove(player, "removed from the world") {
+            bail!("{id} has no player {player}");
+        }
+        Ok(())
+    }
+
+    /// The players' streams' metrics.
+    pub(crate) fn stream_metrics(&self) -> metrics::StreamMetrics {
+        self.metrics.streams()
+    }
+
+    /// A running world's hub.
+    pub(crate) fn hub(&self, id: WorldId) -> Result<Arc<WorldHub>> {
+        self.shared
+            .hubs
+            .lock_unpoisoned()
+            .get(&id)
+            .cloned()
+            .with_context(|| format!("{id} is not running"))
     }
 
     /// Holds room for a world of `instances` while it is built, or says

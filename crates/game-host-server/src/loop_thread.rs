@@ -114,7 +114,7 @@ impl LoopThread {
         while at < self.worlds.len() {
             let world = &mut self.worlds[at];
             let begun = Instant::now();
-            world.runtime.step();
+            world.step();
             let cost = begun.elapsed();
             let stepped = world.stepped(cost, self.world_budget, self.overrun_frames);
             record.updates += 1;

@@ -34,6 +34,21 @@ pub struct Metrics {
     instances: Family<ThreadLabel, Gauge>,
     free_slots: Gauge,
     ready: Gauge,
+    streams: StreamMetrics,
+}
+
+/// The players' streams, over all worlds.
+#[derive(Clone, Default)]
+pub struct StreamMetrics {
+    /// Streams open now.
+    pub open: Gauge,
+    /// Streams the server closed because the client fell behind, stopped
+    /// reading or broke the protocol.
+    pub dropped: Counter,
+    /// Bytes of messages sent to clients.
+    pub bytes: Counter,
+    /// Messages sent to clients.
+    pub messages: Counter,
 }
 
 /// The metrics of one loop thread, held by it (clones share the series).
@@ -102,8 +117,27 @@ impl Metrics {
             "1 while the server accepts worlds, 0 while it drains",
             ready.clone(),
         );
+        let streams = StreamMetrics::default();
+        registry.register("streams", "Players' streams open", streams.open.clone());
+        registry.register(
+            "streams_dropped",
+            "Players' streams closed by the server: the client fell behind, stopped reading \
+             or broke the protocol",
+            streams.dropped.clone(),
+        );
+        registry.register(
+            "stream_bytes",
+            "Bytes of messages sent on players' streams",
+            streams.bytes.clone(),
+        );
+        registry.register(
+            "stream_messages",
+            "Messages sent on players' streams",
+            streams.messages.clone(),
+        );
         Metrics {
             registry,
+            streams,
             frame_seconds,
             overruns,
             updates,
@@ -133,6 +167,11 @@ impl Metrics {
     }
 
     /// Sets the free world slots (-1: no limit) and readiness.
+    /// The players' streams' metrics.
+    pub fn streams(&self) -> StreamMetrics {
+        self.streams.clone()
+    }
+
     pub fn set_capacity(&self, free_slots: Option<usize>, ready: bool) {
         self.free_slots
             .set(free_slots.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX)));

@@ -1,11 +1,14 @@
 //! [`Shared`]: what the loop threads share with the server: the registry
-//! of worlds, each thread's measured load, and the reports of ended worlds.
+//! of worlds, each thread's measured load, the reports of ended worlds,
+//! and each world's hub for its players.
 
-use std::sync::{Condvar, Mutex};
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex};
 
 use super::placement::ThreadLoad;
 use super::registry::Registry;
-use super::world::WorldReport;
+use super::stream::WorldHub;
+use super::world::{WorldId, WorldReport};
 use game_host::sync::LockExt;
 
 pub(super) struct Shared {
@@ -15,6 +18,8 @@ pub(super) struct Shared {
     /// Reports of ended worlds, oldest first, until taken.
     pub ended: Mutex<Vec<WorldReport>>,
     pub ended_signal: Condvar,
+    /// Each running world's players and their clients.
+    pub hubs: Mutex<HashMap<WorldId, Arc<WorldHub>>>,
 }
 
 impl Shared {
@@ -24,6 +29,7 @@ impl Shared {
             registry: Mutex::new(Registry::new(threads)),
             ended: Mutex::new(Vec::new()),
             ended_signal: Condvar::new(),
+            hubs: Mutex::default(),
         }
     }
 
@@ -31,6 +37,7 @@ impl Shared {
     /// the world out of the registry.
     pub fn ended(&self, report: WorldReport) {
         self.registry.lock_unpoisoned().remove(report.id);
+        self.hubs.lock_unpoisoned().remove(&report.id);
         self.ended.lock_unpoisoned().push(report);
         self.ended_signal.notify_all();
     }

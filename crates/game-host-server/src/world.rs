@@ -4,10 +4,13 @@
 use std::fmt;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use super::config::{ServerConfig, WorldSpec};
+use super::stream::{SceneTracker, WorldHub};
 use game_host::determinism::world_seed;
 use game_host::record::{Recorder, RunSettings};
 use game_host::runtime::{Runtime, RuntimeConfig};
@@ -112,6 +115,8 @@ pub struct WorldStatus {
     pub frame: u64,
     pub instances: usize,
     pub script_errors: usize,
+    /// Players admitted.
+    pub players: usize,
     /// Time its last frame took, in milliseconds.
     pub last_frame_ms: f64,
 }
@@ -127,7 +132,15 @@ pub(super) struct World {
     /// Script errors already counted.
     errors_seen: usize,
     pub last_cost: Duration,
+    /// Its players and their clients.
+    pub hub: Arc<WorldHub>,
+    /// What its clients were last sent of the scene.
+    tracker: SceneTracker,
 }
+
+/// Most frames between two stream updates a world may ask for (a minute
+/// at 60 Hz).
+const MAX_STREAM_EVERY: u32 = 3600;
 
 /// What one frame of a world came to.
 pub(super) struct Stepped {
@@ -142,6 +155,10 @@ impl World {
     /// runtime, seeded with the spec's seed or one derived from the
     /// server's, set up, and recorded if the server records worlds.
     pub fn start(id: WorldId, spec: &WorldSpec, config: &ServerConfig) -> Result<Self> {
+        let every = spec.stream_every.unwrap_or(config.stream_every);
+        if !(1..=MAX_STREAM_EVERY).contains(&every) {
+            bail!("`stream_every` must be from 1 to {MAX_STREAM_EVERY} frames, not {every}");
+        }
         let seed = spec
             .seed
             .unwrap_or_else(|| world_seed(config.runtime.seed, id.0));
@@ -167,10 +184,11 @@ impl World {
                 .with_context(|| format!("{id} could not be recorded"))?;
             runtime.observe(Box::new(recorder));
         }
-        Ok(World::new(id, runtime, spec.frames))
+        let hub = WorldHub::new(every, config.max_players);
+        Ok(World::new(id, runtime, spec.frames, hub))
     }
 
-    fn new(id: WorldId, runtime: Runtime, frames: Option<u64>) -> Self {
+    fn new(id: WorldId, runtime: Runtime, frames: Option<u64>, hub: Arc<WorldHub>) -> Self {
         let errors_seen = runtime.errors().len();
         World {
             id,
@@ -179,7 +197,17 @@ impl World {
             overrun_streak: 0,
             errors_seen,
             last_cost: Duration::ZERO,
+            hub,
+            tracker: SceneTracker::default(),
         }
+    }
+
+    /// Runs one frame: the players' events go in first, and what the frame
+    /// changed goes out to their clients after.
+    pub fn step(&mut self) {
+        self.hub.deliver(&mut self.runtime);
+        self.runtime.step();
+        self.hub.publish(&mut self.runtime, &mut self.tracker);
     }
 
     /// Accounts for a frame that took `cost`, against a budget per world
@@ -220,6 +248,7 @@ impl World {
             frame: self.runtime.frame(),
             instances: self.runtime.live_instances(),
             script_errors: self.runtime.errors().len(),
+            players: self.hub.players(),
             last_frame_ms: self.last_cost.as_secs_f64() * 1e3,
         }
     }
@@ -229,6 +258,7 @@ impl World {
         if let Err(error) = self.runtime.finish_observing() {
             tracing::warn!("{}: {error:#}", self.id);
         }
+        self.hub.end(self.runtime.frame(), &reason.to_string());
         WorldReport {
             id: self.id,
             thread,

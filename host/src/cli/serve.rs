@@ -17,7 +17,7 @@ use game_host_server::control::{
     Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken,
 };
 use game_host_server::{Server, StartError, WorldSpec};
-use game_host_server::{ServerConfig, WorldReport};
+use game_host_server::{ServerConfig, StreamLimits, WorldReport};
 use serde_json::json;
 
 use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
@@ -62,6 +62,19 @@ pub struct ServeArgs {
     /// Most worlds at once; /readyz reports "full" at the limit.
     #[arg(long, value_name = "N")]
     max_worlds: Option<usize>,
+
+    /// Players one world admits at once (POST /worlds/ID/players).
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_players: u32,
+
+    /// Send players' clients the entities that changed every K frames
+    /// (messages go every frame); a POSTed world may ask for its own.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=3600))]
+    stream_every: u32,
+
+    /// Players' streams (WebSockets) open at once, over all worlds.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_streams: u32,
 
     /// How long one world's frame may take before it counts as overrunning
     /// [default: the whole frame, 1/H s].
@@ -126,6 +139,10 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             listen: args.listen.clone(),
             token,
             limits: ControlLimits::default(),
+            streams: StreamLimits {
+                max_streams: args.max_streams as usize,
+                ..StreamLimits::default()
+            },
             starting: true,
         },
         server.clone(),
@@ -145,6 +162,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             scripts,
             frames,
             seed: None,
+            stream_every: None,
         },
         args.worlds,
     )?;
@@ -211,6 +229,8 @@ fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfi
         record_dir: args.record_worlds.clone(),
         checkpoint_every: args.world.checkpoint_every,
         canonical_nans: !args.engine.fast_floats,
+        max_players: args.max_players as usize,
+        stream_every: args.stream_every,
     }
 }
 

@@ -11,6 +11,10 @@
 //! | `POST /worlds` `{"scripts": ["name"], "frames": 600}` (both optional) | 201 `{"id": 7, "thread": 1}` |
 //! | `DELETE /worlds/7` | 200 and the world's report (frames, reason, errors, scene) |
 //! | `POST /worlds/7/events` `{"press": "enter"}`, `{"release": "e"}` or `{"send": {"channel": "c", "payload": "p"}}` | 202 |
+//! | `POST /worlds/7/players` | 201 `{"player": 1, "token": "...", "stream": "/worlds/7/stream?token=...", "view": ...}` |
+//! | `DELETE /worlds/7/players/1` | 200; the player leaves the world |
+//! | `GET /worlds/7/stream?token=T` | a WebSocket: the player's stream (see [`crate::stream`]) |
+//! | `GET /worlds/7/view?token=T` | a page that draws the world from the stream and sends its keys |
 //!
 //! What no client can do, whatever it sends ([`ControlLimits`]):
 //! - hold a connection open without sending: headers (and the idle time
@@ -30,6 +34,7 @@
 
 mod auth;
 mod routes;
+mod upgrade;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -47,10 +52,10 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::sync::{Semaphore, watch};
 
 use super::Server;
+use crate::stream::StreamLimits;
 use routes::{Answer, Route};
 
 pub use auth::ControlToken;
@@ -98,6 +103,8 @@ pub struct ControlConfig {
     /// refuses to listen anywhere but on loopback.
     pub token: Option<ControlToken>,
     pub limits: ControlLimits,
+    /// What each player's stream may do.
+    pub streams: StreamLimits,
     /// Start with `/readyz` answering `starting` and `POST /worlds`
     /// refused, until [`ControlServer::launched`].
     pub starting: bool,
@@ -109,6 +116,9 @@ struct ControlState {
     catalog: Catalog,
     token: Option<ControlToken>,
     limits: ControlLimits,
+    streams: StreamLimits,
+    /// Streams open now, within `streams.max_streams`.
+    stream_slots: Arc<Semaphore>,
     starting: AtomicBool,
 }
 
@@ -151,6 +161,8 @@ impl ControlServer {
             catalog,
             token: config.token,
             limits: config.limits,
+            streams: config.streams,
+            stream_slots: Arc::new(Semaphore::new(config.streams.max_streams)),
             starting: AtomicBool::new(config.starting),
         });
         let (stop, stopped) = watch::channel(false);
@@ -206,7 +218,6 @@ async fn serve(
 ) {
     let limits = context.limits;
     let slots = Arc::new(Semaphore::new(limits.max_connections));
-    let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
@@ -227,13 +238,23 @@ async fn serve(
                     };
                     let _ = stream.set_nodelay(true);
                     let context = context.clone();
-                    let connection = http.serve_connection(
-                        TokioIo::new(stream),
-                        service_fn(move |request| handle(context.clone(), request)),
-                    );
-                    let connection = graceful.watch(connection);
+                    let connection = http
+                        .serve_connection(
+                            TokioIo::new(stream),
+                            service_fn(move |request| handle(context.clone(), request)),
+                        )
+                        // A player's stream leaves as a WebSocket (`upgrade`).
+                        .with_upgrades();
+                    let stopped = stopped(stop.clone());
                     tokio::spawn(async move {
-                        let _ = connection.await;
+                        tokio::pin!(connection);
+                        tokio::select! {
+                            _ = connection.as_mut() => {}
+                            () = stopped => {
+                                connection.as_mut().graceful_shutdown();
+                                let _ = connection.await;
+                            }
+                        }
                         drop(slot);
                     });
                 }
@@ -247,11 +268,25 @@ async fn serve(
         }
     }
     drop(listener);
-    if tokio::time::timeout(limits.drain, graceful.shutdown())
+    // Every connection gives its slot back once its answers are out.
+    let all = limits.max_connections as u32;
+    if tokio::time::timeout(limits.drain, slots.acquire_many(all))
         .await
         .is_err()
     {
         tracing::debug!("control: closing connections still open after the drain");
+    }
+}
+
+/// Resolves once the surface is told to stop.
+async fn stopped(mut stop: watch::Receiver<bool>) {
+    loop {
+        if *stop.borrow() {
+            return;
+        }
+        if stop.changed().await.is_err() {
+            return;
+        }
     }
 }
 
@@ -275,7 +310,13 @@ async fn handle(
     context: Arc<ControlState>,
     request: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
-    let answer = answer(&context, request).await;
+    let answer = match Route::of(request.method(), request.uri().path()) {
+        Ok(Route::Stream(id)) => match upgrade::upgrade(&context, id, request) {
+            Ok(response) => return Ok(response),
+            Err(answer) => answer,
+        },
+        _ => answer(&context, request).await,
+    };
     let mut response = Response::new(Full::new(Bytes::from(answer.body)));
     *response.status_mut() =
         StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

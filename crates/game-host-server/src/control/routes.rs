@@ -5,14 +5,14 @@
 //! New worlds run only scripts the server was started with, by name: the
 //! control surface never loads code.
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use hyper::Method;
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::stream::parse_event;
 use crate::{Server, StartError, WorldId, WorldSpec};
 use game_host::guest::engine::ScriptComponent;
-use game_host::input::{Event, ScriptMessage, key_by_name};
 
 /// What `POST /worlds` may start.
 #[derive(Clone, Default)]
@@ -66,6 +66,12 @@ pub(crate) enum Route {
     StartWorld,
     StopWorld(WorldId),
     SendEvent(WorldId),
+    AdmitPlayer(WorldId),
+    RemovePlayer(WorldId, u64),
+    /// A player's WebSocket (answered by the `upgrade` module).
+    Stream(WorldId),
+    /// The page that watches and plays a world.
+    View(WorldId),
 }
 
 impl Route {
@@ -81,11 +87,21 @@ impl Route {
             (&Method::POST, ["worlds"]) => Route::StartWorld,
             (&Method::DELETE, ["worlds", id]) => Route::StopWorld(parse_id(id)?),
             (&Method::POST, ["worlds", id, "events"]) => Route::SendEvent(parse_id(id)?),
+            (&Method::POST, ["worlds", id, "players"]) => Route::AdmitPlayer(parse_id(id)?),
+            (&Method::DELETE, ["worlds", id, "players", player]) => {
+                let player = player
+                    .parse()
+                    .map_err(|_| Answer::error(400, format!("`{player}` is not a player id")))?;
+                Route::RemovePlayer(parse_id(id)?, player)
+            }
+            (&Method::GET, ["worlds", id, "stream"]) => Route::Stream(parse_id(id)?),
+            (&Method::GET, ["worlds", id, "view"]) => Route::View(parse_id(id)?),
             (
                 _,
                 ["healthz" | "readyz" | "metrics" | "worlds"]
                 | ["worlds", _]
-                | ["worlds", _, "events"],
+                | ["worlds", _, "events" | "players" | "stream" | "view"]
+                | ["worlds", _, "players", _],
             ) => {
                 return Err(Answer::error(
                     405,
@@ -100,14 +116,18 @@ impl Route {
     pub fn mutates(self) -> bool {
         matches!(
             self,
-            Route::StartWorld | Route::StopWorld(_) | Route::SendEvent(_)
+            Route::StartWorld
+                | Route::StopWorld(_)
+                | Route::SendEvent(_)
+                | Route::AdmitPlayer(_)
+                | Route::RemovePlayer(..)
         )
     }
 
     /// Whether answering may wait on the loop threads or start a world
     /// (the HTTP side runs those off its event loop).
     pub fn may_block(self) -> bool {
-        !matches!(self, Route::Health | Route::Ready)
+        !matches!(self, Route::Health | Route::Ready | Route::View(_))
     }
 }
 
@@ -162,8 +182,37 @@ pub(crate) fn answer(
             },
             Err(error) => Answer::error(400, error),
         },
+        Route::AdmitPlayer(id) => match server.admit_player(id) {
+            Ok((player, token)) => Answer::json(
+                201,
+                json!({
+                    "player": player,
+                    "token": token,
+                    "stream": format!("/worlds/{}/stream?token={token}", id.0),
+                    "view": format!("/worlds/{}/view?token={token}", id.0),
+                }),
+            ),
+            Err(error) if server.thread_of_world(id).is_none() => Answer::error(404, error),
+            Err(error) => Answer::error(409, error),
+        },
+        Route::RemovePlayer(id, player) => match server.remove_player(id, player) {
+            Ok(()) => Answer::json(200, json!({ "removed": player })),
+            Err(error) => Answer::error(404, error),
+        },
+        Route::View(_) => Answer {
+            status: 200,
+            body: VIEW_PAGE.to_owned(),
+            content_type: "text/html; charset=utf-8",
+            challenge: false,
+        },
+        // Answered before the body is read, by the `upgrade` module.
+        Route::Stream(_) => Answer::error(400, "a stream is a WebSocket upgrade"),
     }
 }
+
+/// The page `/worlds/{id}/view` serves: it reads the world and the token
+/// from its own address and connects to the stream.
+const VIEW_PAGE: &str = include_str!("view.html");
 
 fn parse_id(text: &str) -> Result<WorldId, Answer> {
     text.parse()
@@ -177,6 +226,7 @@ struct StartBody {
     scripts: Option<Vec<String>>,
     frames: Option<u64>,
     seed: Option<u64>,
+    stream_every: Option<u32>,
 }
 
 /// Reads the body and finds its scripts in the catalog; every check of the
@@ -216,6 +266,7 @@ fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
         scripts,
         frames: body.frames.or(catalog.frames),
         seed: body.seed,
+        stream_every: body.stream_every,
     };
     match server.start_world(&spec) {
         Ok(id) => Answer::json(
@@ -226,52 +277,5 @@ fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
         Err(StartError::Unavailable(error)) => {
             Answer::error(503, format!("{error:#} (see /readyz)"))
         }
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-enum EventBody {
-    Press(String),
-    Release(String),
-    Send { channel: String, payload: String },
-}
-
-/// `{"press": "enter"}`, `{"release": "e"}` or `{"send": {"channel": "c",
-/// "payload": "p"}}`, key names as in `--input` files.
-fn parse_event(body: &str) -> Result<Event> {
-    let body: EventBody = serde_json::from_str(body).map_err(|e| anyhow!("bad event body: {e}"))?;
-    let key = |name: &str| key_by_name(name).ok_or_else(|| anyhow!("unknown key `{name}`"));
-    Ok(match body {
-        EventBody::Press(name) => Event::KeyPressed(key(&name)?),
-        EventBody::Release(name) => Event::KeyReleased(key(&name)?),
-        EventBody::Send { channel, payload } => Event::Message(ScriptMessage { channel, payload }),
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use game_host::input::Key;
-
-    #[test]
-    fn events_parse_from_json() {
-        assert!(matches!(
-            parse_event(r#"{"press":"enter"}"#),
-            Ok(Event::KeyPressed(Key::Enter))
-        ));
-        assert!(matches!(
-            parse_event(r#"{"release":"e"}"#),
-            Ok(Event::KeyReleased(Key::E))
-        ));
-        match parse_event(r#"{"send":{"channel":"c","payload":"p q"}}"#) {
-            Ok(Event::Message(m)) => {
-                assert_eq!((m.channel.as_str(), m.payload.as_str()), ("c", "p q"))
-            }
-            _ => panic!("not a message"),
-        }
-        let error = parse_event(r#"{"press":"nope"}"#).unwrap_err().to_string();
-        assert_eq!(error, "unknown key `nope`");
-        assert!(parse_event("{}").is_err());
     }
 }

@@ -1,0 +1,159 @@
+//! `GET /worlds/{id}/stream?token=T`: a player's WebSocket. The request is
+//! checked (the world, the player's token, the WebSocket handshake, a free
+//! stream slot), answered with `101 Switching Protocols`, and the
+//! connection handed to a [`Session`] of its own, outside the control
+//! surface's connection cap: streams have theirs
+//! ([`StreamLimits::max_streams`]).
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::{
+    CONNECTION, HeaderMap, HeaderValue, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY,
+    SEC_WEBSOCKET_PROTOCOL, SEC_WEBSOCKET_VERSION, UPGRADE,
+};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+
+use super::ControlState;
+use super::routes::Answer;
+use crate::WorldId;
+use crate::stream::{Format, Session};
+
+/// Answers a stream request: `101` and a session, or why not.
+pub(super) fn upgrade(
+    context: &Arc<ControlState>,
+    id: WorldId,
+    mut request: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, Answer> {
+    let hub = context
+        .server
+        .hub(id)
+        .map_err(|error| Answer::error(404, error))?;
+    let token = token_of(request.uri().query());
+    let Some(player) = token.and_then(|token| hub.player_of(token)) else {
+        return Err(Answer::error(
+            403,
+            format!(
+                "a stream needs the token of a player of world {} (`?token=T`, from POST \
+                 /worlds/{}/players)",
+                id.0, id.0
+            ),
+        ));
+    };
+    let key = websocket_key(request.headers())?;
+    let limits = context.streams;
+    let Ok(slot) = context.stream_slots.clone().try_acquire_owned() else {
+        return Err(Answer::error(
+            503,
+            format!(
+                "the server has its maximum of {} streams open",
+                limits.max_streams
+            ),
+        ));
+    };
+    let offer = request
+        .headers()
+        .get(SEC_WEBSOCKET_PROTOCOL)
+        .and_then(|v| v.to_str().ok());
+    let format = Format::offered(offer);
+    let upgrading = hyper::upgrade::on(&mut request);
+    let metrics = context.server.stream_metrics();
+    tokio::spawn(async move {
+        let upgraded = match upgrading.await {
+            Ok(upgraded) => upgraded,
+            Err(error) => {
+                tracing::debug!("stream of player {player}: the upgrade failed: {error}");
+                return;
+            }
+        };
+        let config = WebSocketConfig::default()
+            .max_message_size(Some(limits.max_message))
+            .max_frame_size(Some(limits.max_message));
+        let socket =
+            WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
+                .await;
+        let session = Session {
+            hub,
+            player,
+            format,
+            limits,
+            metrics,
+        };
+        session.run(socket).await;
+        drop(slot);
+    });
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let headers = response.headers_mut();
+    headers.insert(CONNECTION, HeaderValue::from_static("upgrade"));
+    headers.insert(UPGRADE, HeaderValue::from_static("websocket"));
+    let accept = derive_accept_key(key.as_bytes());
+    headers.insert(
+        SEC_WEBSOCKET_ACCEPT,
+        HeaderValue::from_str(&accept).expect("base64 is a header value"),
+    );
+    if format == Format::MessagePack {
+        headers.insert(
+            SEC_WEBSOCKET_PROTOCOL,
+            HeaderValue::from_static(Format::MSGPACK_PROTOCOL),
+        );
+    }
+    Ok(response)
+}
+
+/// The `token` of a query string.
+fn token_of(query: Option<&str>) -> Option<&str> {
+    query?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("token="))
+        .filter(|token| !token.is_empty())
+}
+
+/// The client's `Sec-WebSocket-Key`, once the request is a WebSocket
+/// handshake of version 13.
+fn websocket_key(headers: &HeaderMap) -> Result<String, Answer> {
+    let has = |name, value: &str| {
+        headers.get_all(name).iter().any(|v| {
+            v.to_str().is_ok_and(|v| {
+                v.split(',')
+                    .any(|part| part.trim().eq_ignore_ascii_case(value))
+            })
+        })
+    };
+    if !has(UPGRADE, "websocket") || !has(CONNECTION, "upgrade") {
+        return Err(Answer::error(
+            426,
+            "a stream is a WebSocket: connect with `Upgrade: websocket`",
+        ));
+    }
+    if !has(SEC_WEBSOCKET_VERSION, "13") {
+        return Err(Answer::error(
+            426,
+            "this server speaks WebSocket version 13",
+        ));
+    }
+    headers
+        .get(SEC_WEBSOCKET_KEY)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .ok_or_else(|| Answer::error(400, "the handshake has no `Sec-WebSocket-Key`"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_comes_from_the_query() {
+        assert_eq!(token_of(Some("token=abc")), Some("abc"));
+        assert_eq!(token_of(Some("x=1&token=abc")), Some("abc"));
+        assert_eq!(token_of(Some("token=")), None);
+        assert_eq!(token_of(None), None);
+    }
+}

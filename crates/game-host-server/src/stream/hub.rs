@@ -1,0 +1,187 @@
+//! [`WorldHub`]: where a world's loop thread leaves what its players'
+//! clients get, and where those clients find the world. The loop thread
+//! never waits on it: updates go out on a bounded broadcast channel (a
+//! client that falls behind loses updates and asks for a snapshot), and
+//! snapshots are answered after the next published frame.
+
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{broadcast, oneshot};
+
+use anyhow::{Result, bail};
+
+use super::seats::{Route, Seats};
+use super::tracker::SceneTracker;
+use super::wire::EntityState;
+use game_host::players::{PlayerEvent, PlayerId, PlayerMessage};
+use game_host::runtime::Runtime;
+use game_host::sync::LockExt;
+
+/// Updates a client may fall behind by before it loses some (about two
+/// seconds at 60 Hz).
+const BACKLOG: usize = 128;
+
+/// Player events waiting for the world's next frame, at most (clients are
+/// rate-limited well below this).
+const MAX_INPUTS: usize = 4096;
+
+/// What one of a world's frames sent its clients.
+#[derive(Debug)]
+pub(crate) struct Update {
+    pub frame: u64,
+    /// The entities that changed and the ids removed, on a published frame
+    /// where any did.
+    pub changed: Option<(Vec<EntityState>, Vec<u32>)>,
+    /// Messages for connected players (or all).
+    pub messages: Vec<PlayerMessage>,
+    /// Set on the last update: why the world ended.
+    pub ended: Option<String>,
+    /// `changed` encoded, once per format, for every client that sends it.
+    pub encoded: [std::sync::OnceLock<bytes::Bytes>; 2],
+}
+
+/// A snapshot: the frame and every entity.
+pub(crate) type Snapshot = (u64, Vec<EntityState>);
+
+/// One world's players and the way to their clients.
+pub struct WorldHub {
+    /// Publish entity changes every this many frames.
+    every: u64,
+    /// Players admitted at once, at most.
+    max_players: usize,
+    updates: broadcast::Sender<Arc<Update>>,
+    pub(crate) seats: Mutex<Seats>,
+    snapshots: Mutex<Vec<oneshot::Sender<Snapshot>>>,
+    /// Player events for the world's next frame.
+    inputs: Mutex<Vec<PlayerEvent>>,
+}
+
+impl WorldHub {
+    pub(crate) fn new(every: u32, max_players: usize) -> Arc<Self> {
+        Arc::new(WorldHub {
+            every: u64::from(every.max(1)),
+            max_players,
+            updates: broadcast::channel(BACKLOG).0,
+            seats: Mutex::default(),
+            snapshots: Mutex::default(),
+            inputs: Mutex::default(),
+        })
+    }
+
+    /// Admits a player (its join reaches the world's next frame): its id
+    /// and token.
+    pub(crate) fn admit(&self) -> Result<(PlayerId, String)> {
+        let (player, token) = self.seats.lock_unpoisoned().admit(self.max_players)?;
+        self.inputs
+            .lock_unpoisoned()
+            .push(PlayerEvent::Joined(player));
+        Ok((player, token))
+    }
+
+    /// Removes a player (its leave reaches the world's next frame); its
+    /// client closes with `why`. False if it was not admitted.
+    pub(crate) fn remove(&self, player: PlayerId, why: &'static str) -> bool {
+        if !self.seats.lock_unpoisoned().remove(player, why) {
+            return false;
+        }
+        self.inputs
+            .lock_unpoisoned()
+            .push(PlayerEvent::Left(player));
+        true
+    }
+
+    /// Queues a player's input for the world's next frame.
+    pub(crate) fn input(&self, event: PlayerEvent) -> Result<()> {
+        let mut inputs = self.inputs.lock_unpoisoned();
+        if inputs.len() >= MAX_INPUTS {
+            bail!("the world has {MAX_INPUTS} player events waiting; try again");
+        }
+        inputs.push(event);
+        Ok(())
+    }
+
+    /// On the loop thread, before each of the world's frames: hands the
+    /// players' events to the world.
+    pub(crate) fn deliver(&self, runtime: &mut Runtime) {
+        let inputs = std::mem::take(&mut *self.inputs.lock_unpoisoned());
+        for event in inputs {
+            runtime.push_player(event);
+        }
+    }
+
+    /// Players admitted now.
+    pub(crate) fn players(&self) -> usize {
+        self.seats.lock_unpoisoned().len()
+    }
+
+    /// The player a token is of.
+    pub(crate) fn player_of(&self, token: &str) -> Option<PlayerId> {
+        self.seats.lock_unpoisoned().player_of(token)
+    }
+
+    /// Updates from now on.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Arc<Update>> {
+        self.updates.subscribe()
+    }
+
+    /// A snapshot, taken after the next published frame.
+    pub(crate) fn snapshot(&self) -> oneshot::Receiver<Snapshot> {
+        let (reply, snapshot) = oneshot::channel();
+        self.snapshots.lock_unpoisoned().push(reply);
+        snapshot
+    }
+
+    /// On the loop thread, after each of the world's frames: routes the
+    /// scripts' messages to players, sends the entities that changed (on
+    /// every `every`-th frame, when a client listens) and answers the
+    /// snapshots asked for. Never waits on a client.
+    pub(crate) fn publish(&self, runtime: &mut Runtime, tracker: &mut SceneTracker) {
+        let frame = runtime.frame();
+        let mut messages = runtime.take_player_messages();
+        if !messages.is_empty() {
+            let mut seats = self.seats.lock_unpoisoned();
+            messages.retain(|message| matches!(seats.route(message), Route::Clients));
+        }
+        let listened = self.updates.receiver_count() > 0;
+        let mut changed = None;
+        if frame.is_multiple_of(self.every) {
+            let mut snapshots = std::mem::take(&mut *self.snapshots.lock_unpoisoned());
+            if listened || !snapshots.is_empty() {
+                let mut scene = runtime.scene().lock_unpoisoned();
+                let (entities, removed) = tracker.diff(&mut *scene);
+                if !entities.is_empty() || !removed.is_empty() {
+                    changed = Some((entities, removed));
+                }
+                if !snapshots.is_empty() {
+                    let all = SceneTracker::all(&mut *scene);
+                    for reply in snapshots.drain(..) {
+                        let _ = reply.send((frame, all.clone()));
+                    }
+                }
+            }
+        }
+        if listened && (changed.is_some() || !messages.is_empty()) {
+            let _ = self.updates.send(Arc::new(Update {
+                frame,
+                changed,
+                messages,
+                ended: None,
+                encoded: Default::default(),
+            }));
+        }
+    }
+
+    /// On the loop thread, as the world ends: the last update says why,
+    /// and every client closes.
+    pub(crate) fn end(&self, frame: u64, why: &str) {
+        let _ = self.updates.send(Arc::new(Update {
+            frame,
+            changed: None,
+            messages: Vec::new(),
+            ended: Some(why.to_owned()),
+            encoded: Default::default(),
+        }));
+        self.snapshots.lock_unpoisoned().clear();
+        self.seats.lock_unpoisoned().close_all("the world ended");
+    }
+}

@@ -1,0 +1,186 @@
+//! [`Seats`]: the players a world admitted, each with the digest of its
+//! token, whether a client streams for it now, and the messages for it
+//! that arrived while none did.
+
+use std::collections::{HashMap, VecDeque};
+
+use anyhow::{Result, bail};
+use sha2::{Digest, Sha256};
+use tokio::sync::oneshot;
+
+use game_host::players::{PlayerId, PlayerMessage};
+
+/// Messages kept for a player whose client is not connected; older ones
+/// are dropped past this.
+const MAILBOX: usize = 256;
+
+/// A token's digest: tokens are compared (and looked up) by it only.
+fn digest(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+struct Seat {
+    token: [u8; 32],
+    /// Tells the client streaming for the player, if any, to close, and why.
+    client: Option<(u64, oneshot::Sender<&'static str>)>,
+    mailbox: VecDeque<PlayerMessage>,
+}
+
+/// The players of one world.
+#[derive(Default)]
+pub(crate) struct Seats {
+    by_id: HashMap<PlayerId, Seat>,
+    by_token: HashMap<[u8; 32], PlayerId>,
+    next: PlayerId,
+    /// Connections made so far (each one's number).
+    connections: u64,
+}
+
+/// Who a message goes to now.
+pub(crate) enum Route {
+    /// Every connected client (or the one player's client).
+    Clients,
+    /// Kept for a player with no client connected.
+    Kept,
+    /// No such player: dropped.
+    Nobody,
+}
+
+impl Seats {
+    /// Admits a player, up to `max` at once: its id and its token.
+    pub fn admit(&mut self, max: usize) -> Result<(PlayerId, String)> {
+        if self.by_id.len() >= max {
+            bail!("the world has its maximum of {max} players");
+        }
+        self.next += 1;
+        let id = self.next;
+        let token = format!(
+            "{}{}",
+            uuid::Uuid::new_v4().simple(),
+            uuid::Uuid::new_v4().simple()
+        );
+        let seat = Seat {
+            token: digest(&token),
+            client: None,
+            mailbox: VecDeque::new(),
+        };
+        self.by_token.insert(seat.token, id);
+        self.by_id.insert(id, seat);
+        Ok((id, token))
+    }
+
+    /// The player a token is of.
+    pub fn player_of(&self, token: &str) -> Option<PlayerId> {
+        self.by_token.get(&digest(token)).copied()
+    }
+
+    /// Players admitted now.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// Takes a player out; its client, if any, is told why and closes.
+    pub fn remove(&mut self, player: PlayerId, why: &'static str) -> bool {
+        let Some(seat) = self.by_id.remove(&player) else {
+            return false;
+        };
+        self.by_token.remove(&seat.token);
+        if let Some((_, client)) = seat.client {
+            let _ = client.send(why);
+        }
+        true
+    }
+
+    /// A client starts streaming for `player`: one closes when this one
+    /// replaces it. Returns the connection's number (for
+    /// [`Seats::disconnect`]), what tells it to close, and the messages
+    /// kept for the player.
+    pub fn connect(
+        &mut self,
+        player: PlayerId,
+    ) -> Option<(u64, oneshot::Receiver<&'static str>, Vec<PlayerMessage>)> {
+        let seat = self.by_id.get_mut(&player)?;
+        self.connections += 1;
+        let (tell, told) = oneshot::channel();
+        if let Some((_, older)) = seat.client.replace((self.connections, tell)) {
+            let _ = older.send("another client connected for this player");
+        }
+        Some((self.connections, told, seat.mailbox.drain(..).collect()))
+    }
+
+    /// Connection `number` of `player` ended (unless a newer one replaced
+    /// it already).
+    pub fn disconnect(&mut self, player: PlayerId, number: u64) {
+        if let Some(seat) = self.by_id.get_mut(&player)
+            && seat.client.as_ref().is_some_and(|(n, _)| *n == number)
+        {
+            seat.client = None;
+        }
+    }
+
+    /// Where a script's message goes: broadcasts and messages to connected
+    /// players go to the clients; one to a player with no client is kept
+    /// for its next connection.
+    pub fn route(&mut self, message: &PlayerMessage) -> Route {
+        let Some(to) = message.to else {
+            return Route::Clients;
+        };
+        match self.by_id.get_mut(&to) {
+            None => Route::Nobody,
+            Some(seat) if seat.client.is_some() => Route::Clients,
+            Some(seat) => {
+                if seat.mailbox.len() == MAILBOX {
+                    seat.mailbox.pop_front();
+                }
+                seat.mailbox.push_back(message.clone());
+                Route::Kept
+            }
+        }
+    }
+
+    /// Closes every client with `why` (the world ended).
+    pub fn close_all(&mut self, why: &'static str) {
+        for seat in self.by_id.values_mut() {
+            if let Some((_, client)) = seat.client.take() {
+                let _ = client.send(why);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn to(player: Option<PlayerId>) -> PlayerMessage {
+        PlayerMessage {
+            to: player,
+            channel: "c".into(),
+            payload: "p".into(),
+        }
+    }
+
+    #[test]
+    fn tokens_name_their_players_and_messages_wait_for_a_client() {
+        let mut seats = Seats::default();
+        let (one, token) = seats.admit(2).unwrap();
+        let (two, _) = seats.admit(2).unwrap();
+        assert!(seats.admit(2).is_err());
+        assert_eq!(seats.player_of(&token), Some(one));
+        assert_eq!(seats.player_of("not a token"), None);
+        assert!(matches!(seats.route(&to(Some(one))), Route::Kept));
+        assert!(matches!(seats.route(&to(Some(9))), Route::Nobody));
+        let (number, mut told, kept) = seats.connect(one).unwrap();
+        assert_eq!(kept, [to(Some(one))]);
+        assert!(matches!(seats.route(&to(Some(one))), Route::Clients));
+        let (_, _, _) = seats.connect(one).unwrap();
+        assert_eq!(
+            told.try_recv(),
+            Ok("another client connected for this player")
+        );
+        seats.disconnect(one, number);
+        assert!(matches!(seats.route(&to(Some(one))), Route::Clients));
+        assert!(seats.remove(two, "removed"));
+        assert_eq!(seats.len(), 1);
+    }
+}
