@@ -1,0 +1,396 @@
+//! Players of served worlds: admitted over HTTP, streaming over real
+//! WebSockets from `host serve`, their keys reaching scripts and the
+//! scripts' changes and messages reaching them; and the same events in a
+//! runtime of its own, recorded and replayed.
+
+mod common;
+
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use common::serve::{Serve, json, request};
+use game_host::GameScene;
+use game_host::input::{Event, Key};
+use game_host::players::{PlayerEvent, PlayerInput, PlayerMessage};
+use serde_json::Value;
+use tungstenite::{Message, WebSocket};
+
+/// A player's client: its stream, read with a timeout.
+struct Client {
+    socket: WebSocket<TcpStream>,
+}
+
+impl Client {
+    /// Connects to `path` (with its token) on `serve`.
+    fn connect(serve: &Serve, path: &str) -> Result<Client, tungstenite::Error> {
+        let stream = TcpStream::connect(&serve.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        let url = format!("ws://{}{path}", serve.addr);
+        let (socket, _) = tungstenite::client(url.as_str(), stream).map_err(|e| match e {
+            tungstenite::HandshakeError::Failure(e) => e,
+            tungstenite::HandshakeError::Interrupted(_) => panic!("handshake interrupted"),
+        })?;
+        Ok(Client { socket })
+    }
+
+    /// The next message, or `None` if none came within `limit`.
+    fn next(&mut self, limit: Duration) -> Option<Value> {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            match self.socket.read() {
+                Ok(Message::Text(text)) => return Some(json(&text)),
+                Ok(Message::Close(_)) => return None,
+                Ok(_) => {}
+                Err(tungstenite::Error::Io(e))
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(e) => panic!("stream failed: {e}"),
+            }
+        }
+        None
+    }
+
+    /// Reads until `want` holds for a message (which it returns), within
+    /// `limit`; panics with what it saw otherwise.
+    fn until(&mut self, limit: Duration, mut want: impl FnMut(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + limit;
+        let mut seen = Vec::new();
+        while Instant::now() < deadline {
+            if let Some(message) = self.next(deadline - Instant::now()) {
+                if want(&message) {
+                    return message;
+                }
+                seen.push(message);
+            }
+        }
+        let tail: Vec<_> = seen.iter().rev().take(5).collect();
+        panic!("no such message within {limit:?}; the last ones: {tail:?}");
+    }
+
+    fn send(&mut self, text: &str) {
+        self.socket.send(Message::text(text)).unwrap();
+    }
+}
+
+/// Admits a player to world `world`: its id and the stream's path.
+fn admit(serve: &Serve, world: u64) -> (u64, String) {
+    let (status, body) = request(
+        "POST",
+        &serve.url(&format!("/worlds/{world}/players")),
+        None,
+    );
+    assert_eq!(status, 201, "{body}");
+    let body = json(&body);
+    (
+        body["player"].as_u64().unwrap(),
+        body["stream"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// The y scale of entity `name` among a message's `entities` or `changed`.
+fn scale_y(message: &Value, name: &str) -> Option<f64> {
+    let list = message.get("entities").or_else(|| message.get("changed"))?;
+    list.as_array()?
+        .iter()
+        .find(|e| e["name"] == name)
+        .and_then(|e| e["scale"][1].as_f64())
+}
+
+#[test]
+fn a_player_sees_the_window_open_and_closes_it_with_enter() {
+    // The world starts when asked, at 20 Hz: its window opens over the
+    // first second, while the player watches.
+    let serve = Serve::start(&["examples/message-window", "--worlds", "0", "--hz", "20"]);
+    let (status, body) = request("POST", &serve.url("/worlds"), Some("{}"));
+    assert_eq!(status, 201, "{body}");
+    let (player, stream) = admit(&serve, 1);
+    assert_eq!(player, 1);
+
+    // Without a valid token there is no stream.
+    for path in ["/worlds/1/stream", "/worlds/1/stream?token=nope"] {
+        match Client::connect(&serve, path) {
+            Err(tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 403, "{path}")
+            }
+            other => panic!("{path}: {:?}", other.map(|_| "connected")),
+        }
+    }
+
+    let mut client = Client::connect(&serve, &stream).unwrap();
+    let snapshot = client.until(Duration::from_secs(10), |m| m.get("entities").is_some());
+    assert_eq!(snapshot["player"], 1);
+    let ids: Vec<_> = snapshot["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].clone())
+        .collect();
+    assert!(scale_y(&snapshot, "window").is_some(), "{snapshot}");
+    assert!(!ids.is_empty());
+    // The window opens over 20 frames, frame by frame.
+    let mut frames = Vec::new();
+    client.until(Duration::from_secs(10), |m| {
+        if scale_y(m, "window").is_some() {
+            frames.push(m["frame"].as_u64().unwrap());
+        }
+        scale_y(m, "window") == Some(1.0)
+    });
+    assert!(frames.len() >= 2, "{frames:?}");
+
+    // Enter starts closing it within a second; it shrinks to nothing over
+    // 10 frames.
+    client.send(r#"{"press": "enter"}"#);
+    client.until(Duration::from_secs(1), |m| {
+        scale_y(m, "window").is_some_and(|y| y < 1.0)
+    });
+    client.until(Duration::from_secs(3), |m| {
+        scale_y(m, "window") == Some(0.0)
+    });
+
+    // Bad input is answered, not obeyed, and the stream goes on.
+    client.send(r#"{"press": "nokey"}"#);
+    let refused = client.until(Duration::from_secs(5), |m| m.get("error").is_some());
+    assert_eq!(refused["error"], "unknown key `nokey`");
+
+    let (status, body) = request("GET", &serve.url("/worlds"), None);
+    assert_eq!(status, 200);
+    assert_eq!(json(&body)[0]["players"], 1);
+    let metrics = request("GET", &serve.url("/metrics"), None).1;
+    assert!(metrics.contains("game_server_streams 1"), "{metrics}");
+}
+
+#[test]
+fn send_to_reaches_one_player_and_broadcast_reaches_both() {
+    let serve = Serve::start(&["examples/arena"]);
+    let (one, stream_one) = admit(&serve, 1);
+    let mut first = Client::connect(&serve, &stream_one).unwrap();
+    first.until(Duration::from_secs(10), |m| m.get("entities").is_some());
+    // Messages sent to a player before it connects wait for it.
+    first.until(Duration::from_secs(5), |m| {
+        m["message"]["channel"] == "welcome"
+    });
+
+    let (two, stream_two) = admit(&serve, 1);
+    let mut second = Client::connect(&serve, &stream_two).unwrap();
+    let welcome = second.until(Duration::from_secs(5), |m| {
+        m["message"]["channel"] == "welcome"
+    });
+    assert_eq!(
+        welcome["message"]["payload"],
+        format!("you are player-{two}: the arrow keys move you")
+    );
+    // The second player's arrival is broadcast: the first player hears of
+    // it, and no welcome of the second player's reaches the first.
+    let mut heard = Vec::new();
+    first.until(Duration::from_secs(5), |m| {
+        heard.push(m.clone());
+        m["message"]["channel"] == "joined"
+            && m["message"]["payload"] == format!("player-{two} (2 playing)")
+    });
+    assert!(
+        heard.iter().all(|m| m["message"]["channel"] != "welcome"),
+        "{heard:?}"
+    );
+    second.until(Duration::from_secs(5), |m| {
+        m["message"]["channel"] == "joined"
+            && m["message"]["payload"] == format!("player-{two} (2 playing)")
+    });
+
+    // A chat message from one is broadcast to both, naming the sender;
+    // arrow keys move only the sender's entity.
+    first.send(r#"{"send": {"channel": "chat", "payload": "hello"}}"#);
+    let said = format!("player-{one}: hello");
+    for client in [&mut first, &mut second] {
+        client.until(Duration::from_secs(5), |m| m["message"]["payload"] == said);
+    }
+    second.send(r#"{"press": "up"}"#);
+    let moved = first.until(Duration::from_secs(5), |m| {
+        m["changed"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|e| e["name"] == format!("player-{two}")))
+    });
+    let entity = moved["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == format!("player-{two}"))
+        .unwrap();
+    assert_eq!(entity["position"][1], 1.0);
+
+    // Removing a player closes its stream, and everyone hears it left.
+    let (status, _) = request(
+        "DELETE",
+        &serve.url(&format!("/worlds/1/players/{two}")),
+        None,
+    );
+    assert_eq!(status, 200);
+    first.until(Duration::from_secs(5), |m| {
+        m["removed"].as_array().is_some_and(|r| !r.is_empty())
+    });
+    let mut closed = false;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline && !closed {
+        closed = matches!(
+            second.socket.read(),
+            Ok(Message::Close(_)) | Err(tungstenite::Error::ConnectionClosed)
+        );
+    }
+    assert!(closed, "the removed player's stream stayed open");
+}
+
+/// The value of a metric line `name{...} V` or `name V` (summed over
+/// labels).
+fn metric(text: &str, name: &str) -> f64 {
+    text.lines()
+        .filter(|l| {
+            l.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with(' ') || rest.starts_with('{'))
+        })
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+#[test]
+fn a_client_that_stops_reading_is_dropped_and_its_world_never_overruns() {
+    // 5,000 entities moving every frame: a stream of ~0.7 MB a frame,
+    // which fills a client's socket in well under a second once the client
+    // stops reading.
+    let serve = Serve::start(&["examples/swarm", "--hz", "20"]);
+    let (_, stream) = admit(&serve, 1);
+    let mut reader = Client::connect(&serve, &stream).unwrap();
+    reader.until(Duration::from_secs(10), |m| m.get("entities").is_some());
+    reader.until(Duration::from_secs(10), |m| m.get("changed").is_some());
+    // From here on it reads nothing more.
+    let started = Instant::now();
+    let dropped = loop {
+        let metrics = request("GET", &serve.url("/metrics"), None).1;
+        if metric(&metrics, "game_server_streams_dropped_total") >= 1.0 {
+            break metrics;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the client was not dropped:\n{metrics}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(metric(&dropped, "game_server_streams"), 0.0, "{dropped}");
+    assert_eq!(
+        metric(&dropped, "game_server_overruns_total"),
+        0.0,
+        "{dropped}"
+    );
+    let worlds = json(&request("GET", &serve.url("/worlds"), None).1);
+    assert_eq!(
+        worlds[0]["players"], 1,
+        "the player stays admitted: {worlds}"
+    );
+    assert!(
+        worlds[0]["last_frame_ms"].as_f64().unwrap() < 50.0,
+        "{worlds}"
+    );
+    drop(reader);
+}
+
+#[test]
+fn a_runtime_hands_players_events_to_scripts_and_takes_their_messages() {
+    let engine = common::engine();
+    let (mut runtime, _log) = common::runtime();
+    runtime.spawn(&common::load(&engine, "arena")).unwrap();
+    runtime.push_player(PlayerEvent::Joined(7));
+    runtime.push_player(PlayerEvent::Joined(9));
+    runtime.step();
+    assert_eq!(runtime.players(), [7, 9]);
+    let sent = runtime.take_player_messages();
+    let to = |to: Option<u64>, channel: &str, payload: &str| PlayerMessage {
+        to,
+        channel: channel.into(),
+        payload: payload.into(),
+    };
+    assert_eq!(
+        sent,
+        [
+            to(
+                Some(7),
+                "welcome",
+                "you are player-7: the arrow keys move you"
+            ),
+            to(None, "joined", "player-7 (2 playing)"),
+            to(
+                Some(9),
+                "welcome",
+                "you are player-9: the arrow keys move you"
+            ),
+            to(None, "joined", "player-9 (2 playing)"),
+        ]
+    );
+    let start = common::transform(&runtime, "player-7").position;
+    for key in [Key::Right, Key::Right, Key::Up] {
+        runtime.push_player(PlayerEvent::Input(PlayerInput {
+            player: 7,
+            event: Event::KeyPressed(key),
+        }));
+    }
+    runtime.push_player(PlayerEvent::Left(9));
+    runtime.step();
+    let moved = common::transform(&runtime, "player-7").position;
+    assert_eq!(moved - start, glam::Vec3::new(2.0, 1.0, 0.0));
+    assert!(runtime.scene().lock().unwrap().find("player-9").is_none());
+    assert_eq!(runtime.players(), [7]);
+    assert_eq!(
+        runtime.take_player_messages(),
+        [to(None, "left", "player-9")]
+    );
+}
+
+#[test]
+fn a_played_world_replays_frame_for_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("records");
+    let mut serve = Serve::start(&[
+        "examples/arena",
+        "--seconds",
+        "3",
+        "--record-worlds",
+        records.to_str().unwrap(),
+    ]);
+    let (_, one) = admit(&serve, 1);
+    let (two, _) = admit(&serve, 1);
+    let mut client = Client::connect(&serve, &one).unwrap();
+    client.until(Duration::from_secs(10), |m| m.get("entities").is_some());
+    for key in ["right", "right", "down"] {
+        client.send(&format!(r#"{{"press": "{key}"}}"#));
+    }
+    client.send(r#"{"send": {"channel": "chat", "payload": "gg"}}"#);
+    client.until(Duration::from_secs(5), |m| {
+        m["message"]["channel"] == "chat"
+    });
+    let (status, _) = request(
+        "DELETE",
+        &serve.url(&format!("/worlds/1/players/{two}")),
+        None,
+    );
+    assert_eq!(status, 200);
+    assert_eq!(serve.wait(Duration::from_secs(60)), 0, "{}", serve.stderr());
+
+    let recording = records.join("world-1.rec");
+    let text = std::fs::read_to_string(&recording).unwrap();
+    for line in [
+        r#""player":1,"joined":true"#,
+        r#""player":1,"input":{"press":"right"}"#,
+        r#""player":1,"input":{"send":{"channel":"chat","payload":"gg"}}"#,
+        &format!(r#""player":{two},"joined":false"#),
+    ] {
+        assert!(text.contains(line), "no {line} in:\n{text:.2000}");
+    }
+    let output = common::run_host(
+        &["replay", recording.to_str().unwrap()],
+        &common::cache_dir(),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", common::stderr_of(&output));
+    assert!(stdout.contains("replay: 180 frames agree"), "{stdout}");
+}
