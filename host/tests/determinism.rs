@@ -166,7 +166,7 @@ fn a_recorded_run_with_keys_replays_in_another_process() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines[0]["format"], "game-host-recording");
-    assert_eq!(lines[0]["version"], 1);
+    assert_eq!(lines[0]["version"], 2);
     assert_eq!(lines[0]["seed"], 0);
     assert_eq!(lines[0]["canonical_nans"], true);
     assert_eq!(lines[0]["scripts"][0]["name"], "test_determinism");

@@ -161,6 +161,13 @@ fn a_player_sees_the_window_open_and_closes_it_with_enter() {
     assert_eq!(json(&body)[0]["players"], 1);
     let metrics = request("GET", &serve.url("/metrics"), None).1;
     assert!(metrics.contains("game_server_streams 1"), "{metrics}");
+
+    // When the world ends, the stream says why and closes.
+    let (status, _) = request("DELETE", &serve.url("/worlds/1"), None);
+    assert_eq!(status, 200);
+    let ended = client.until(Duration::from_secs(5), |m| m.get("ended").is_some());
+    assert_eq!(ended["ended"], "stopped");
+    assert!(client.next(Duration::from_secs(2)).is_none());
 }
 
 #[test]

@@ -170,7 +170,12 @@ impl Server {
         let _room = self.reserve(instances).map_err(StartError::Unavailable)?;
         let id = WorldId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let world = world::World::start(id, spec, &self.config).map_err(StartError::Invalid)?;
-        let hub = world.hub.clone();
+        // In before the world runs: a world that ends at its first frame
+        // takes its hub out again (`Shared::ended`).
+        self.shared
+            .hubs
+            .lock_unpoisoned()
+            .insert(id, world.hub.clone());
         let thread =
             self.shared
                 .registry
@@ -182,11 +187,11 @@ impl Server {
             .is_err()
         {
             self.shared.registry.lock_unpoisoned().remove(id);
+            self.shared.hubs.lock_unpoisoned().remove(&id);
             return Err(StartError::Unavailable(anyhow!(
                 "loop thread {thread} has stopped"
             )));
         }
-        self.shared.hubs.lock_unpoisoned().insert(id, hub);
         Ok(id)
     }
 

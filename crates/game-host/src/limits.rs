@@ -134,7 +134,8 @@ quotas! {
     /// Update subscriptions held at once (a script of the newest API holds
     /// at most one; a 0.1 script one per update id).
     subscriptions: usize = 1_000, "subscriptions";
-    /// Messages sent with `send` in one frame.
+    /// Messages sent in one frame: `send` to scripts, `send-to` and
+    /// `broadcast` to players.
     messages_per_frame: usize = 1_000, "messages-per-frame";
     /// Entities spawned over the instance's life.
     entities: u64 = 100_000, "entities";

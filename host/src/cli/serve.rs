@@ -170,7 +170,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     tracing::info!(
         threads = server.thread_count(),
         hz = args.hz,
-        "serving on http://{}/ (POST /worlds, GET /metrics, /healthz, /readyz)",
+        "serving on http://{}/ (POST /worlds, POST /worlds/ID/players, GET /metrics, /healthz, /readyz)",
         control.addr()
     );
 

@@ -33,7 +33,9 @@
 //! is used.
 
 mod auth;
+mod limits;
 mod routes;
+mod state;
 mod upgrade;
 
 use std::convert::Infallible;
@@ -47,7 +49,10 @@ use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
-use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
+use hyper::header::{
+    CACHE_CONTROL, CONTENT_LENGTH, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HeaderValue,
+    REFERRER_POLICY, WWW_AUTHENTICATE,
+};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
@@ -57,42 +62,11 @@ use tokio::sync::{Semaphore, watch};
 use super::Server;
 use crate::stream::StreamLimits;
 use routes::{Answer, Route};
+use state::ControlState;
 
 pub use auth::ControlToken;
+pub use limits::ControlLimits;
 pub use routes::Catalog;
-
-/// What the control surface allows one client. The defaults follow what
-/// servers facing the internet use (nginx's 60 s header and body timeouts
-/// are for slow networks; a control surface on a cluster network answers
-/// machines, so its are shorter).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ControlLimits {
-    /// Largest request body; larger ones get 413 (the bodies this surface
-    /// takes are a few hundred bytes of JSON).
-    pub max_body: usize,
-    /// Time to send a request's headers, and most time a kept-alive
-    /// connection may sit idle between requests.
-    pub header_timeout: Duration,
-    /// Time to send a request's body.
-    pub body_timeout: Duration,
-    /// Connections open at once; further ones are closed on accept.
-    pub max_connections: usize,
-    /// On shutdown, how long answers under way get before every connection
-    /// is closed.
-    pub drain: Duration,
-}
-
-impl Default for ControlLimits {
-    fn default() -> Self {
-        ControlLimits {
-            max_body: 64 << 10,
-            header_timeout: Duration::from_secs(5),
-            body_timeout: Duration::from_secs(10),
-            max_connections: 256,
-            drain: Duration::from_secs(2),
-        }
-    }
-}
 
 /// How the control surface is set up.
 #[derive(Clone, Default)]
@@ -108,18 +82,6 @@ pub struct ControlConfig {
     /// Start with `/readyz` answering `starting` and `POST /worlds`
     /// refused, until [`ControlServer::launched`].
     pub starting: bool,
-}
-
-/// What every request handler shares.
-struct ControlState {
-    server: Arc<Server>,
-    catalog: Catalog,
-    token: Option<ControlToken>,
-    limits: ControlLimits,
-    streams: StreamLimits,
-    /// Streams open now, within `streams.max_streams`.
-    stream_slots: Arc<Semaphore>,
-    starting: AtomicBool,
 }
 
 /// The HTTP listener and the thread that serves it; dropping it stops
@@ -324,6 +286,19 @@ async fn handle(
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(answer.content_type));
     if answer.challenge {
         headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    }
+    if answer.content_type.starts_with("text/html") {
+        // The view page's address holds a player's token: no referrer, no
+        // cache, and nothing loaded or connected to but this server.
+        headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        headers.insert(
+            CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(
+                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
+                 connect-src 'self'; img-src 'self'",
+            ),
+        );
     }
     Ok(response)
 }

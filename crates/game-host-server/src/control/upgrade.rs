@@ -20,8 +20,8 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 
-use super::ControlState;
 use super::routes::Answer;
+use super::state::ControlState;
 use crate::WorldId;
 use crate::stream::{Format, Session};
 
@@ -35,18 +35,27 @@ pub(super) fn upgrade(
         .server
         .hub(id)
         .map_err(|error| Answer::error(404, error))?;
-    let token = token_of(request.uri().query());
-    let Some(player) = token.and_then(|token| hub.player_of(token)) else {
-        return Err(Answer::error(
-            403,
-            format!(
-                "a stream needs the token of a player of world {} (`?token=T`, from POST \
-                 /worlds/{}/players)",
-                id.0, id.0
-            ),
-        ));
-    };
     let key = websocket_key(request.headers())?;
+    let token = token_of(request.uri().query()).unwrap_or("");
+    let player = match hub.may_connect(token) {
+        Ok(player) => player,
+        Err(true) => {
+            return Err(Answer::error(
+                429,
+                "this player connected too often in the last seconds; wait and connect again",
+            ));
+        }
+        Err(false) => {
+            return Err(Answer::error(
+                403,
+                format!(
+                    "a stream needs the token of a player of world {} (`?token=T`, from POST \
+                     /worlds/{}/players)",
+                    id.0, id.0
+                ),
+            ));
+        }
+    };
     let limits = context.streams;
     let Ok(slot) = context.stream_slots.clone().try_acquire_owned() else {
         return Err(Answer::error(

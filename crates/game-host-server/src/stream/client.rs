@@ -8,22 +8,28 @@
 //!   snapshot, and one that falls behind `falls_behind` times within a
 //!   minute, or leaves a write waiting `write_timeout`, is dropped;
 //! - flood the world: each message it sends is at most `max_message`
-//!   bytes, and its events beyond `events_per_second` (with a burst) are
-//!   refused, with an error message at most once a second.
+//!   bytes, and its player's messages beyond `events_per_second` (with a
+//!   burst; kept across reconnections) are refused, with an error message
+//!   at most once a second;
+//! - hold a slot while gone: it is pinged every 15 s, and one silent for
+//!   45 s is dropped.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::Utf8Bytes;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use super::hub::{Update, WorldHub};
+use super::seats::MAILBOX;
 use super::wire::{Format, Wire, WireMessage, parse_event};
 use crate::metrics::StreamMetrics;
 use game_host::players::{PlayerEvent, PlayerId, PlayerInput, PlayerMessage};
@@ -60,6 +66,10 @@ impl Default for StreamLimits {
     }
 }
 
+/// How often a client is pinged; one silent for three times this is
+/// dropped (a half-open connection would otherwise hold its slot).
+const PING_EVERY: Duration = Duration::from_secs(15);
+
 /// One client of one player.
 pub(crate) struct Session {
     pub hub: Arc<WorldHub>,
@@ -78,13 +88,17 @@ impl Session {
     where
         S: AsyncRead + AsyncWrite + Unpin,
     {
+        // Subscribed before the seat counts as connected: from then on a
+        // message for the player goes out in an update this client gets.
+        let updates = self.hub.subscribe();
         let connected = self.hub.seats.lock_unpoisoned().connect(self.player);
         let Some((number, told, kept)) = connected else {
-            let _ = socket.close(None).await;
+            let closed = self.ended(&mut socket).await.unwrap_err();
+            close(&mut socket, closed).await;
             return;
         };
         self.metrics.open.inc();
-        let closed = match self.serve(&mut socket, told, kept).await {
+        let closed = match self.serve(&mut socket, updates, told, kept).await {
             Err(closed) => closed,
             Ok(never) => match never {},
         };
@@ -99,38 +113,59 @@ impl Session {
         if closed.0 != CloseCode::Normal {
             tracing::debug!("stream of player {}: {}", self.player, closed.1);
         }
-        let frame = CloseFrame {
-            code: closed.0,
-            reason: Utf8Bytes::from(closed.1),
+        close(&mut socket, closed).await;
+    }
+
+    /// Tells the client why the world ended (if it did) before it closes:
+    /// the reason to close with.
+    async fn ended<S>(&self, socket: &mut WebSocketStream<S>) -> Result<(), Closed>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        let Some((frame, why)) = self.hub.ended() else {
+            return Err(Closed(
+                CloseCode::Normal,
+                "no longer a player of this world".into(),
+            ));
         };
-        let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(Some(frame))).await;
+        let wire = Wire {
+            frame: Some(frame),
+            ended: Some(&why),
+            ..Wire::default()
+        };
+        self.send(socket, wire.encode(self.format)).await?;
+        Err(Closed(CloseCode::Away, format!("the world ended: {why}")))
     }
 
     async fn serve<S>(
         &self,
         socket: &mut WebSocketStream<S>,
+        mut updates: broadcast::Receiver<Arc<Update>>,
         mut told: tokio::sync::oneshot::Receiver<&'static str>,
         kept: Vec<PlayerMessage>,
     ) -> Result<std::convert::Infallible, Closed>
     where
         S: AsyncRead + AsyncWrite + Unpin,
     {
-        let mut updates = self.hub.subscribe();
         let mut snapshot = Some(self.hub.snapshot());
-        // Messages that arrive before the snapshot is sent, with their frame.
-        let mut held: Vec<(u64, PlayerMessage)> = kept.into_iter().map(|m| (0, m)).collect();
+        // Messages that arrive before the snapshot is sent, with their
+        // frame (the newest `MAILBOX`).
+        let mut held: VecDeque<(u64, PlayerMessage)> = kept.into_iter().map(|m| (0, m)).collect();
         let mut shown = 0;
         let mut behind: Vec<Instant> = Vec::new();
-        let mut bucket = Bucket::new(self.limits);
+        let mut heard = Instant::now();
+        let mut ping = tokio::time::interval_at((Instant::now() + PING_EVERY).into(), PING_EVERY);
         loop {
             tokio::select! {
                 biased;
                 why = &mut told => {
+                    self.ended(socket).await?;
                     return Err(Closed(CloseCode::Normal, why.unwrap_or("closed").to_owned()));
                 }
                 taken = async { snapshot.as_mut().expect("guarded").await }, if snapshot.is_some() => {
                     snapshot = None;
                     let Ok((frame, entities)) = taken else {
+                        self.ended(socket).await?;
                         return Err(Closed(CloseCode::Away, "the world ended".into()));
                     };
                     shown = frame;
@@ -147,14 +182,14 @@ impl Session {
                 }
                 update = updates.recv() => match update {
                     Ok(update) => {
-                        if let Some(why) = &update.ended {
-                            let wire = Wire { frame: Some(update.frame), ended: Some(why), ..Wire::default() };
-                            let _ = self.send(socket, wire.encode(self.format)).await;
-                            return Err(Closed(CloseCode::Away, format!("the world ended: {why}")));
-                        }
                         let mine = update.messages.iter().filter(|m| m.to.is_none_or(|to| to == self.player));
                         if snapshot.is_some() {
-                            held.extend(mine.map(|m| (update.frame, m.clone())));
+                            for message in mine {
+                                if held.len() == MAILBOX {
+                                    held.pop_front();
+                                }
+                                held.push_back((update.frame, message.clone()));
+                            }
                             continue;
                         }
                         if update.frame > shown && update.changed.is_some() {
@@ -178,23 +213,50 @@ impl Session {
                             snapshot = Some(self.hub.snapshot());
                         }
                     }
-                    Err(RecvError::Closed) => return Err(Closed(CloseCode::Away, "the world ended".into())),
+                    Err(RecvError::Closed) => {
+                        self.ended(socket).await?;
+                        return Err(Closed(CloseCode::Away, "the world ended".into()));
+                    }
                 },
-                incoming = socket.next() => match incoming {
-                    Some(Ok(Message::Text(text))) => {
-                        if let Some(refused) = self.take(&text, &mut bucket) {
-                            let wire = Wire { error: Some(&refused), ..Wire::default() };
-                            self.send(socket, wire.encode(self.format)).await?;
+                incoming = socket.next() => {
+                    heard = Instant::now();
+                    match incoming {
+                        Some(Ok(Message::Text(text))) => {
+                            if let Some(refused) = self.take(&text) {
+                                let wire = Wire { error: Some(&refused), ..Wire::default() };
+                                self.send(socket, wire.encode(self.format)).await?;
+                            }
                         }
+                        Some(Ok(Message::Binary(_))) => {
+                            if let Some(refused) = self.take("binary") {
+                                let wire = Wire { error: Some(&refused), ..Wire::default() };
+                                self.send(socket, wire.encode(self.format)).await?;
+                            }
+                        }
+                        Some(Ok(Message::Close(_))) | None => return Err(Closed(CloseCode::Normal, "bye".into())),
+                        Some(Ok(_)) => {}
+                        // Past the size cap, or not the protocol: the server
+                        // drops it. Gone (reset, closed without a close frame):
+                        // the client left.
+                        Some(Err(error @ (WsError::Capacity(_) | WsError::Protocol(_) | WsError::Utf8(_)))) => {
+                            return Err(Closed(CloseCode::Policy, format!("{error}")));
+                        }
+                        Some(Err(error)) => return Err(Closed(CloseCode::Away, format!("{error}"))),
                     }
-                    Some(Ok(Message::Binary(_))) => {
-                        let wire = Wire { error: Some("send JSON text messages"), ..Wire::default() };
-                        self.send(socket, wire.encode(self.format)).await?;
+                }
+                _ = ping.tick() => {
+                    let silent = heard.elapsed();
+                    if silent > 3 * PING_EVERY {
+                        return Err(Closed(
+                            CloseCode::Policy,
+                            format!("the client answered nothing for {} s", silent.as_secs()),
+                        ));
                     }
-                    Some(Ok(Message::Close(_))) | None => return Err(Closed(CloseCode::Normal, "bye".into())),
-                    Some(Ok(_)) => {}
-                    Some(Err(error)) => return Err(Closed(CloseCode::Policy, format!("{error}"))),
-                },
+                    let ping = Message::Ping(bytes::Bytes::new());
+                    if tokio::time::timeout(self.limits.write_timeout, socket.send(ping)).await.is_err() {
+                        return Err(Closed(CloseCode::Policy, "the client read nothing".into()));
+                    }
+                }
             }
         }
     }
@@ -227,9 +289,20 @@ impl Session {
         }
     }
 
-    /// Takes one message from the client: an event for the world, or
-    /// `{"leave": true}`. Returns why it was refused, if it was.
-    fn take(&self, text: &str, bucket: &mut Bucket) -> Option<String> {
+    /// Takes one message from the client, within its rate: an event for
+    /// the world, or `{"leave": true}`. Returns why it was refused, if it
+    /// was and the client is to be told (at most once a second when over
+    /// the rate).
+    fn take(&self, text: &str) -> Option<String> {
+        let limits = &self.limits;
+        let token = self.hub.seats.lock_unpoisoned().take_token(
+            self.player,
+            limits.events_per_second,
+            limits.burst,
+        );
+        if let Some(refused) = token {
+            return refused;
+        }
         if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(text)
             && map.get("leave") == Some(&serde_json::Value::Bool(true))
         {
@@ -240,15 +313,24 @@ impl Session {
             Ok(event) => event,
             Err(error) => return Some(format!("{error:#}")),
         };
-        if let Some(refused) = bucket.take() {
-            return refused;
-        }
         let input = PlayerEvent::Input(PlayerInput {
             player: self.player,
             event,
         });
         self.hub.input(input).err().map(|e| format!("{e:#}"))
     }
+}
+
+/// Sends the close frame, within a second.
+async fn close<S>(socket: &mut WebSocketStream<S>, closed: Closed)
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let frame = CloseFrame {
+        code: closed.0,
+        reason: Utf8Bytes::from(closed.1),
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(Some(frame))).await;
 }
 
 /// The bytes of an update's `changed`, encoded once per format.
@@ -277,51 +359,4 @@ fn message_bytes(frame: u64, message: &PlayerMessage, format: Format) -> bytes::
         ..Wire::default()
     }
     .encode(format)
-}
-
-/// A player's events: a token bucket, refilled at `events_per_second` up
-/// to `burst`.
-struct Bucket {
-    tokens: f64,
-    rate: f64,
-    burst: f64,
-    at: Instant,
-    /// When the client was last told it was over the rate.
-    told: Option<Instant>,
-}
-
-impl Bucket {
-    fn new(limits: StreamLimits) -> Self {
-        Bucket {
-            tokens: limits.burst,
-            rate: limits.events_per_second,
-            burst: limits.burst,
-            at: Instant::now(),
-            told: None,
-        }
-    }
-
-    /// Takes one event's token. `None`: taken; `Some(None)`: refused
-    /// quietly; `Some(Some(why))`: refused, and the client is told (at most
-    /// once a second).
-    fn take(&mut self) -> Option<Option<String>> {
-        let now = Instant::now();
-        self.tokens = (self.tokens + (now - self.at).as_secs_f64() * self.rate).min(self.burst);
-        self.at = now;
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            return None;
-        }
-        if self
-            .told
-            .is_some_and(|at| now - at < Duration::from_secs(1))
-        {
-            return Some(None);
-        }
-        self.told = Some(now);
-        Some(Some(format!(
-            "over {} events per second: events are dropped",
-            self.rate
-        )))
-    }
 }

@@ -34,14 +34,13 @@ pub(crate) struct Update {
     pub changed: Option<(Vec<EntityState>, Vec<u32>)>,
     /// Messages for connected players (or all).
     pub messages: Vec<PlayerMessage>,
-    /// Set on the last update: why the world ended.
-    pub ended: Option<String>,
     /// `changed` encoded, once per format, for every client that sends it.
     pub encoded: [std::sync::OnceLock<bytes::Bytes>; 2],
 }
 
-/// A snapshot: the frame and every entity.
-pub(crate) type Snapshot = (u64, Vec<EntityState>);
+/// A snapshot: the frame and every entity (shared by every client that
+/// asked for it at that frame).
+pub(crate) type Snapshot = (u64, Arc<[EntityState]>);
 
 /// One world's players and the way to their clients.
 pub struct WorldHub {
@@ -114,9 +113,17 @@ impl WorldHub {
         self.seats.lock_unpoisoned().len()
     }
 
-    /// The player a token is of.
-    pub(crate) fn player_of(&self, token: &str) -> Option<PlayerId> {
-        self.seats.lock_unpoisoned().player_of(token)
+    /// The player a token is of, if it may connect now (a player opens a
+    /// few connections within seconds, at most): `Err(true)` when it may
+    /// not now, `Err(false)` for no such player.
+    pub(crate) fn may_connect(&self, token: &str) -> Result<PlayerId, bool> {
+        let mut seats = self.seats.lock_unpoisoned();
+        let player = seats.player_of(token).ok_or(false)?;
+        if seats.may_connect(player) {
+            Ok(player)
+        } else {
+            Err(true)
+        }
     }
 
     /// Updates from now on.
@@ -124,11 +131,25 @@ impl WorldHub {
         self.updates.subscribe()
     }
 
-    /// A snapshot, taken after the next published frame.
+    /// A snapshot, taken after the next published frame; once the world
+    /// ended, none (the receiver fails at once).
+    ///
+    /// Lock order: `seats`, then `snapshots` (as [`WorldHub::end`] takes
+    /// them), so a request either precedes the end and is dropped by it, or
+    /// sees it.
     pub(crate) fn snapshot(&self) -> oneshot::Receiver<Snapshot> {
         let (reply, snapshot) = oneshot::channel();
-        self.snapshots.lock_unpoisoned().push(reply);
+        let seats = self.seats.lock_unpoisoned();
+        if seats.ended().is_none() {
+            self.snapshots.lock_unpoisoned().push(reply);
+        }
+        drop(seats);
         snapshot
+    }
+
+    /// The world's last frame and why it ended, once it did.
+    pub(crate) fn ended(&self) -> Option<(u64, String)> {
+        self.seats.lock_unpoisoned().ended().cloned()
     }
 
     /// On the loop thread, after each of the world's frames: routes the
@@ -153,7 +174,7 @@ impl WorldHub {
                     changed = Some((entities, removed));
                 }
                 if !snapshots.is_empty() {
-                    let all = SceneTracker::all(&mut *scene);
+                    let all: Arc<[EntityState]> = SceneTracker::all(&mut *scene).into();
                     for reply in snapshots.drain(..) {
                         let _ = reply.send((frame, all.clone()));
                     }
@@ -165,23 +186,16 @@ impl WorldHub {
                 frame,
                 changed,
                 messages,
-                ended: None,
                 encoded: Default::default(),
             }));
         }
     }
 
-    /// On the loop thread, as the world ends: the last update says why,
-    /// and every client closes.
+    /// On the loop thread, as the world ends: every client is told why
+    /// and closes, and none connects or gets a snapshot after.
     pub(crate) fn end(&self, frame: u64, why: &str) {
-        let _ = self.updates.send(Arc::new(Update {
-            frame,
-            changed: None,
-            messages: Vec::new(),
-            ended: Some(why.to_owned()),
-            encoded: Default::default(),
-        }));
+        let mut seats = self.seats.lock_unpoisoned();
+        seats.end(frame, why);
         self.snapshots.lock_unpoisoned().clear();
-        self.seats.lock_unpoisoned().close_all("the world ended");
     }
 }

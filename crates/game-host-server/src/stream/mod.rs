@@ -16,9 +16,11 @@
 //! stops reading, is dropped.
 //!
 //! Files: `wire` (the message formats), `tracker` (what changed since the
-//! last update), `seats` (the players admitted and their tokens), `hub`
+//! last update), `seats` (the players admitted and their tokens),
+//! `bucket` (the rate of a player's messages), `hub`
 //! (the world's side), `client` (one client's session).
 
+mod bucket;
 mod client;
 mod hub;
 mod seats;

@@ -1,18 +1,24 @@
 //! [`Seats`]: the players a world admitted, each with the digest of its
-//! token, whether a client streams for it now, and the messages for it
-//! that arrived while none did.
+//! token, whether a client streams for it now, the messages for it that
+//! arrived while none did, and how fast its clients may send and connect.
 
 use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
 
+use super::bucket::Bucket;
 use game_host::players::{PlayerId, PlayerMessage};
 
 /// Messages kept for a player whose client is not connected; older ones
 /// are dropped past this.
-const MAILBOX: usize = 256;
+pub(crate) const MAILBOX: usize = 256;
+
+/// Connections a player may open within [`CONNECTS_WITHIN`].
+const CONNECTS: usize = 5;
+const CONNECTS_WITHIN: Duration = Duration::from_secs(10);
 
 /// A token's digest: tokens are compared (and looked up) by it only.
 fn digest(token: &str) -> [u8; 32] {
@@ -24,6 +30,11 @@ struct Seat {
     /// Tells the client streaming for the player, if any, to close, and why.
     client: Option<(u64, oneshot::Sender<&'static str>)>,
     mailbox: VecDeque<PlayerMessage>,
+    /// What its clients may still send (made on first use, kept across
+    /// reconnections).
+    bucket: Option<Bucket>,
+    /// When its last connections were opened.
+    connects: VecDeque<Instant>,
 }
 
 /// The players of one world.
@@ -34,6 +45,9 @@ pub(crate) struct Seats {
     next: PlayerId,
     /// Connections made so far (each one's number).
     connections: u64,
+    /// Set when the world ended: the frame and why. No client connects
+    /// after that.
+    ended: Option<(u64, String)>,
 }
 
 /// Who a message goes to now.
@@ -49,6 +63,9 @@ pub(crate) enum Route {
 impl Seats {
     /// Admits a player, up to `max` at once: its id and its token.
     pub fn admit(&mut self, max: usize) -> Result<(PlayerId, String)> {
+        if let Some((frame, why)) = &self.ended {
+            bail!("the world ended after frame {frame}: {why}");
+        }
         if self.by_id.len() >= max {
             bail!("the world has its maximum of {max} players");
         }
@@ -63,6 +80,8 @@ impl Seats {
             token: digest(&token),
             client: None,
             mailbox: VecDeque::new(),
+            bucket: None,
+            connects: VecDeque::new(),
         };
         self.by_token.insert(seat.token, id);
         self.by_id.insert(id, seat);
@@ -91,6 +110,46 @@ impl Seats {
         true
     }
 
+    /// Whether a client of `player` may connect now (at most [`CONNECTS`]
+    /// within [`CONNECTS_WITHIN`]); counts the attempt.
+    pub fn may_connect(&mut self, player: PlayerId) -> bool {
+        let Some(seat) = self.by_id.get_mut(&player) else {
+            return false;
+        };
+        let now = Instant::now();
+        while seat
+            .connects
+            .front()
+            .is_some_and(|at| now - *at > CONNECTS_WITHIN)
+        {
+            seat.connects.pop_front();
+        }
+        if seat.connects.len() >= CONNECTS {
+            return false;
+        }
+        seat.connects.push_back(now);
+        true
+    }
+
+    /// Takes a token for one message from `player`'s client (see
+    /// [`Bucket::take`]).
+    pub fn take_token(
+        &mut self,
+        player: PlayerId,
+        rate: f64,
+        burst: f64,
+    ) -> Option<Option<String>> {
+        let seat = self.by_id.get_mut(&player)?;
+        seat.bucket
+            .get_or_insert_with(|| Bucket::new(rate, burst))
+            .take()
+    }
+
+    /// The world's end, once it ended: its last frame and why.
+    pub fn ended(&self) -> Option<&(u64, String)> {
+        self.ended.as_ref()
+    }
+
     /// A client starts streaming for `player`: one closes when this one
     /// replaces it. Returns the connection's number (for
     /// [`Seats::disconnect`]), what tells it to close, and the messages
@@ -99,6 +158,9 @@ impl Seats {
         &mut self,
         player: PlayerId,
     ) -> Option<(u64, oneshot::Receiver<&'static str>, Vec<PlayerMessage>)> {
+        if self.ended.is_some() {
+            return None;
+        }
         let seat = self.by_id.get_mut(&player)?;
         self.connections += 1;
         let (tell, told) = oneshot::channel();
@@ -138,11 +200,13 @@ impl Seats {
         }
     }
 
-    /// Closes every client with `why` (the world ended).
-    pub fn close_all(&mut self, why: &'static str) {
+    /// The world ended after `frame`, for `why`: every client is told to
+    /// close, and none connects again.
+    pub fn end(&mut self, frame: u64, why: &str) {
+        self.ended = Some((frame, why.to_owned()));
         for seat in self.by_id.values_mut() {
             if let Some((_, client)) = seat.client.take() {
-                let _ = client.send(why);
+                let _ = client.send("the world ended");
             }
         }
     }
@@ -182,5 +246,17 @@ mod tests {
         assert!(matches!(seats.route(&to(Some(one))), Route::Clients));
         assert!(seats.remove(two, "removed"));
         assert_eq!(seats.len(), 1);
+        seats.end(9, "finished its frames");
+        assert!(seats.connect(one).is_none());
+        assert_eq!(seats.ended(), Some(&(9, "finished its frames".to_owned())));
+    }
+
+    #[test]
+    fn a_player_connects_a_few_times_a_window() {
+        let mut seats = Seats::default();
+        let (one, _) = seats.admit(1).unwrap();
+        assert!((0..CONNECTS).all(|_| seats.may_connect(one)));
+        assert!(!seats.may_connect(one));
+        assert!(!seats.may_connect(99));
     }
 }

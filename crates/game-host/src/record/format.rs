@@ -1,6 +1,6 @@
 //! The recording file: one JSON object per line.
 //!
-//! 1. A header: `{"format":"game-host-recording","version":1,"host":...,
+//! 1. A header: `{"format":"game-host-recording","version":2,"host":...,
 //!    "hz":60.0,"seed":0,"checkpoint_every":60,"canonical_nans":true,"scripts":[{"name":...,
 //!    "source":...,"sha256":...,"instances":1}]}`.
 //! 2. Then, in the order they happened: input events,
@@ -31,8 +31,10 @@ use crate::scene::{GameScene, entity_digest};
 /// The `format` of every recording's header.
 pub const FORMAT: &str = "game-host-recording";
 
-/// The version of the format this host writes and reads.
-pub const VERSION: u32 = 1;
+/// The version of the format this host writes; it reads this one and every
+/// earlier one (version 2 added players' lines, which version 1 hosts
+/// would have misread).
+pub const VERSION: u32 = 2;
 
 /// The largest recording read back (a long match at 60 Hz writes about
 /// 2 MB an hour plus its checkpoints).
@@ -329,9 +331,9 @@ fn parse_header(text: &str) -> Result<Header> {
         bail!("it does not start with a `{FORMAT}` header");
     }
     match value.get("version").and_then(|v| v.as_u64()) {
-        Some(v) if v == u64::from(VERSION) => {}
+        Some(v) if (1..=u64::from(VERSION)).contains(&v) => {}
         Some(v) => bail!(
-            "it is version {v} of the format; this host reads version {VERSION} \
+            "it is version {v} of the format; this host reads versions 1 to {VERSION} \
              (replay it with the host that recorded it)"
         ),
         None => bail!("it has no `version`"),

@@ -178,6 +178,9 @@ pub fn replay(
     let mut divergence: Option<Divergence> = None;
     while runtime.frame() < frames {
         let frame = runtime.step().frame;
+        // A replay has no clients: the scripts' messages to players go
+        // nowhere.
+        runtime.take_player_messages();
         let mut scene = runtime.scene().lock_unpoisoned();
         if divergence.is_none()
             && let Some(&recorded) = recording.scenes.get(&frame)

@@ -26,7 +26,7 @@
 //! Files: `slots` (the instance arena), `commands` (applying what scripts
 //! asked for), `inspect` (read-only views for tools and tests), `swap`
 //! (hot-swapping an instance), `observe` (what a recorder sees), and the
-//! tables: `subscriptions`, `waits`, `motion`, `events`, `restart`. Only
+//! tables: `subscriptions`, `waits`, `motion`, `events`, `restart`, `outbox`. Only
 //! `mod.rs`, `inspect`, `swap`, `commands` and `players` extend
 //! [`Runtime`]; each table keeps itself, knowing nothing of the runtime.
 
@@ -35,6 +35,7 @@ mod events;
 mod inspect;
 mod motion;
 mod observe;
+mod outbox;
 mod players;
 mod restart;
 mod slots;
@@ -61,6 +62,7 @@ use crate::scene::{Scene, SharedScene};
 use crate::sync::LockExt;
 use crate::time::{FrameClock, FrameTime};
 use events::{EventQueue, Incoming};
+use outbox::Outbox;
 use restart::Restarts;
 use slots::Slots;
 use subscriptions::{Subscription, Subscriptions};
@@ -135,7 +137,7 @@ pub struct Runtime {
     /// Scratch: the player events of the frame being delivered.
     player_events: Vec<crate::players::PlayerEvent>,
     /// Messages scripts sent to players, until the server takes them.
-    outbox: players::Outbox,
+    outbox: Outbox,
     /// Sees input and every frame's scene, while a run is recorded.
     observer: Option<Box<dyn RunObserver>>,
     /// The extension lists (one per engine) whose job kinds this runtime
@@ -185,7 +187,7 @@ impl Runtime {
             command_buffer: Vec::new(),
             restarts: Restarts::new(config.restart),
             player_events: Vec::new(),
-            outbox: players::Outbox::default(),
+            outbox: Outbox::default(),
             observer: None,
             extensions_added: Vec::new(),
         }

@@ -7,10 +7,6 @@ use super::events::Incoming;
 use crate::guest::bindings::events::ScriptMessage;
 use crate::players::{PlayerEvent, PlayerId, PlayerMessage};
 
-/// Messages to players kept until the server takes them; past this, new
-/// ones are dropped (a server takes them after every frame).
-const MAX_OUTBOX: usize = 64 << 10;
-
 impl Runtime {
     /// Queues something a player did (joined, left, sent input) for the
     /// start of `frame` (the next frame if that has passed), in order with
@@ -36,8 +32,7 @@ impl Runtime {
     /// Takes the messages scripts sent to players since the last call, in
     /// the order they were sent.
     pub fn take_player_messages(&mut self) -> Vec<PlayerMessage> {
-        self.outbox.dropped = false;
-        std::mem::take(&mut self.outbox.messages)
+        self.outbox.take()
     }
 
     /// Step 5 of the frame for one player event: the roster follows it, its
@@ -71,26 +66,5 @@ impl Runtime {
             channel: message.channel,
             payload: message.payload,
         });
-    }
-}
-
-/// Messages to players not taken yet, within [`MAX_OUTBOX`].
-#[derive(Debug, Default)]
-pub(super) struct Outbox {
-    messages: Vec<PlayerMessage>,
-    /// Whether messages were dropped since the last take.
-    dropped: bool,
-}
-
-impl Outbox {
-    fn push(&mut self, message: PlayerMessage) {
-        if self.messages.len() < MAX_OUTBOX {
-            self.messages.push(message);
-        } else if !std::mem::replace(&mut self.dropped, true) {
-            tracing::warn!(
-                target: "host",
-                "{MAX_OUTBOX} messages to players are waiting to be sent; dropping new ones"
-            );
-        }
     }
 }

@@ -1,0 +1,25 @@
+//! [`ControlState`]: what every request handler of the control surface
+//! shares.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use tokio::sync::Semaphore;
+
+use super::auth::ControlToken;
+use super::limits::ControlLimits;
+use super::routes::Catalog;
+use crate::Server;
+use crate::stream::StreamLimits;
+
+/// What every request handler shares.
+pub(super) struct ControlState {
+    pub server: Arc<Server>,
+    pub catalog: Catalog,
+    pub token: Option<ControlToken>,
+    pub limits: ControlLimits,
+    pub streams: StreamLimits,
+    /// Streams open now, within `streams.max_streams`.
+    pub stream_slots: Arc<Semaphore>,
+    pub starting: AtomicBool,
+}
