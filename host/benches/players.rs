@@ -19,33 +19,21 @@
 //! `cargo bench --bench players`; `PLAYERS_WORLDS` (200), `PLAYERS_PER_WORLD`
 //! (4), `PLAYERS_SECONDS` (10) change the load.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use common::{env_or, load};
 use futures_util::{SinkExt, StreamExt};
 use game_host::log::MemoryLog;
 use game_host::runtime::RuntimeConfig;
-use game_host::{EngineOptions, ScriptComponent, ScriptEngine};
-use game_host_build::{BuildOutput, build_script_crate};
+use game_host::{EngineOptions, ScriptEngine};
 use game_host_server::control::{Catalog, ControlConfig, ControlServer};
 use game_host_server::{Server, ServerConfig, ThreadSummary, WorldSpec};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-fn load(engine: &ScriptEngine, dir: &str) -> ScriptComponent {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
-    let wasm = build_script_crate(&path, BuildOutput::Capture).expect("build script");
-    engine.load_file(&wasm).expect("load script")
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+mod common;
 
 /// What the clients saw in one phase.
 #[derive(Default)]

@@ -21,33 +21,21 @@
 //! `SERVER_BENCH_THREADS=1,2,4,8` (and a raised `vm.max_map_count` with
 //! `SERVER_BENCH_MAX_INSTANCES`).
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{env_or, load};
 use game_host::limits::ScriptLimits;
 use game_host::log::MemoryLog;
 use game_host::runtime::RuntimeConfig;
 use game_host::{EngineOptions, ScriptComponent, ScriptEngine};
-use game_host_build::{BuildOutput, build_script_crate};
 use game_host_server::ThreadSummary;
 use game_host_server::{Server, ServerConfig, WorldSpec};
 
 #[path = "../tests/common/memory.rs"]
 mod memory;
 
-fn load(engine: &ScriptEngine, dir: &str) -> ScriptComponent {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
-    let wasm = build_script_crate(&path, BuildOutput::Capture).expect("build script");
-    engine.load_file(&wasm).expect("load script")
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+mod common;
 
 struct Case {
     kind: &'static str,

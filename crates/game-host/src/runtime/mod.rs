@@ -424,11 +424,21 @@ impl Runtime {
     /// for delivery at the start of `frame` (the next frame if that has
     /// passed). A frame's input is delivered before its script messages.
     pub fn schedule_event(&mut self, frame: u64, event: Event) {
+        self.schedule_input(frame, Incoming::Event(event));
+    }
+
+    /// Queues input from outside (an event, a player's event) for the
+    /// start of `frame` (the next frame if that has passed), and lets the
+    /// observer see it.
+    fn schedule_input(&mut self, frame: u64, input: Incoming) {
         let frame = frame.max(self.frame() + 1);
         if let Some(observer) = self.observer.as_mut() {
-            observer.input(frame, &event);
+            match &input {
+                Incoming::Event(event) => observer.input(frame, event),
+                Incoming::Player(event) => observer.player(frame, event),
+            }
         }
-        self.events.schedule_input(frame, Incoming::Event(event));
+        self.events.schedule_input(frame, input);
     }
 
     /// Queues an event for delivery at the start of the next frame.

@@ -12,11 +12,7 @@ impl Runtime {
     /// start of `frame` (the next frame if that has passed), in order with
     /// other input; recorded, like all input.
     pub fn schedule_player(&mut self, frame: u64, event: PlayerEvent) {
-        let frame = frame.max(self.frame() + 1);
-        if let Some(observer) = self.observer.as_mut() {
-            observer.player(frame, &event);
-        }
-        self.events.schedule_input(frame, Incoming::Player(event));
+        self.schedule_input(frame, Incoming::Player(event));
     }
 
     /// Queues a player event for the start of the next frame.
