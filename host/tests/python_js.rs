@@ -407,8 +407,18 @@ fn a_javascript_build_that_wants_the_network_is_refused_with_the_fix() {
     // componentize-js run by hand with its defaults imports `wasi:http`.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("networked.wasm");
+    // componentize-js binds exact versions: the source's imports name the
+    // WIT's (cube.js names an older 0.2.x, which `host build` rebinds).
+    let source = std::fs::read_to_string(common::workspace().join("host/benches/scripts/cube.js"))
+        .unwrap()
+        .replace(
+            "@0.2.1\"",
+            &format!("@{}\"", game_host::guest::engine::API_VERSION),
+        );
+    let cube = dir.path().join("cube.js");
+    std::fs::write(&cube, source).unwrap();
     let status = std::process::Command::new("componentize-js")
-        .arg(common::workspace().join("host/benches/scripts/cube.js"))
+        .arg(&cube)
         .arg("--wit")
         .arg(common::workspace().join("wit"))
         .args(["-n", "script", "-o"])
