@@ -238,15 +238,18 @@ fn send_to_reaches_one_player_and_broadcast_reaches_both() {
     first.until(Duration::from_secs(5), |m| {
         m["removed"].as_array().is_some_and(|r| !r.is_empty())
     });
-    let mut closed = false;
+    let mut reason = None;
     let deadline = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < deadline && !closed {
-        closed = matches!(
-            second.socket.read(),
-            Ok(Message::Close(_)) | Err(tungstenite::Error::ConnectionClosed)
-        );
+    while Instant::now() < deadline && reason.is_none() {
+        if let Ok(Message::Close(frame)) = second.socket.read() {
+            reason = Some(frame.map(|f| f.reason.to_string()).unwrap_or_default());
+        }
     }
-    assert!(closed, "the removed player's stream stayed open");
+    assert_eq!(
+        reason.as_deref(),
+        Some("removed from the world"),
+        "the removed player's stream did not close saying why"
+    );
 }
 
 /// The value of a metric line `name{...} V` or `name V` (summed over

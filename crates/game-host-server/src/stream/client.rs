@@ -93,7 +93,10 @@ impl Session {
         let updates = self.hub.subscribe();
         let connected = self.hub.seats.lock_unpoisoned().connect(self.player);
         let Some((number, told, kept)) = connected else {
-            let closed = self.ended(&mut socket).await.unwrap_err();
+            let closed = self.ended(&mut socket).await.unwrap_or(Closed(
+                CloseCode::Normal,
+                "no longer a player of this world".into(),
+            ));
             close(&mut socket, closed).await;
             return;
         };
@@ -116,25 +119,22 @@ impl Session {
         close(&mut socket, closed).await;
     }
 
-    /// Tells the client why the world ended (if it did) before it closes:
-    /// the reason to close with.
-    async fn ended<S>(&self, socket: &mut WebSocketStream<S>) -> Result<(), Closed>
+    /// If the world ended, tells the client why and returns the reason to
+    /// close with; `None` while it runs.
+    async fn ended<S>(&self, socket: &mut WebSocketStream<S>) -> Option<Closed>
     where
         S: AsyncRead + AsyncWrite + Unpin,
     {
-        let Some((frame, why)) = self.hub.ended() else {
-            return Err(Closed(
-                CloseCode::Normal,
-                "no longer a player of this world".into(),
-            ));
-        };
+        let (frame, why) = self.hub.ended()?;
         let wire = Wire {
             frame: Some(frame),
             ended: Some(&why),
             ..Wire::default()
         };
-        self.send(socket, wire.encode(self.format)).await?;
-        Err(Closed(CloseCode::Away, format!("the world ended: {why}")))
+        if let Err(closed) = self.send(socket, wire.encode(self.format)).await {
+            return Some(closed);
+        }
+        Some(Closed(CloseCode::Away, format!("the world ended: {why}")))
     }
 
     async fn serve<S>(
@@ -159,14 +159,14 @@ impl Session {
             tokio::select! {
                 biased;
                 why = &mut told => {
-                    self.ended(socket).await?;
-                    return Err(Closed(CloseCode::Normal, why.unwrap_or("closed").to_owned()));
+                    let why = Closed(CloseCode::Normal, why.unwrap_or("closed").to_owned());
+                    return Err(self.ended(socket).await.unwrap_or(why));
                 }
                 taken = async { snapshot.as_mut().expect("guarded").await }, if snapshot.is_some() => {
                     snapshot = None;
                     let Ok((frame, entities)) = taken else {
-                        self.ended(socket).await?;
-                        return Err(Closed(CloseCode::Away, "the world ended".into()));
+                        let gone = Closed(CloseCode::Away, "the world ended".into());
+                        return Err(self.ended(socket).await.unwrap_or(gone));
                     };
                     shown = frame;
                     let wire = Wire {
@@ -214,8 +214,8 @@ impl Session {
                         }
                     }
                     Err(RecvError::Closed) => {
-                        self.ended(socket).await?;
-                        return Err(Closed(CloseCode::Away, "the world ended".into()));
+                        let gone = Closed(CloseCode::Away, "the world ended".into());
+                        return Err(self.ended(socket).await.unwrap_or(gone));
                     }
                 },
                 incoming = socket.next() => {
