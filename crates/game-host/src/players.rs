@@ -3,8 +3,8 @@
 //! scripts send to their clients ([`PlayerMessage`]).
 //!
 //! A runtime learns of players only through events queued from outside
-//! ([`Runtime::schedule_player`](crate::runtime::Runtime::schedule_player)):
-//! the server admits them, the runtime delivers the events at a frame's
+//! (`Runtime::schedule_player`; this module sits below the runtime and
+//! names nothing of it): the server admits them, the runtime delivers the events at a frame's
 //! start, in order with other input, and the recorder writes them down, so
 //! a replay sees the same players join, play and leave.
 

@@ -226,9 +226,7 @@ impl ScriptState {
         self.wakes.push(wake);
         self.wakes.len() == 1
     }
-}
 
-impl ScriptState {
     /// Keeps player events for the script's next `take-events`; the first
     /// time older ones are dropped before it takes them, a warning says so.
     pub(crate) fn push_player_events(&mut self, events: &[PlayerEvent]) {
