@@ -55,6 +55,7 @@
 pub mod determinism;
 mod error;
 pub mod files;
+pub mod grants;
 pub mod guest;
 pub mod hex;
 pub mod input;
@@ -72,6 +73,7 @@ pub mod sync;
 pub mod time;
 
 pub use error::{ScriptError, ScriptExport};
+pub use grants::{GrantFile, GrantPolicy, GrantSpec, Grants};
 pub use guest::engine::{EngineOptions, Extension, ScriptComponent, ScriptEngine};
 pub use guest::instance::InstanceInfo;
 pub use guest::{ENGINE_WIT, LIVE_WIT, LiveSources, ScriptState};

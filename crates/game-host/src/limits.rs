@@ -103,6 +103,14 @@ macro_rules! quotas {
             /// The names quotas are set by, in declaration order.
             pub const NAMES: &[&str] = &[$($name),*];
 
+            /// The quota named `name`, if it is one.
+            pub fn get(&self, name: &str) -> Option<u64> {
+                match name {
+                    $( $name => u64::try_from(self.$field).ok(), )*
+                    _ => None,
+                }
+            }
+
             /// Sets the quota named `name` (one of [`Quotas::NAMES`]) to
             /// `value`; fails naming the known names, or when `value` is 0.
             pub fn set(&mut self, name: &str, value: u64) -> Result<(), String> {

@@ -14,7 +14,7 @@
 //!     |
 //!  store (ScriptState, the store data)
 //!     |
-//!  shared  command  usage  limiter  deadline  live
+//!  shared  command  usage  limiter  deadline  live  writes
 //!     |
 //!  bindings (the `bindgen!` output)
 //! ```
@@ -33,6 +33,7 @@ mod shared;
 mod store;
 mod usage;
 pub mod v0_1;
+mod writes;
 
 pub(crate) use command::Command;
 pub(crate) use limiter::ScriptLimiter;

@@ -10,6 +10,7 @@ use uuid::Uuid;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
+use super::bindings::events::EventFilter;
 use super::bindings::players::PlayerEvent;
 use super::bindings::runtime::FrameClock as WitFrameClock;
 use super::bindings::tasks::Wake;
@@ -20,11 +21,14 @@ use super::live::LiveSources;
 use super::players::PlayerInbox;
 use super::shared::RuntimeShared;
 use super::usage::{Charge, Usage};
+use super::writes::WriteGuard;
 use crate::determinism::seed_wasi;
+use crate::grants::Grants;
 use crate::jobs::{ErasedKey, Job, JobRegistry};
 use crate::limits::{Quotas, ScriptLimits};
 use crate::log::{LogLevel, LogSource, ScriptIdentity, ScriptStdio};
-use crate::scene::SharedScene;
+use crate::scene::{EntityId, GameScene, SharedScene};
+use crate::sync::LockExt;
 use crate::time::{FrameClock, FrameTime};
 
 /// Host-side count of an instance's `transform-component` handles.
@@ -71,6 +75,10 @@ pub struct ScriptState {
     pub(crate) live: Option<Arc<LiveSources>>,
     /// The world's players, and the player events not yet taken.
     pub(crate) players: PlayerInbox,
+    /// What the instance may do (its component's grants).
+    pub(crate) grants: Arc<Grants>,
+    /// Which entities it may change.
+    pub(crate) writes: WriteGuard,
 }
 
 impl ScriptState {
@@ -111,6 +119,110 @@ impl ScriptState {
             usage: Usage::default(),
             live: None,
             players: PlayerInbox::new(shared.players.clone()),
+            grants: Arc::new(Grants::all()),
+            writes: WriteGuard::default(),
+        }
+    }
+
+    /// Gives the instance `grants`: its quotas lowered, its writes checked.
+    pub(crate) fn grant(&mut self, grants: &Arc<Grants>) {
+        if grants.is_all() {
+            return;
+        }
+        self.quotas = grants.quotas(self.quotas);
+        self.writes = WriteGuard::new(&grants.writes);
+        self.grants = grants.clone();
+    }
+
+    /// Fails (a trap naming the entity) unless the instance may change
+    /// entity `id`: it spawned it, or its grants' `writes` allow its name.
+    /// An id that names no entity passes: the write itself fails on it.
+    #[inline]
+    pub(crate) fn may_write(&mut self, id: EntityId) -> wasmtime::Result<()> {
+        if !self.writes.restricted() {
+            return Ok(());
+        }
+        self.check_write(id)
+    }
+
+    /// [`Self::may_write`] for each of `ids`.
+    pub(crate) fn may_write_all(&mut self, ids: &[u32]) -> wasmtime::Result<()> {
+        if !self.writes.restricted() {
+            return Ok(());
+        }
+        ids.iter().try_for_each(|&id| {
+            let id = EntityId::from(id);
+            match self.writes.decided(id) {
+                Some(true) => Ok(()),
+                _ => self.check_write(id),
+            }
+        })
+    }
+
+    /// The instance spawned `id`: it may change it whatever its grants.
+    pub(crate) fn spawned(&mut self, id: EntityId) {
+        self.writes.spawned(id);
+    }
+
+    #[cold]
+    fn check_write(&mut self, id: EntityId) -> wasmtime::Result<()> {
+        let allowed = match self.writes.decided(id) {
+            Some(allowed) => allowed,
+            None => {
+                let Some(name) = self.scene.lock_unpoisoned().name(id) else {
+                    return Ok(());
+                };
+                self.writes.decide(id, &name)
+            }
+        };
+        if allowed {
+            return Ok(());
+        }
+        let name = self.scene.lock_unpoisoned().name(id).unwrap_or_default();
+        Err(wasmtime::format_err!(
+            "grants: script `{}` may not write entity `{name}` (id {}): it did not spawn it, \
+             and its grants' writes allow {}",
+            self.identity.name,
+            id.index(),
+            self.writes.rule()
+        ))
+    }
+
+    /// Fails (a trap naming the channel) unless the instance may send on
+    /// `channel`.
+    fn may_send(&self, channel: &str) -> wasmtime::Result<()> {
+        if self.grants.send.allows(channel) {
+            return Ok(());
+        }
+        Err(wasmtime::format_err!(
+            "grants: script `{}` may not send on channel `{channel}`: its grants' send allows {}",
+            self.identity.name,
+            self.grants.send
+        ))
+    }
+
+    /// Fails (a trap naming the channel, or the keys) unless the instance
+    /// may wait for or listen to what `filter` matches.
+    fn may_listen(&self, filter: &EventFilter) -> wasmtime::Result<()> {
+        let name = &self.identity.name;
+        match filter {
+            EventFilter::Message(channel) if !self.grants.listen.allows(channel) => {
+                Err(wasmtime::format_err!(
+                    "grants: script `{name}` may not listen to channel `{channel}`: its grants' \
+                     listen allows {}",
+                    self.grants.listen
+                ))
+            }
+            EventFilter::KeyPressed(_)
+            | EventFilter::KeyReleased(_)
+            | EventFilter::AnyKeyPressed
+                if !self.grants.keys =>
+            {
+                Err(wasmtime::format_err!(
+                    "grants: script `{name}` may not read key input: its grants say keys = false"
+                ))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -149,6 +261,12 @@ impl ScriptState {
     /// Queues a command for the runtime, within the instance's quotas:
     /// traps (naming the quota) when the script asks for more than it may.
     pub(crate) fn push_command(&mut self, command: Command) -> wasmtime::Result<()> {
+        match &command {
+            Command::Send(message) => self.may_send(&message.channel)?,
+            Command::WaitEvent { filter, .. } => self.may_listen(filter)?,
+            Command::MoveTo { entity, .. } => self.may_write(*entity)?,
+            _ => {}
+        }
         let queued = self.commands.len();
         self.usage
             .charge(&self.quotas, Charge::Request { queued })?;
@@ -181,6 +299,13 @@ impl ScriptState {
     /// functions of a job kind's WIT interface. Traps (with the kind's name)
     /// if the runtime has not registered kind `J`.
     pub fn request_job<J: Job>(&mut self, token: u64, key: J::Key) -> wasmtime::Result<()> {
+        if !self.grants.starts_job(J::NAME) {
+            wasmtime::bail!(
+                "grants: script `{}` may not start `{}` jobs: its grants' jobs leave it out",
+                self.identity.name,
+                J::NAME
+            );
+        }
         let Some(kind) = self.jobs.kind_of::<J>() else {
             wasmtime::bail!(
                 "the script requested a `{}` job, but this runtime has no such job kind \

@@ -32,6 +32,7 @@
 
 mod commands;
 mod events;
+mod granting;
 mod inspect;
 mod motion;
 mod observe;
@@ -50,6 +51,7 @@ use uuid::Uuid;
 
 use crate::determinism::DEFAULT_SEED;
 use crate::error::ScriptError;
+use crate::grants::GrantPolicy;
 use crate::guest::bindings::events::Event;
 use crate::guest::bindings::tasks::Wake;
 use crate::guest::engine::{Extension, ScriptComponent};
@@ -62,6 +64,7 @@ use crate::scene::{Scene, SharedScene};
 use crate::sync::LockExt;
 use crate::time::{FrameClock, FrameTime};
 use events::{EventQueue, Incoming};
+use granting::Granting;
 use outbox::Outbox;
 use restart::Restarts;
 use slots::Slots;
@@ -94,6 +97,9 @@ pub struct RuntimeConfig {
     /// The world's seed: each instance's WASI random numbers are a stream
     /// keyed by it (see [`crate::determinism`]).
     pub seed: u64,
+    /// What each script may do (see [`crate::grants`]); empty: everything.
+    /// Applied to every instance started (spawns, swaps, restarts).
+    pub grants: GrantPolicy,
 }
 
 impl Default for RuntimeConfig {
@@ -107,6 +113,7 @@ impl Default for RuntimeConfig {
             quotas: Quotas::default(),
             restart: RestartPolicy::default(),
             seed: DEFAULT_SEED,
+            grants: GrantPolicy::default(),
         }
     }
 }
@@ -144,6 +151,8 @@ pub struct Runtime {
     /// has registered: each once, when it first starts a script of that
     /// engine.
     extensions_added: Vec<Arc<[Extension]>>,
+    /// The grant policy, given to each component started.
+    granting: Granting,
 }
 
 impl Runtime {
@@ -190,6 +199,7 @@ impl Runtime {
             outbox: Outbox::default(),
             observer: None,
             extensions_added: Vec::new(),
+            granting: Granting::new(config.grants),
         }
     }
 
@@ -222,6 +232,7 @@ impl Runtime {
         component: &ScriptComponent,
         id: Option<Uuid>,
     ) -> Result<ScriptInstance> {
+        let component = &self.granting.apply(component)?;
         let extensions = component.extensions();
         if !self
             .extensions_added

@@ -4,10 +4,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Context as _;
 use wasmtime::Store;
-use wasmtime::component::{ComponentExportIndex, InstancePre};
+use wasmtime::component::{ComponentExportIndex, InstancePre, Linker};
 
 use super::Extension;
+use super::grant::{Import, deny, imports_of, live_imports};
+use crate::grants::{GrantSpec, Grants};
 use crate::guest::LiveSources;
 use crate::guest::bindings::live::LiveIndices;
 use crate::guest::exports::ExportIndices;
@@ -47,6 +50,15 @@ pub struct ScriptComponent {
     /// For a live Python or JavaScript script (a language's runtime
     /// component), the sources every instance runs.
     live: Option<Arc<LiveSources>>,
+    /// The linker that made `pre`, for grants that link a live script's
+    /// runtime again without some interfaces.
+    linker: Option<Arc<Linker<ScriptState>>>,
+    /// The interfaces it imports that grants cover.
+    imports: Arc<[Import]>,
+    /// What it declares it needs (`host build` embeds it).
+    needs: Option<Arc<GrantSpec>>,
+    /// What its instances may do.
+    grants: Arc<Grants>,
 }
 
 impl ScriptComponent {
@@ -61,6 +73,7 @@ impl ScriptComponent {
     ) -> wasmtime::Result<Self> {
         let indices = ExportIndices::new(&pre)?;
         let component = pre.component();
+        let imports = imports_of(component, pre.engine()).into();
         let handover = HandoverExports {
             save: component.get_export_index(None, "save-state"),
             restore: component.get_export_index(None, "restore-state"),
@@ -77,12 +90,173 @@ impl ScriptComponent {
             source: None,
             live: None,
             extensions: Arc::new([]),
+            linker: None,
+            imports,
+            needs: None,
+            grants: Arc::new(Grants::all()),
         })
     }
 
-    /// The same component, made by an engine with `extensions`.
-    pub(crate) fn with_extensions(self, extensions: Arc<[Extension]>) -> Self {
-        ScriptComponent { extensions, ..self }
+    /// The same component, made by an engine with `extensions` and
+    /// `linker`.
+    pub(crate) fn linked(
+        self,
+        extensions: Arc<[Extension]>,
+        linker: Arc<Linker<ScriptState>>,
+    ) -> Self {
+        ScriptComponent {
+            extensions,
+            linker: Some(linker),
+            ..self
+        }
+    }
+
+    /// The same script, declaring that it needs `needs` (what `host build`
+    /// embeds in a component; a live script's builder reads it from the
+    /// project). Logged when it is given grants, and its `imports` checked.
+    pub fn with_needs(mut self, needs: Option<GrantSpec>) -> Self {
+        self.needs = needs.map(Arc::new);
+        self
+    }
+
+    /// What the script declares it needs, if it declares anything.
+    pub fn needs(&self) -> Option<&GrantSpec> {
+        self.needs.as_deref()
+    }
+
+    /// What its instances may do.
+    pub fn grants(&self) -> &Grants {
+        &self.grants
+    }
+
+    /// The interfaces it uses, by grant name: a compiled script's imports
+    /// (those that declare functions), or what a live script's sources
+    /// import.
+    pub fn uses(&self) -> Vec<String> {
+        match &self.live {
+            Some(sources) => live_imports(sources).into_iter().collect(),
+            None => {
+                let names: std::collections::BTreeSet<String> =
+                    self.imports.iter().map(|i| i.grant.clone()).collect();
+                names.into_iter().collect()
+            }
+        }
+    }
+
+    /// This component, its instances allowed only what both its grants so
+    /// far and `grants` allow ([`crate::grants`] says where each is
+    /// enforced). Fails, naming the interface and the grant, when the
+    /// script imports (or declares it needs) an interface left out: nothing
+    /// of it runs. Logs what the script asks for and what it gets.
+    pub fn with_grants(&self, grants: &Grants) -> anyhow::Result<ScriptComponent> {
+        let grants = self.grants.and(grants);
+        let name = &self.name;
+        let granted_imports = || match &grants.imports {
+            Some(names) => format!(
+                "imports = [{}]",
+                names
+                    .iter()
+                    .map(|n| format!("{n:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => "every interface".to_owned(),
+        };
+        let missing: Vec<String> = self
+            .uses()
+            .into_iter()
+            .filter(|i| !grants.imports(i))
+            .map(|i| format!("`{i}`"))
+            .collect();
+        if !missing.is_empty() {
+            anyhow::bail!(
+                "script `{name}` imports {}, which its grants do not include ({})",
+                missing.join(", "),
+                granted_imports()
+            );
+        }
+        if let Some(needs) = &self.needs
+            && let Some(missing) = needs.imports.iter().flatten().find(|i| !grants.imports(i))
+        {
+            anyhow::bail!(
+                "script `{name}` declares it needs `{missing}`, which its grants do not \
+                 include ({})",
+                granted_imports()
+            );
+        }
+        let limits = grants.limit(self.limits);
+        let mut granted = if limits == self.limits {
+            self.clone()
+        } else {
+            self.with_limits(limits)?
+        };
+        if self.live.is_some() {
+            let denied: Vec<Import> = self
+                .imports
+                .iter()
+                .filter(|import| !grants.imports(&import.grant))
+                .cloned()
+                .collect();
+            if !denied.is_empty() {
+                let linker = self
+                    .linker
+                    .as_ref()
+                    .context("this component was not made by an engine")?;
+                let component = self.pre.component();
+                let linker = deny(linker, component, self.pre.engine(), &denied, name)?;
+                granted.pre = linker
+                    .instantiate_pre(component)
+                    .map_err(anyhow::Error::from)
+                    .context("failed to link the script's runtime without the interfaces its grants leave out")?;
+            }
+        }
+        self.log_grants(&grants);
+        granted.grants = Arc::new(grants);
+        Ok(granted)
+    }
+
+    /// Logs what the script declared and what it was granted, when either
+    /// is not "everything"; warns of each declared need left out.
+    fn log_grants(&self, grants: &Grants) {
+        let name = &self.name;
+        let asks = match &self.needs {
+            Some(needs) => serde_json::to_string(&**needs).unwrap_or_default(),
+            None => "nothing declared".to_owned(),
+        };
+        if self.needs.is_none() && grants.is_all() {
+            return;
+        }
+        tracing::info!(
+            "grants: `{name}` uses [{}], asks for {asks}; gets {}",
+            self.uses().join(", "),
+            grants.summary()
+        );
+        let Some(needs) = &self.needs else { return };
+        let left_out = |key: &str, names: &Option<Vec<String>>, rule: &crate::grants::NameRule| {
+            for wanted in names.iter().flatten() {
+                if !wanted.contains('*') && !rule.allows(wanted) {
+                    tracing::warn!(
+                        "grants: `{name}` declares it {key} `{wanted}`, which its grants do not \
+                         allow: it will be refused"
+                    );
+                }
+            }
+        };
+        left_out("writes", &needs.writes, &grants.writes);
+        left_out("sends on", &needs.send, &grants.send);
+        left_out("listens to", &needs.listen, &grants.listen);
+        if needs.keys == Some(true) && !grants.keys {
+            tracing::warn!(
+                "grants: `{name}` declares it reads keys, which its grants do not allow"
+            );
+        }
+        for kind in needs.jobs.iter().flatten() {
+            if !grants.starts_job(kind) {
+                tracing::warn!(
+                    "grants: `{name}` declares it starts `{kind}` jobs, which its grants do not allow"
+                );
+            }
+        }
     }
 
     /// The extensions of the engine that made it (shared by every component
@@ -105,6 +279,7 @@ impl ScriptComponent {
             name: name.into(),
             digest: sources.digest(&self.digest),
             live: Some(Arc::new(sources)),
+            needs: None,
             ..self.clone()
         }
     }
@@ -150,6 +325,7 @@ impl ScriptComponent {
     pub(crate) fn new_store(&self, mut state: ScriptState) -> Store<ScriptState> {
         state.limiter = ScriptLimiter::new(&self.limits);
         state.live = self.live.clone();
+        state.grant(&self.grants);
         let mut store = Store::new(self.pre.engine(), state);
         store.limiter(|state| &mut state.limiter);
         if self.limits.update_deadline.is_some() {
@@ -219,6 +395,16 @@ impl ScriptComponent {
     pub fn with_source(mut self, path: &Path) -> Self {
         self.source = Some(path.into());
         self
+    }
+
+    /// What a runtime keeps a component given its grants under: its name,
+    /// code and grants so far.
+    pub(crate) fn grant_key(&self) -> (Arc<str>, [u8; 32], usize) {
+        (
+            self.name.clone(),
+            self.digest,
+            Arc::as_ptr(&self.grants) as usize,
+        )
     }
 
     pub(crate) fn shared_name(&self) -> Arc<str> {

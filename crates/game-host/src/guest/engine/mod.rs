@@ -8,6 +8,7 @@
 mod cache;
 mod component;
 mod extension;
+mod grant;
 mod ticker;
 
 use std::collections::HashMap;
@@ -34,6 +35,7 @@ pub use cache::default_cache_dir;
 pub use component::ScriptComponent;
 pub(crate) use component::arm_deadline;
 pub use extension::{Extension, LinkFn};
+pub use grant::NEEDS_SECTION;
 
 /// How to set up a [`ScriptEngine`].
 #[derive(Debug, Clone)]
@@ -80,7 +82,7 @@ impl Default for EngineOptions {
 /// engine serves any number of runtimes and instances.
 pub struct ScriptEngine {
     engine: Engine,
-    linker: Linker<ScriptState>,
+    linker: Arc<Linker<ScriptState>>,
     cache: Option<ComponentCache>,
     limits: ScriptLimits,
     deterministic_floats: bool,
@@ -183,7 +185,7 @@ impl ScriptEngine {
         };
         Ok(ScriptEngine {
             engine,
-            linker,
+            linker: Arc::new(linker),
             cache,
             limits,
             deterministic_floats: options.deterministic_floats,
@@ -263,8 +265,13 @@ impl ScriptEngine {
             }
         })?;
         let digest = Sha256::digest(bytes).into();
+        let needs = grant::needs_of(bytes)?;
         let script = ScriptComponent::new(name, pre, bytes.len(), digest, self.limits)
-            .map(|script| script.with_extensions(self.extensions.clone()))
+            .map(|script| {
+                script
+                    .linked(self.extensions.clone(), self.linker.clone())
+                    .with_needs(needs)
+            })
             .map_err(anyhow::Error::from)
             .context("it does not export the `game:engine` `script` world (`entrypoint`, `on-update`, `on-wake`)")?;
         tracing::debug!(

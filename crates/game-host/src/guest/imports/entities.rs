@@ -14,7 +14,7 @@
 
 use crate::guest::bindings::entities::{EntityId as WitEntityId, Host};
 use crate::guest::{Charge, ScriptState};
-use crate::scene::{GameScene, QUAT, TRANSFORM, VEC3};
+use crate::scene::{EntityId, GameScene, QUAT, TRANSFORM, VEC3};
 use crate::sync::LockExt;
 
 /// The error of a call naming an id that is no entity; `interface` is
@@ -45,10 +45,14 @@ impl Host for ScriptState {
     fn spawn_many(&mut self, name: String, count: u32) -> wasmtime::Result<Vec<WitEntityId>> {
         self.usage
             .charge(&self.quotas, Charge::Entities(u64::from(count)))?;
-        let mut scene = self.scene.lock_unpoisoned();
-        Ok((0..count)
-            .map(|_| scene.spawn(&name).index() as WitEntityId)
-            .collect())
+        let ids: Vec<EntityId> = {
+            let mut scene = self.scene.lock_unpoisoned();
+            (0..count).map(|_| scene.spawn(&name)).collect()
+        };
+        for &id in &ids {
+            self.spawned(id);
+        }
+        Ok(ids.iter().map(|id| id.index() as WitEntityId).collect())
     }
 
     fn transforms(&mut self, ids: Vec<WitEntityId>) -> wasmtime::Result<Vec<f32>> {
@@ -59,18 +63,21 @@ impl Host for ScriptState {
     }
 
     fn set_transforms(&mut self, ids: Vec<WitEntityId>, values: Vec<f32>) -> wasmtime::Result<()> {
+        self.may_write_all(&ids)?;
         let values = chunks::<TRANSFORM>("set-transforms", &ids, &values)?;
         let set = self.scene.lock_unpoisoned().set_transforms(&ids, values);
         set.map_err(|id| unknown("entities", id))
     }
 
     fn set_positions(&mut self, ids: Vec<WitEntityId>, values: Vec<f32>) -> wasmtime::Result<()> {
+        self.may_write_all(&ids)?;
         let values = chunks::<VEC3>("set-positions", &ids, &values)?;
         let set = self.scene.lock_unpoisoned().set_positions(&ids, values);
         set.map_err(|id| unknown("entities", id))
     }
 
     fn set_rotations(&mut self, ids: Vec<WitEntityId>, values: Vec<f32>) -> wasmtime::Result<()> {
+        self.may_write_all(&ids)?;
         let values = chunks::<QUAT>("set-rotations", &ids, &values)?;
         let set = self.scene.lock_unpoisoned().set_rotations(&ids, values);
         set.map_err(|id| unknown("entities", id))

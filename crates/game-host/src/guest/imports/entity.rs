@@ -27,6 +27,7 @@ impl Host for ScriptState {
     }
 
     fn set_position(&mut self, id: WitEntityId, position: Vec3) -> wasmtime::Result<()> {
+        self.may_write(EntityId::from(id))?;
         let set = self
             .scene
             .lock_unpoisoned()
@@ -39,6 +40,7 @@ impl Host for ScriptState {
     }
 
     fn set_rotation(&mut self, id: WitEntityId, rotation: Quat) -> wasmtime::Result<()> {
+        self.may_write(EntityId::from(id))?;
         let set = self
             .scene
             .lock_unpoisoned()

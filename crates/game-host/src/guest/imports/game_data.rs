@@ -91,11 +91,13 @@ impl Host for ScriptState {
         field: String,
         value: WitValue,
     ) -> Answer<()> {
+        self.may_write(EntityId::from(id))?;
         Ok(self
             .with_data(|data| data.set_field(EntityId::from(id), &component, &field, value.into())))
     }
 
     fn insert(&mut self, id: WitEntityId, component: String, fields: Vec<WitField>) -> Answer<()> {
+        self.may_write(EntityId::from(id))?;
         let fields = fields
             .into_iter()
             .map(|f| Field::new(f.name, f.value.into()))
@@ -104,6 +106,7 @@ impl Host for ScriptState {
     }
 
     fn remove(&mut self, id: WitEntityId, component: String) -> Answer<bool> {
+        self.may_write(EntityId::from(id))?;
         Ok(self.with_data(|data| data.remove(EntityId::from(id), &component)))
     }
 }

@@ -9,6 +9,7 @@ use crate::sync::LockExt;
 
 impl Host for ScriptState {
     fn despawn(&mut self, id: WitEntityId) -> wasmtime::Result<bool> {
+        self.may_write(EntityId::from(id))?;
         Ok(self.scene.lock_unpoisoned().despawn(EntityId::from(id)))
     }
 

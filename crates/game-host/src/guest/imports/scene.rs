@@ -64,7 +64,27 @@ impl ScriptState {
         f: impl FnOnce(&mut dyn GameScene, EntityId) -> Option<R>,
     ) -> wasmtime::Result<R> {
         let entity = self.table.get(handle)?.entity();
-        f(&mut *self.lock_scene(), entity).ok_or_else(|| {
+        Self::run_on(&mut *self.lock_scene(), entity, f)
+    }
+
+    /// [`Self::with_transform`] for a write: it fails first, naming the
+    /// entity, unless the grants allow it.
+    fn with_transform_mut<R>(
+        &mut self,
+        handle: &Resource<TransformHandle>,
+        f: impl FnOnce(&mut dyn GameScene, EntityId) -> Option<R>,
+    ) -> wasmtime::Result<R> {
+        let entity = self.table.get(handle)?.entity();
+        self.may_write(entity)?;
+        Self::run_on(&mut *self.lock_scene(), entity, f)
+    }
+
+    fn run_on<R>(
+        scene: &mut dyn GameScene,
+        entity: EntityId,
+        f: impl FnOnce(&mut dyn GameScene, EntityId) -> Option<R>,
+    ) -> wasmtime::Result<R> {
+        f(scene, entity).ok_or_else(|| {
             wasmtime::format_err!(
                 "scene: the entity of this transform-component (id {}) was despawned",
                 entity.index()
@@ -83,7 +103,7 @@ impl ScriptState {
         handle: &Resource<TransformHandle>,
         edit: impl FnOnce(&mut Transform),
     ) -> wasmtime::Result<()> {
-        self.with_transform(handle, |scene, id| {
+        self.with_transform_mut(handle, |scene, id| {
             let mut transform = scene.transform(id)?;
             edit(&mut transform);
             scene.set_transform(id, transform).then_some(())
@@ -121,7 +141,7 @@ impl HostTransformComponent for ScriptState {
         self_: Resource<TransformHandle>,
         position: Vec3,
     ) -> wasmtime::Result<()> {
-        self.with_transform(&self_, |scene, id| {
+        self.with_transform_mut(&self_, |scene, id| {
             scene.set_position(id, position.into()).then_some(())
         })
     }
@@ -135,7 +155,7 @@ impl HostTransformComponent for ScriptState {
         self_: Resource<TransformHandle>,
         rotation: Quat,
     ) -> wasmtime::Result<()> {
-        self.with_transform(&self_, |scene, id| {
+        self.with_transform_mut(&self_, |scene, id| {
             scene.set_rotation(id, rotation.into()).then_some(())
         })
     }
@@ -183,6 +203,7 @@ impl Host for ScriptState {
     fn spawn(&mut self, name: String) -> wasmtime::Result<Resource<TransformHandle>> {
         self.usage.charge(&self.quotas, Charge::Entities(1))?;
         let entity = self.lock_scene().spawn(&name);
+        self.spawned(entity);
         self.push_handle(entity)
     }
 
