@@ -96,6 +96,7 @@ fn ramp(case: &Case, threads: usize, hz: f64, max_instances: usize) -> Ramp {
         frames: None,
         seed: None,
         stream_every: None,
+        grants: None,
     };
     let dt = Duration::from_secs_f64(1.0 / hz);
     let (settle, length) = (
@@ -181,6 +182,7 @@ fn main() {
             frames: None,
             seed: None,
             stream_every: None,
+            grants: None,
         };
         fill(&server, &spec, 100);
         let rss = memory::status_kib("VmRSS");
@@ -210,6 +212,7 @@ fn main() {
                 frames: None,
                 seed: None,
                 stream_every: None,
+                grants: None,
             };
             fill(&server, &spec, steady);
             let figures = window(&server, Duration::from_millis(200), Duration::from_secs(3));

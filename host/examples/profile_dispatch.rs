@@ -17,7 +17,9 @@
 //! long, since valgrind runs a call some fifty times slower. With
 //! `PROFILE_FAST_FLOATS=1` in the environment, NaN canonicalisation and
 //! deterministic relaxed SIMD are off (`EngineOptions::deterministic_floats`),
-//! to measure what they cost (`docs/determinism.md`).
+//! to measure what they cost (`docs/determinism.md`). With
+//! `PROFILE_GRANTS='[default] writes = ["*"]'` (a grants file's TOML), the
+//! script runs under those grants, to measure what checking them costs.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,7 +28,7 @@ use game_host::limits::ScriptLimits;
 use game_host::log::MemoryLog;
 use game_host::scene::GameScene;
 use game_host::sync::LockExt;
-use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
+use game_host::{EngineOptions, GrantFile, GrantPolicy, Runtime, RuntimeConfig, ScriptEngine};
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
@@ -53,8 +55,15 @@ fn main() -> anyhow::Result<()> {
         ..EngineOptions::default()
     })?;
     let noop = engine.load_file(path.as_ref())?;
+    let grants = match std::env::var("PROFILE_GRANTS") {
+        Ok(text) => {
+            GrantPolicy::new(toml::from_str::<GrantFile>(&text)?).map_err(anyhow::Error::msg)?
+        }
+        Err(_) => GrantPolicy::default(),
+    };
     let mut runtime = Runtime::new(RuntimeConfig {
         log: Arc::new(MemoryLog::new()),
+        grants,
         ..RuntimeConfig::default()
     });
     for marker in args {

@@ -33,6 +33,7 @@ fn start(server: &Server, scripts: &[&ScriptComponent], frames: u64) -> WorldId 
         frames: Some(frames),
         seed: None,
         stream_every: None,
+        grants: None,
     };
     server.start_world(&spec).expect("world starts")
 }
@@ -82,6 +83,7 @@ fn worlds_start_and_stop_mid_run_and_count_every_frame() {
         frames: None,
         seed: None,
         stream_every: None,
+        grants: None,
     };
     // A world that cannot start as asked is `Invalid`, whatever the room.
     let empty = WorldSpec {

@@ -30,6 +30,7 @@
 mod cargo_build;
 pub mod componentize;
 mod hot_swap;
+pub mod needs;
 mod process;
 pub mod project;
 mod source;

@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crate::cargo_build::{BuildOutput, build_script_crate};
 use crate::componentize::{self, Language};
+use crate::needs::{embed, read_needs};
 use game_host::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE, read_capped};
 use game_host::guest::engine::{ScriptComponent, ScriptEngine, script_name};
 use game_host::hex::hex;
@@ -131,6 +132,30 @@ impl ScriptSource {
         }
     }
 
+    /// What the script declares it needs ([`crate::needs`]): a crate in its
+    /// `Cargo.toml`, a Python script in `pyproject.toml`, a JavaScript one
+    /// in `package.json` beside it; a component file carries its own.
+    pub fn declared_needs(&self) -> Result<Option<game_host::GrantSpec>> {
+        match self {
+            ScriptSource::File(_) => Ok(None),
+            ScriptSource::Crate(dir) => read_needs(
+                &dir.join("Cargo.toml"),
+                &["package", "metadata", "game", "needs"],
+            ),
+            ScriptSource::Foreign(language, entry) => {
+                let dir = entry.parent().unwrap_or(Path::new("."));
+                match language {
+                    Language::Python => {
+                        read_needs(&dir.join("pyproject.toml"), &["tool", "game", "needs"])
+                    }
+                    Language::JavaScript => {
+                        read_needs(&dir.join("package.json"), &["game", "needs"])
+                    }
+                }
+            }
+        }
+    }
+
     /// Builds the source if it is a crate, a Python or a JavaScript script,
     /// and reads the component: returns the script's name and its bytes, a
     /// self-contained component (what `host build` writes to ship).
@@ -140,6 +165,7 @@ impl ScriptSource {
         output: BuildOutput,
         cache_dir: Option<&Path>,
     ) -> Result<(String, Vec<u8>)> {
+        let needs = self.declared_needs()?;
         let file = match self {
             ScriptSource::File(file) => file.clone(),
             ScriptSource::Crate(dir) => build_script_crate(dir, output)?,
@@ -147,12 +173,12 @@ impl ScriptSource {
                 let name = self.name();
                 let bytes = componentize::build(*language, entry, &name, cache_dir)
                     .with_context(|| format!("cannot build script `{}`", entry.display()))?;
-                return Ok((name, bytes));
+                return Ok((name, with_needs(bytes, needs.as_ref())));
             }
         };
         let bytes = read_capped(&file, MAX_COMPONENT_FILE)
             .with_context(|| format!("failed to read script `{}`", file.display()))?;
-        Ok((script_name(&file), bytes))
+        Ok((script_name(&file), with_needs(bytes, needs.as_ref())))
     }
 
     /// Loads the source into `engine`: a Python or JavaScript script on its
@@ -160,14 +186,23 @@ impl ScriptSource {
     /// (if a crate) and compiled.
     pub fn load(&self, engine: &ScriptEngine, output: BuildOutput) -> Result<ScriptComponent> {
         if let ScriptSource::Foreign(language, entry) = self {
+            let needs = self.declared_needs()?;
             return componentize::load_live(engine, *language, entry, &self.name())
-                .map(|script| script.with_source(self.path()));
+                .map(|script| script.with_source(self.path()).with_needs(needs));
         }
         let (name, bytes) = self.build(output, engine.cache_dir())?;
         engine
             .load_bytes(&name, &bytes)
             .map(|script| script.with_source(self.path()))
             .with_context(|| format!("failed to load script `{}`", self.path().display()))
+    }
+}
+
+/// `bytes`, with `needs` embedded if the script declares any.
+fn with_needs(bytes: Vec<u8>, needs: Option<&game_host::GrantSpec>) -> Vec<u8> {
+    match needs {
+        Some(needs) => embed(bytes, needs),
+        None => bytes,
     }
 }
 

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use game_host::GrantFile;
 use game_host::guest::engine::ScriptComponent;
 use game_host::runtime::RuntimeConfig;
 
@@ -80,4 +81,7 @@ pub struct WorldSpec {
     /// frames (`None`: the server's [`ServerConfig::stream_every`]).
     /// Messages to players go every frame.
     pub stream_every: Option<u32>,
+    /// Grants that narrow the server's ([`RuntimeConfig::grants`]) for this
+    /// world's scripts; they can take away, never add.
+    pub grants: Option<GrantFile>,
 }

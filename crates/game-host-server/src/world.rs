@@ -162,8 +162,18 @@ impl World {
         let seed = spec
             .seed
             .unwrap_or_else(|| world_seed(config.runtime.seed, id.0));
+        let grants = match &spec.grants {
+            Some(file) => config
+                .runtime
+                .grants
+                .clone()
+                .narrowed(file.clone())
+                .map_err(|error| anyhow::anyhow!("bad grants: {error}"))?,
+            None => config.runtime.grants.clone(),
+        };
         let mut runtime = Runtime::new(RuntimeConfig {
             seed,
+            grants,
             ..config.runtime.clone()
         });
         for script in &spec.scripts {

@@ -12,7 +12,10 @@ use game_host::jobs::JobDelivery;
 use game_host::limits::{Quotas, ScriptLimits};
 use game_host::log::LogSink;
 use game_host::runtime::RestartPolicy;
-use game_host::{EngineOptions, RuntimeConfig, ScriptComponent, ScriptEngine, ScriptError};
+use game_host::{
+    EngineOptions, GrantFile, GrantPolicy, RuntimeConfig, ScriptComponent, ScriptEngine,
+    ScriptError,
+};
 use game_host_build::{BuildOutput, ScriptSource};
 
 use super::ranges::number_in;
@@ -71,6 +74,14 @@ pub struct EngineArgs {
     /// (README: Limits and sandboxing).
     #[arg(long = "quota", value_name = "NAME=N", value_parser = parse_quota)]
     quotas: Vec<(String, u64)>,
+
+    /// What each script may do: a TOML file with a `[default]` table and
+    /// `[script.NAME]` tables (keys `imports`, `writes`, `send`, `listen`,
+    /// `keys`, `jobs`, `deadline_ms`, `memory_mib`, `quotas`; README:
+    /// Grants). Without it every script may use every interface and change
+    /// every entity.
+    #[arg(long, value_name = "FILE", value_parser = parse_grants)]
+    pub grants: Option<GrantPolicy>,
 
     /// Restart a failed script instance from its component with fresh state,
     /// up to N times (backoff doubling from --restart-backoff frames); then
@@ -131,6 +142,27 @@ impl SeedArgs {
             }
         }
     }
+}
+
+/// Most bytes of a `--grants` file.
+const MAX_GRANTS_FILE: u64 = 1 << 20;
+
+/// `--grants FILE`: read, parsed and checked when the option is.
+fn parse_grants(path: &str) -> Result<GrantPolicy, String> {
+    let text = game_host::files::read_capped(path.as_ref(), MAX_GRANTS_FILE)
+        .map_err(|error| format!("cannot read `{path}`: {error}"))?;
+    let text = String::from_utf8(text).map_err(|_| format!("`{path}` is not UTF-8 text"))?;
+    let file: GrantFile = toml::from_str(&text).map_err(|error| {
+        let message = error.message().to_owned();
+        let line = error
+            .span()
+            .map(|span| text[..span.start].matches('\n').count() + 1);
+        match line {
+            Some(line) => format!("`{path}` line {line}: {message}"),
+            None => format!("`{path}`: {message}"),
+        }
+    })?;
+    GrantPolicy::new(file).map_err(|error| format!("`{path}`: {error}"))
 }
 
 /// `--quota NAME=N`, checked against the quotas' own table.
@@ -219,6 +251,7 @@ impl EngineArgs {
             restart: self.restart_policy(),
             seed,
             quotas: self.quotas(),
+            grants: self.grants.clone().unwrap_or_default(),
             ..RuntimeConfig::default()
         }
     }

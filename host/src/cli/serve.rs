@@ -163,6 +163,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             frames,
             seed: None,
             stream_every: None,
+            grants: None,
         },
         args.worlds,
     )?;

@@ -133,6 +133,12 @@ crate-type = [\"cdylib\"]
 # The SDK shipped with `host` {version}, written by `host new`.
 script = {{ path = \"{sdk}\" }}
 
+# What the script needs, for a game that grants each script only part of the
+# API (the host's README: Grants); `host build` embeds it in the component.
+# [package.metadata.game.needs]
+# imports = [\"log\", \"runtime\", \"scene\"]
+# writes = []
+
 # A project of its own, also when created inside another cargo workspace.
 [workspace]
 ",

@@ -12,6 +12,7 @@ use serde_json::json;
 
 use crate::stream::parse_event;
 use crate::{Server, StartError, WorldId, WorldSpec};
+use game_host::GrantFile;
 use game_host::guest::engine::ScriptComponent;
 
 /// What `POST /worlds` may start.
@@ -227,6 +228,7 @@ struct StartBody {
     frames: Option<u64>,
     seed: Option<u64>,
     stream_every: Option<u32>,
+    grants: Option<GrantFile>,
 }
 
 /// Reads the body and finds its scripts in the catalog; every check of the
@@ -267,6 +269,7 @@ fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
         frames: body.frames.or(catalog.frames),
         seed: body.seed,
         stream_every: body.stream_every,
+        grants: body.grants,
     };
     match server.start_world(&spec) {
         Ok(id) => Answer::json(
