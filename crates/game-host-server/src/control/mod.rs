@@ -24,6 +24,10 @@
 //!   grows past it while arriving likewise;
 //! - exhaust threads or descriptors: connections past a cap are closed on
 //!   accept, and a failed accept (EMFILE) is logged and survived;
+//! - crowd out health probes by holding every connection open with slow
+//!   headers or bodies: when all are taken, the one that waited longest on
+//!   its client is closed to make room ([`shed`]), so a probe gets through
+//!   a flood of slow clients;
 //! - hold up a shutdown: answers under way get a short drain, then every
 //!   connection is closed;
 //! - change the worlds without the bearer token ([`ControlToken`]), when
@@ -35,6 +39,7 @@
 mod auth;
 mod limits;
 mod routes;
+mod shed;
 mod state;
 mod upgrade;
 
@@ -62,6 +67,7 @@ use tokio::sync::{Semaphore, watch};
 use super::Server;
 use crate::stream::StreamLimits;
 use routes::{Answer, Route};
+use shed::{Connection, Connections, Waiting};
 use state::ControlState;
 
 pub use auth::ControlToken;
@@ -180,6 +186,7 @@ async fn serve(
 ) {
     let limits = context.limits;
     let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let connections = Arc::new(Connections::default());
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
@@ -191,19 +198,41 @@ async fn serve(
             _ = stop.changed() => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _peer)) => {
-                    let Ok(slot) = slots.clone().try_acquire_owned() else {
-                        warned.warn(format_args!(
-                            "control: {} connections open, the most allowed; closing new ones",
-                            limits.max_connections
-                        ));
-                        continue;
+                    let slot = match slots.clone().try_acquire_owned() {
+                        Ok(slot) => slot,
+                        Err(_) if connections.shed_slowest() => {
+                            warned.warn(format_args!(
+                                "control: {} connections open, the most allowed; closing the \
+                                 ones that waited longest on their clients ({} so far)",
+                                limits.max_connections,
+                                connections.shed_count()
+                            ));
+                            // The closed one gives its slot back as soon as
+                            // its task runs.
+                            let freed = slots.clone().acquire_owned();
+                            match tokio::time::timeout(Duration::from_millis(100), freed).await {
+                                Ok(Ok(slot)) => slot,
+                                _ => continue,
+                            }
+                        }
+                        Err(_) => {
+                            warned.warn(format_args!(
+                                "control: {} connections are being answered, the most \
+                                 allowed; closing new ones",
+                                limits.max_connections
+                            ));
+                            continue;
+                        }
                     };
                     let _ = stream.set_nodelay(true);
                     let context = context.clone();
+                    let Connection { waiting, shed, place } = connections.open();
                     let connection = http
                         .serve_connection(
                             TokioIo::new(stream),
-                            service_fn(move |request| handle(context.clone(), request)),
+                            service_fn(move |request| {
+                                handle(context.clone(), waiting.clone(), request)
+                            }),
                         )
                         // A player's stream leaves as a WebSocket (`upgrade`).
                         .with_upgrades();
@@ -216,7 +245,10 @@ async fn serve(
                                 connection.as_mut().graceful_shutdown();
                                 let _ = connection.await;
                             }
+                            // Closed to make room for a new client.
+                            _ = shed => {}
                         }
+                        drop(place);
                         drop(slot);
                     });
                 }
@@ -270,6 +302,7 @@ impl Warned {
 
 async fn handle(
     context: Arc<ControlState>,
+    waiting: Waiting,
     request: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     let answer = match Route::of(request.method(), request.uri().path()) {
@@ -277,8 +310,10 @@ async fn handle(
             Ok(response) => return Ok(response),
             Err(answer) => answer,
         },
-        _ => answer(&context, request).await,
+        _ => answer(&context, &waiting, request).await,
     };
+    // The answer is on its way: the connection waits on its client again.
+    waiting.waiting();
     let mut response = Response::new(Full::new(Bytes::from(answer.body)));
     *response.status_mut() =
         StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -305,7 +340,11 @@ async fn handle(
 
 /// Checks the request (route, token, body) in that order, each before
 /// anything later is read, then answers it.
-async fn answer(context: &Arc<ControlState>, request: Request<Incoming>) -> Answer {
+async fn answer(
+    context: &Arc<ControlState>,
+    waiting: &Waiting,
+    request: Request<Incoming>,
+) -> Answer {
     let (parts, body) = request.into_parts();
     let route = match Route::of(&parts.method, parts.uri.path()) {
         Ok(route) => route,
@@ -321,6 +360,7 @@ async fn answer(context: &Arc<ControlState>, request: Request<Incoming>) -> Answ
         Ok(body) => body,
         Err(answer) => return answer,
     };
+    waiting.answering();
     let starting = context.starting.load(Ordering::Relaxed);
     if !route.may_block() {
         return routes::answer(&context.server, &context.catalog, route, &body, starting);
