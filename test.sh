@@ -26,7 +26,7 @@ step() { echo "== $*" >&2; }
 step "Rust toolchain (rust-toolchain.toml)"
 rustup toolchain install --no-self-update
 
-packages="mesa-vulkan-drivers libvulkan1 xvfb xauth xdotool prometheus chromium chromium-driver"
+packages="mesa-vulkan-drivers libvulkan1 xvfb xauth xdotool prometheus chromium chromium-driver slowhttptest"
 command -v node >/dev/null || packages="$packages nodejs npm"
 command -v python3 >/dev/null || packages="$packages python3"
 python3 -m venv --help >/dev/null 2>&1 || packages="$packages python3-venv"

@@ -477,3 +477,61 @@ fn sources_written_for_0_1_are_refused_in_one_line_naming_what_to_change() {
         assert!(!text.contains('\n'), "one line: {text}");
     }
 }
+
+/// A runtime whose grants leave out `events`.
+fn runtime_without_events() -> Runtime {
+    let file: game_host::GrantFile = toml::from_str(
+        "[default]\nimports = [\"log\", \"runtime\", \"scene\", \"entity\", \"entities\", \
+         \"tasks\", \"motion\", \"lifetime\", \"game-data\", \"players\"]\n",
+    )
+    .unwrap();
+    common::runtime_with(game_host::RuntimeConfig {
+        grants: game_host::GrantPolicy::new(file).unwrap(),
+        ..game_host::RuntimeConfig::default()
+    })
+    .0
+}
+
+#[test]
+fn a_python_script_gets_only_the_interfaces_its_grants_allow() {
+    let engine = common::engine();
+    // The orbiter imports `events` (its key listener): refused at load,
+    // in one line naming it.
+    let orbiter = load(
+        &engine,
+        &common::workspace().join("examples/python-orbiter"),
+    );
+    let mut runtime = runtime_without_events();
+    let error = format!("{:#}", runtime.spawn(&orbiter).unwrap_err());
+    assert!(
+        error.contains("script `python-orbiter` imports `events`, which its grants do not include"),
+        "{error}"
+    );
+
+    // A script that reaches `events` where no import statement says so:
+    // its runtime's `events` functions trap, naming the grant.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("app.py"),
+        "import importlib\n\
+         import wit_world\n\
+         \n\
+         class WitWorld(wit_world.WitWorld):\n\
+         \x20   def entrypoint(self) -> None:\n\
+         \x20       hidden = importlib.import_module('wit_world.imports.' + 'ev' + 'ents')\n\
+         \x20       hidden.send('chat', 'hello')\n\
+         \n\
+         \x20   def on_update(self, clock) -> None:\n\
+         \x20       pass\n\
+         \n\
+         \x20   def on_wake(self, clock, wakes) -> None:\n\
+         \x20       pass\n",
+    )
+    .unwrap();
+    let sneaky = load(&engine, dir.path());
+    let error = format!("{:#}", runtime.spawn(&sneaky).unwrap_err());
+    assert!(error.contains("may not use `events` (`send`)"), "{error}");
+    // Under the default grants the same script sends.
+    let (mut open, _log) = common::runtime();
+    open.spawn(&sneaky).unwrap();
+}
