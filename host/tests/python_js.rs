@@ -534,4 +534,19 @@ fn a_python_script_gets_only_the_interfaces_its_grants_allow() {
     // Under the default grants the same script sends.
     let (mut open, _log) = common::runtime();
     open.spawn(&sneaky).unwrap();
+
+    // Under `writes = []` the orbiter moves only its own moon, and the moon
+    // stays its own across a hot swap (the new version finds it and moves
+    // it on).
+    let (mut own, _log) = common::runtime_with(game_host::RuntimeConfig {
+        grants: game_host::GrantPolicy::new(toml::from_str("[default]\nwrites = []\n").unwrap())
+            .unwrap(),
+        ..game_host::RuntimeConfig::default()
+    });
+    let id = own.spawn(&orbiter).unwrap();
+    own.run_frames(10);
+    own.hot_swap(id, &orbiter).unwrap();
+    own.run_frames(10);
+    assert!(own.errors().is_empty(), "{:?}", own.errors());
+    assert_near(common::transform(&own, "py-moon").position, moon_after(20));
 }

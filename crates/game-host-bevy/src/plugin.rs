@@ -24,7 +24,7 @@ use game_host::limits::Quotas;
 use game_host::log::LogSink;
 use game_host::runtime::{RestartPolicy, Runtime, RuntimeConfig};
 use game_host::sync::LockExt;
-use game_host::{EngineOptions, ScriptEngine};
+use game_host::{EngineOptions, GrantPolicy, ScriptEngine};
 
 use crate::assets::{Script, ScriptAsset, ScriptLoader};
 use crate::events::ScriptFailed;
@@ -39,6 +39,9 @@ pub struct GameHostPlugin {
     pub engine: EngineOptions,
     /// What each script may make the host keep or do.
     pub quotas: Quotas,
+    /// What each script may touch: interfaces, entities (by `Name`),
+    /// channels, keys, jobs (see `game_host::grants`); by default everything.
+    pub grants: GrantPolicy,
     /// What happens to a script that fails (by default it stays stopped).
     pub restart: RestartPolicy,
     /// The seed of the scripts' random numbers: the same seed, scripts and
@@ -56,6 +59,7 @@ impl Default for GameHostPlugin {
         GameHostPlugin {
             engine: EngineOptions::default(),
             quotas: config.quotas,
+            grants: config.grants,
             restart: config.restart,
             seed: config.seed,
             jobs: config.jobs,
@@ -104,6 +108,7 @@ fn make_host(world: &mut World) -> Option<ScriptHost> {
         RuntimeConfig {
             hz: 1.0 / step,
             quotas: settings.quotas,
+            grants: settings.grants,
             restart: settings.restart,
             seed: settings.seed,
             jobs: settings.jobs,

@@ -156,7 +156,8 @@ fn parse_grants(path: &str) -> Result<GrantPolicy, String> {
         let message = error.message().to_owned();
         let line = error
             .span()
-            .map(|span| text[..span.start].matches('\n').count() + 1);
+            .and_then(|span| text.get(..span.start))
+            .map(|before| before.matches('\n').count() + 1);
         match line {
             Some(line) => format!("`{path}` line {line}: {message}"),
             None => format!("`{path}`: {message}"),

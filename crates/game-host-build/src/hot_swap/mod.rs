@@ -271,6 +271,14 @@ impl HotSwapper {
                         }
                         Err(error) => {
                             ok = false;
+                            // The runtime's error starts by saying the old
+                            // version keeps running, as `failed` does.
+                            let causes: Vec<String> =
+                                error.chain().skip(1).map(ToString::to_string).collect();
+                            let error = match causes.is_empty() {
+                                true => error,
+                                false => anyhow::anyhow!(causes.join(": ")),
+                            };
                             outcomes.push(failed(&path, &error));
                         }
                     }

@@ -360,7 +360,13 @@ async fn answer(
         Ok(body) => body,
         Err(answer) => return answer,
     };
-    waiting.answering();
+    if !waiting.answering() {
+        // Closed to make room for another client: answer nothing.
+        return Answer::error(
+            503,
+            "the connection was closed to make room for another client",
+        );
+    }
     let starting = context.starting.load(Ordering::Relaxed);
     if !route.may_block() {
         return routes::answer(&context.server, &context.catalog, route, &body, starting);

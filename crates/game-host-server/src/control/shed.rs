@@ -7,52 +7,99 @@
 //! accept: an orchestrator that misses health checks restarts the server
 //! and loses every world. So, as Envoy's overload manager does, the
 //! slowest go first: when every connection is taken, the one that has been
-//! waiting on its client the longest (for headers, a body, or its next
-//! request) is closed to make room. A connection whose request is being
+//! waiting on its client the longest (for headers, a body, its next
+//! request, or to read an answer) is closed to make room. A connection whose request is being
 //! answered is never closed, and a new one is only refused when every
 //! connection is being answered.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use tokio::sync::oneshot;
 
-/// The open connections, oldest first.
-#[derive(Default)]
+/// A connection waits on its client: for headers, a body, its next
+/// request, or to read an answer.
+const WAITING: u8 = 0;
+/// Its request is being answered.
+const ANSWERING: u8 = 1;
+/// It was chosen to close; it answers nothing more.
+const SHED: u8 = 2;
+
+/// The open connections.
 pub(crate) struct Connections {
     open: Mutex<BTreeMap<u64, Open>>,
     next: AtomicU64,
     shed: AtomicU64,
+    epoch: Instant,
+}
+
+impl Default for Connections {
+    fn default() -> Self {
+        Connections {
+            open: Mutex::default(),
+            next: AtomicU64::new(0),
+            shed: AtomicU64::new(0),
+            epoch: Instant::now(),
+        }
+    }
 }
 
 struct Open {
-    waiting: Arc<AtomicBool>,
+    state: Arc<State>,
     shed: Option<oneshot::Sender<()>>,
 }
 
-/// One open connection: whether it waits on its client, the signal that
-/// it is to close, and its place in the table (given back when dropped).
+/// Where a connection is: waiting, answering or shed, and since when it
+/// has waited (microseconds from the table's start).
+struct State {
+    phase: AtomicU8,
+    since: AtomicU64,
+}
+
+/// One open connection: its state, the signal that it is to close, and
+/// its place in the table (given back when dropped).
 pub(crate) struct Connection {
     pub waiting: Waiting,
     pub shed: oneshot::Receiver<()>,
     pub place: Place,
 }
 
-/// Whether a connection waits on its client (true) or is being answered.
+/// A connection's side of its state.
 #[derive(Clone)]
-pub(crate) struct Waiting(Arc<AtomicBool>);
+pub(crate) struct Waiting {
+    state: Arc<State>,
+    epoch: Instant,
+}
 
 impl Waiting {
-    /// The client has sent its request (and body): it is being answered.
-    pub fn answering(&self) {
-        self.0.store(false, Ordering::Relaxed);
+    /// The client has sent its request (and body): it is being answered,
+    /// and is no longer shed. False if it was shed already: answer nothing.
+    pub fn answering(&self) -> bool {
+        self.state
+            .phase
+            .compare_exchange(WAITING, ANSWERING, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
     }
 
-    /// The answer is out: the connection waits on its client again.
+    /// The answer is out: the connection waits on its client again, from
+    /// now.
     pub fn waiting(&self) {
-        self.0.store(true, Ordering::Relaxed);
+        self.state
+            .since
+            .store(micros_since(self.epoch), Ordering::Relaxed);
+        let _ = self.state.phase.compare_exchange(
+            ANSWERING,
+            WAITING,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
     }
+}
+
+fn micros_since(epoch: Instant) -> u64 {
+    u64::try_from(epoch.elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
 /// A connection's entry in [`Connections`]; removed when dropped.
@@ -74,20 +121,26 @@ impl Connections {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// A new connection, waiting on its client.
+    /// A new connection, waiting on its client from now.
     pub fn open(self: &Arc<Self>) -> Connection {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let waiting = Arc::new(AtomicBool::new(true));
+        let state = Arc::new(State {
+            phase: AtomicU8::new(WAITING),
+            since: AtomicU64::new(micros_since(self.epoch)),
+        });
         let (sender, shed) = oneshot::channel();
         self.lock().insert(
             id,
             Open {
-                waiting: waiting.clone(),
+                state: state.clone(),
                 shed: Some(sender),
             },
         );
         Connection {
-            waiting: Waiting(waiting),
+            waiting: Waiting {
+                state,
+                epoch: self.epoch,
+            },
             shed,
             place: Place {
                 id,
@@ -100,16 +153,26 @@ impl Connections {
     /// close; false when every connection is being answered.
     pub fn shed_slowest(&self) -> bool {
         let mut open = self.lock();
-        let slowest = open
-            .values_mut()
-            .find(|c| c.shed.is_some() && c.waiting.load(Ordering::Relaxed));
-        match slowest.and_then(|c| c.shed.take()) {
-            Some(shed) => {
+        // A connection may start answering between the look and the claim:
+        // then look again.
+        loop {
+            let slowest = open
+                .values_mut()
+                .filter(|c| c.shed.is_some() && c.state.phase.load(Ordering::Acquire) == WAITING)
+                .min_by_key(|c| c.state.since.load(Ordering::Relaxed));
+            let Some(slowest) = slowest else {
+                return false;
+            };
+            let claimed = slowest
+                .state
+                .phase
+                .compare_exchange(WAITING, SHED, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok();
+            if claimed && let Some(shed) = slowest.shed.take() {
                 let _ = shed.send(());
                 self.shed.fetch_add(1, Ordering::Relaxed);
-                true
+                return true;
             }
-            None => false,
         }
     }
 
@@ -129,17 +192,22 @@ mod tests {
         let mut first = table.open();
         let mut second = table.open();
         let mut third = table.open();
-        first.waiting.answering();
+        assert!(first.waiting.answering());
         assert!(table.shed_slowest());
         assert!(first.shed.try_recv().is_err(), "an answered one stays");
         assert!(second.shed.try_recv().is_ok(), "the oldest waiting goes");
         assert!(third.shed.try_recv().is_err());
+        assert!(!second.waiting.answering(), "a shed one answers nothing");
         drop(second);
-        third.waiting.answering();
+        assert!(third.waiting.answering());
         assert!(!table.shed_slowest(), "all the rest are being answered");
+        // Waiting from now: the one that waited longer goes first.
+        third.waiting.waiting();
+        std::thread::sleep(std::time::Duration::from_millis(2));
         first.waiting.waiting();
         assert!(table.shed_slowest());
-        assert!(first.shed.try_recv().is_ok());
+        assert!(third.shed.try_recv().is_ok());
+        assert!(first.shed.try_recv().is_err());
         assert_eq!(table.shed_count(), 2);
     }
 }

@@ -27,16 +27,26 @@ impl NameRule {
 
     /// This rule, also requiring a match in `patterns`.
     pub fn and<S: AsRef<str>>(mut self, patterns: &[S]) -> Self {
-        self.layers
-            .push(patterns.iter().map(|p| p.as_ref().to_owned()).collect());
+        let layer: Arc<[String]> = patterns.iter().map(|p| p.as_ref().to_owned()).collect();
+        self.add(layer);
         self
+    }
+
+    /// Adds `layer`, unless the rule has it already (it would change
+    /// nothing).
+    fn add(&mut self, layer: Arc<[String]>) {
+        if !self.layers.contains(&layer) {
+            self.layers.push(layer);
+        }
     }
 
     /// What both this rule and `other` allow.
     pub fn both(&self, other: &NameRule) -> NameRule {
-        let mut layers = self.layers.clone();
-        layers.extend(other.layers.iter().cloned());
-        NameRule { layers }
+        let mut both = self.clone();
+        for layer in &other.layers {
+            both.add(layer.clone());
+        }
+        both
     }
 
     /// Whether it allows every name (no layer restricts it).
@@ -116,5 +126,10 @@ mod tests {
         assert!(NameRule::any().allows("anything"));
         assert!(!NameRule::only::<&str>(&[]).allows("cube"));
         assert_eq!(rule.to_string(), r#"["enemy-*", "cube"] and ["enemy-*"]"#);
+        assert_eq!(
+            rule.both(&rule),
+            rule,
+            "a layer it has already changes nothing"
+        );
     }
 }

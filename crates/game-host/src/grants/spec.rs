@@ -2,12 +2,36 @@
 //! writes them (a TOML file for `host`, JSON in a server's request, or Rust
 //! values), every key optional.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Grants, INTERFACES};
+use super::effective::{Grants, min_some};
+use super::rule::NameRule;
 use crate::limits::Quotas;
+
+/// The `game:engine` interfaces that declare functions, by the names grants
+/// use (the newest release's, and 0.1's `frame` and `terrain`).
+pub const INTERFACES: &[&str] = &[
+    "log",
+    "runtime",
+    "scene",
+    "entity",
+    "entities",
+    "tasks",
+    "events",
+    "motion",
+    "lifetime",
+    "game-data",
+    "players",
+    "frame",
+    "terrain",
+];
+
+/// The longest CPU deadline a grant may name, in milliseconds (as
+/// `--script-deadline-ms` allows; a grant only ever lowers the game's).
+const MAX_DEADLINE_MS: f64 = 60_000.0;
 
 /// One table of grants, every key optional: a missing key leaves what the
 /// table below it says (a `[script.NAME]` table overrides `[default]` key by
@@ -64,6 +88,49 @@ impl GrantSpec {
         }
     }
 
+    /// `grants`, narrowed by this table: each key it sets can only take
+    /// away.
+    pub fn narrow(&self, grants: &Grants) -> Grants {
+        let spec = self;
+        let set = |names: &Vec<String>| names.iter().cloned().collect::<BTreeSet<_>>();
+        let intersect = |old: &Option<BTreeSet<String>>, new: &Option<Vec<String>>| match (old, new)
+        {
+            (old, None) => old.clone(),
+            (None, Some(new)) => Some(set(new)),
+            (Some(old), Some(new)) => Some(old.intersection(&set(new)).cloned().collect()),
+        };
+        let rule = |old: &NameRule, new: &Option<Vec<String>>| match new {
+            Some(patterns) => old.clone().and(patterns),
+            None => old.clone(),
+        };
+        let mut quotas = grants.quotas.clone();
+        for (name, &value) in spec.quotas.iter().flatten() {
+            let kept = quotas.entry(name.clone()).or_insert(value);
+            *kept = (*kept).min(value);
+        }
+        Grants {
+            imports: intersect(&grants.imports, &spec.imports),
+            writes: rule(&grants.writes, &spec.writes),
+            send: rule(&grants.send, &spec.send),
+            listen: rule(&grants.listen, &spec.listen),
+            keys: grants.keys && spec.keys.unwrap_or(true),
+            jobs: intersect(&grants.jobs, &spec.jobs),
+            deadline: min_some(
+                grants.deadline,
+                spec.deadline_ms
+                    .and_then(|ms| Duration::try_from_secs_f64(ms / 1e3).ok()),
+            ),
+            memory: match (grants.memory, spec.memory_mib) {
+                (old, None) => old,
+                (old, Some(mib)) => {
+                    let new = usize::try_from(mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+                    Some(old.map_or(new, |old| old.min(new)))
+                }
+            },
+            quotas,
+        }
+    }
+
     /// Whether it sets no key.
     pub fn is_empty(&self) -> bool {
         *self == GrantSpec::default()
@@ -83,15 +150,22 @@ impl GrantSpec {
             }
         }
         if let Some(ms) = self.deadline_ms
-            && !(ms.is_finite() && ms > 0.0)
+            && !(ms > 0.0 && ms <= MAX_DEADLINE_MS)
         {
-            return Err(format!("{at} deadline_ms: must be above 0, not {ms}"));
+            return Err(format!(
+                "{at} deadline_ms: must be above 0 and at most {MAX_DEADLINE_MS}, not {ms}"
+            ));
         }
         if self.memory_mib == Some(0) {
             return Err(format!("{at} memory_mib: must be at least 1"));
         }
         let mut quotas = Quotas::default();
         for (name, &value) in self.quotas.iter().flatten() {
+            if name.starts_with("log-") {
+                return Err(format!(
+                    "{at} quotas: `{name}` is the same for every script; set it with --quota"
+                ));
+            }
             quotas
                 .set(name, value)
                 .map_err(|error| format!("{at} quotas: {error}"))?;
@@ -165,7 +239,7 @@ impl GrantPolicy {
     /// narrowing `base`.
     pub fn grants_for(&self, name: &str, base: &Grants) -> Grants {
         self.files.iter().fold(base.clone(), |grants, file| {
-            grants.narrowed(&file.for_script(name))
+            file.for_script(name).narrow(&grants)
         })
     }
 
@@ -234,6 +308,15 @@ mod tests {
             ..GrantSpec::default()
         };
         assert!(spec.check("[script.x]").unwrap_err().contains("nope"));
+        let spec = GrantSpec {
+            deadline_ms: Some(1e300),
+            ..GrantSpec::default()
+        };
+        assert!(
+            spec.check("[default]")
+                .unwrap_err()
+                .contains("at most 60000")
+        );
         let file: Result<GrantFile, _> = serde_json::from_str(r#"{"default": {"writs": []}}"#);
         assert!(file.unwrap_err().to_string().contains("writs"));
     }

@@ -12,6 +12,7 @@ use crate::guest::bindings::tasks::Wake;
 use crate::guest::engine::{ScriptComponent, arm_deadline};
 use crate::guest::exports::Exports;
 use crate::guest::{Command, HandleStats, RuntimeShared, ScriptState};
+use crate::scene::EntityId;
 
 /// A snapshot of one instance, for tools and tests.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +87,20 @@ impl ScriptInstance {
     pub fn succeed(&mut self, old: &ScriptInstance) {
         self.swaps = old.swaps + 1;
         self.restarts = old.restarts;
+    }
+
+    /// The entities it spawned (recorded while its writes are checked).
+    pub fn spawned_entities(&self) -> Vec<EntityId> {
+        self.store.data().spawned_entities()
+    }
+
+    /// Takes `entities` as its own, as if it had spawned them (the
+    /// entities of the instance it replaces or restarts).
+    pub fn adopt(&mut self, entities: &[EntityId]) {
+        let state = self.store.data_mut();
+        for &id in entities {
+            state.spawned(id);
+        }
     }
 
     /// Times its script was restarted after failing.

@@ -164,13 +164,26 @@ impl ScriptState {
         self.writes.spawned(id);
     }
 
+    /// The entities the instance spawned, while its writes are checked
+    /// (for the instance that succeeds it: a hot swap or a restart).
+    pub(crate) fn spawned_entities(&self) -> Vec<EntityId> {
+        self.writes.own().to_vec()
+    }
+
     #[cold]
     fn check_write(&mut self, id: EntityId) -> wasmtime::Result<()> {
         let allowed = match self.writes.decided(id) {
             Some(allowed) => allowed,
             None => {
-                let Some(name) = self.scene.lock_unpoisoned().name(id) else {
-                    return Ok(());
+                let name = {
+                    let mut scene = self.scene.lock_unpoisoned();
+                    match scene.name(id) {
+                        Some(name) => name,
+                        // An engine's entity may have no name: only a `*`
+                        // pattern allows it.
+                        None if scene.contains(id) => String::new(),
+                        None => return Ok(()),
+                    }
                 };
                 self.writes.decide(id, &name)
             }
@@ -262,7 +275,9 @@ impl ScriptState {
     /// traps (naming the quota) when the script asks for more than it may.
     pub(crate) fn push_command(&mut self, command: Command) -> wasmtime::Result<()> {
         match &command {
-            Command::Send(message) => self.may_send(&message.channel)?,
+            Command::Send(message) | Command::ToPlayers { message, .. } => {
+                self.may_send(&message.channel)?
+            }
             Command::WaitEvent { filter, .. } => self.may_listen(filter)?,
             Command::MoveTo { entity, .. } => self.may_write(*entity)?,
             _ => {}

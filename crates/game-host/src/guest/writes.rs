@@ -25,6 +25,8 @@ pub(crate) struct WriteGuard {
     /// batch write checks each of its ids, so the common case is a load.
     flat: Vec<u8>,
     decided: FnvHashMap<EntityId, bool>,
+    /// The entities it spawned, for an instance that takes over from it.
+    own: Vec<EntityId>,
 }
 
 impl WriteGuard {
@@ -34,6 +36,7 @@ impl WriteGuard {
             rule: (!rule.is_any()).then(|| rule.clone()),
             flat: Vec::new(),
             decided: FnvHashMap::default(),
+            own: Vec::new(),
         }
     }
 
@@ -47,7 +50,13 @@ impl WriteGuard {
     pub fn spawned(&mut self, id: EntityId) {
         if self.restricted() {
             self.record(id, true);
+            self.own.push(id);
         }
+    }
+
+    /// The entities it spawned (while restricted).
+    pub fn own(&self) -> &[EntityId] {
+        &self.own
     }
 
     /// Whether it was decided that `id` may be written (`None`: not yet).

@@ -2,33 +2,30 @@
 //! starts (once per component: the check and its log line are not
 //! repeated per instance).
 
-use std::collections::HashMap;
-use std::sync::Arc;
-
 use anyhow::Result;
 
 use crate::grants::{GrantPolicy, Grants};
 use crate::guest::engine::ScriptComponent;
 
-/// Components given their grants, kept for the next instance; cleared when
-/// this many are kept (a long session of hot-swaps loads many versions).
+/// Components given their grants, kept for the next instance; the oldest
+/// goes when this many are kept (a long session of hot-swaps loads many
+/// versions).
 const KEPT: usize = 64;
-
-/// Which component (its name, code and grants so far) was given which
-/// grants.
-type Key = (Arc<str>, [u8; 32], usize);
 
 #[derive(Default)]
 pub(crate) struct Granting {
     policy: GrantPolicy,
-    given: HashMap<Key, ScriptComponent>,
+    /// (the component as given, the same with its grants): a component is
+    /// found again only if it is the same in every way that matters (see
+    /// [`ScriptComponent::same_as`]).
+    given: Vec<(ScriptComponent, ScriptComponent)>,
 }
 
 impl Granting {
     pub fn new(policy: GrantPolicy) -> Self {
         Granting {
             policy,
-            given: HashMap::new(),
+            given: Vec::new(),
         }
     }
 
@@ -38,17 +35,19 @@ impl Granting {
         if self.policy.files().is_empty() {
             return Ok(component.clone());
         }
-        let key = component.grant_key();
-        if let Some(given) = self.given.get(&key) {
-            return Ok(given.clone());
+        let found = self
+            .given
+            .iter()
+            .find(|(asked, granted)| asked.same_as(component) || granted.same_as(component));
+        if let Some((_, granted)) = found {
+            return Ok(granted.clone());
         }
         let grants = self.policy.grants_for(component.name(), &Grants::all());
-        let given = component.with_grants(&grants)?;
+        let granted = component.with_grants(&grants)?;
         if self.given.len() >= KEPT {
-            self.given.clear();
+            self.given.remove(0);
         }
-        self.given.insert(key, given.clone());
-        self.given.insert(given.grant_key(), given.clone());
-        Ok(given)
+        self.given.push((component.clone(), granted.clone()));
+        Ok(granted)
     }
 }

@@ -274,6 +274,7 @@ impl Runtime {
                 }
             };
             instance.set_restarts(restart.attempt);
+            instance.adopt(&restart.spawned);
             if let Err(failed) = self.start(instance) {
                 self.restarts.schedule(&failed.0, frame);
             }

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::guest::engine::ScriptComponent;
 use crate::guest::instance::ScriptInstance;
+use crate::scene::EntityId;
 
 /// What happens to an instance that fails (traps, runs past its deadline,
 /// exceeds a limit or a quota).
@@ -34,6 +35,8 @@ impl Default for RestartPolicy {
 pub(super) struct Restart {
     pub id: Uuid,
     pub component: ScriptComponent,
+    /// The entities the failed instance spawned: the restart's own.
+    pub spawned: Vec<EntityId>,
     /// Which restart this is: 1 for the first.
     pub attempt: u32,
     /// The frame boundary it happens at (before frame `due + 1`).
@@ -85,6 +88,7 @@ impl Restarts {
         self.pending.push(Restart {
             id: failed.id(),
             component: failed.component().clone(),
+            spawned: failed.spawned_entities(),
             attempt,
             due,
         });

@@ -53,8 +53,20 @@ impl Runtime {
             )
         };
         let trapped = |error: Box<ScriptError>| anyhow::Error::new(*error).context(failed());
+        // The new version gets no more than the old one was given (by the
+        // game's component, on top of the runtime's policy).
+        let granted = self
+            .slots
+            .get_mut(slot)
+            .expect("slot_of found it")
+            .component()
+            .grants()
+            .clone();
+        let component = &component.with_grants(&granted).with_context(failed)?;
         let mut new = self.instantiate(component, Some(id)).with_context(failed)?;
         let old = self.slots.get_mut(slot).expect("slot_of found it");
+        // What the old version spawned is the new one's, from its hand-over on.
+        new.adopt(&old.spawned_entities());
         let saved = if component.is_stateful() {
             old.save_state().map_err(trapped)?
         } else {

@@ -344,8 +344,11 @@ impl ScriptComponent {
     /// game may give its own scripts longer deadlines or more memory than a
     /// mod's. Fails when the engine cannot enforce them: CPU deadlines on
     /// an engine made without them (it compiled no epoch checks), or more
-    /// memory than the engine's limit (its pool reserves no more).
+    /// memory than the engine's limit (its pool reserves no more). Limits
+    /// past what its grants allow are lowered to them.
     pub fn with_limits(&self, limits: ScriptLimits) -> anyhow::Result<ScriptComponent> {
+        // Never past what its grants allow.
+        let limits = self.grants.limit(limits);
         if limits.update_deadline.is_some() && self.engine_limits.update_deadline.is_none() {
             anyhow::bail!(
                 "`{}` cannot get CPU deadlines: its engine was made without them",
@@ -397,14 +400,16 @@ impl ScriptComponent {
         self
     }
 
-    /// What a runtime keeps a component given its grants under: its name,
-    /// code and grants so far.
-    pub(crate) fn grant_key(&self) -> (Arc<str>, [u8; 32], usize) {
-        (
-            self.name.clone(),
-            self.digest,
-            Arc::as_ptr(&self.grants) as usize,
-        )
+    /// Whether `other` is this component in every way grants depend on:
+    /// its name, code, engine (its extensions), limits and grants so far.
+    /// (Both hold what they point to, so no address is reused while they
+    /// are compared.)
+    pub(crate) fn same_as(&self, other: &ScriptComponent) -> bool {
+        self.name == other.name
+            && self.digest == other.digest
+            && self.limits == other.limits
+            && Arc::ptr_eq(&self.grants, &other.grants)
+            && Arc::ptr_eq(&self.extensions, &other.extensions)
     }
 
     pub(crate) fn shared_name(&self) -> Arc<str> {
