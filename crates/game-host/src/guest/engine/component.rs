@@ -227,6 +227,7 @@ impl ScriptComponent {
             return;
         }
         tracing::info!(
+            target: "host",
             "grants: `{name}` uses [{}], asks for {asks}; gets {}",
             self.uses().join(", "),
             grants.summary()
@@ -236,6 +237,7 @@ impl ScriptComponent {
             for wanted in names.iter().flatten() {
                 if !wanted.contains('*') && !rule.allows(wanted) {
                     tracing::warn!(
+                        target: "host",
                         "grants: `{name}` declares it {key} `{wanted}`, which its grants do not \
                          allow: it will be refused"
                     );
@@ -247,12 +249,14 @@ impl ScriptComponent {
         left_out("listens to", &needs.listen, &grants.listen);
         if needs.keys == Some(true) && !grants.keys {
             tracing::warn!(
+                target: "host",
                 "grants: `{name}` declares it reads keys, which its grants do not allow"
             );
         }
         for kind in needs.jobs.iter().flatten() {
             if !grants.starts_job(kind) {
                 tracing::warn!(
+                    target: "host",
                     "grants: `{name}` declares it starts `{kind}` jobs, which its grants do not allow"
                 );
             }
