@@ -53,6 +53,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use game_host::input::Event;
 use game_host::jobs::JobWorkers;
 use game_host::players::PlayerId;
+use game_host::runtime::ScriptTime;
 use game_host::sync::LockExt;
 use loop_thread::{LoopThread, Order};
 use registry::Room;
@@ -118,6 +119,7 @@ impl Server {
                 unlogged_overruns: 0,
                 slowest: None,
                 last_warning: None,
+                script_seconds: Vec::new(),
             };
             let join = std::thread::Builder::new()
                 .name(format!("loop-{index}"))
@@ -294,6 +296,16 @@ impl Server {
             .collect();
         worlds.sort_by_key(|w| w.id);
         worlds
+    }
+
+    /// How long each of world `id`'s scripts takes per frame (see
+    /// [`Runtime::script_times`](game_host::Runtime::script_times)); `None`
+    /// when no such world runs.
+    pub fn script_times(&self, id: WorldId) -> Option<Vec<ScriptTime>> {
+        let thread = self.threads.get(self.thread_of_world(id)?)?;
+        let (reply, times) = channel();
+        thread.orders.send(Order::ScriptTimes(id, reply)).ok()?;
+        times.recv().ok().flatten()
     }
 
     /// Worlds placed and not ended.

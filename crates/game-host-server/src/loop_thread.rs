@@ -14,6 +14,7 @@ use super::stats::{FrameRecord, ThreadStats};
 use super::world::{EndReason, World, WorldId, WorldReport, WorldStatus};
 use game_host::input::Event;
 use game_host::runner::Pacing;
+use game_host::runtime::ScriptTime;
 use game_host::sync::LockExt;
 
 /// What the server asks of a loop thread.
@@ -22,6 +23,8 @@ pub(super) enum Order {
     Stop(WorldId, Sender<Option<WorldReport>>),
     Send(WorldId, Event),
     Status(Sender<Vec<WorldStatus>>),
+    /// One world's scripts' times (`None`: no such world here).
+    ScriptTimes(WorldId, Sender<Option<Vec<ScriptTime>>>),
     /// End every world after the current frame and exit.
     Shutdown,
 }
@@ -46,6 +49,8 @@ pub(super) struct LoopThread {
     pub unlogged_overruns: u64,
     pub slowest: Option<(WorldId, Duration)>,
     pub last_warning: Option<Instant>,
+    /// Seconds in each script's calls since the metrics were last fed.
+    pub script_seconds: Vec<(String, f64)>,
 }
 
 impl LoopThread {
@@ -100,6 +105,10 @@ impl LoopThread {
             Order::Status(reply) => {
                 let _ = reply.send(self.worlds.iter().map(|w| w.status(self.index)).collect());
             }
+            Order::ScriptTimes(id, reply) => {
+                let world = self.worlds.iter().find(|w| w.id == id);
+                let _ = reply.send(world.map(|w| w.runtime.script_times()));
+            }
             Order::Shutdown => return false,
         }
         true
@@ -116,6 +125,13 @@ impl LoopThread {
             let begun = Instant::now();
             world.step();
             let cost = begun.elapsed();
+            let seconds = &mut self.script_seconds;
+            world.runtime.last_frame_times(|script, spent| {
+                match seconds.iter_mut().find(|(name, _)| name == script) {
+                    Some((_, total)) => *total += spent,
+                    None => seconds.push((script.to_owned(), spent)),
+                }
+            });
             let stepped = world.stepped(cost, self.world_budget, self.overrun_frames);
             record.updates += 1;
             record.script_errors += stepped.new_errors as u64;
@@ -166,6 +182,11 @@ impl LoopThread {
         metrics.evicted.inc_by(record.evicted);
         metrics.worlds.set(record.worlds as i64);
         metrics.instances.set(record.instances as i64);
+        for (script, seconds) in &mut self.script_seconds {
+            if *seconds > 0.0 {
+                metrics.script_seconds.add(script, std::mem::take(seconds));
+            }
+        }
     }
 
     /// Counts an overrun and warns about it at most once per

@@ -2,6 +2,8 @@
 //! thread (label `thread`), updated by the loop threads and encoded in the
 //! text exposition format for `/metrics`.
 
+use std::sync::atomic::AtomicU64;
+
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -15,6 +17,27 @@ struct ThreadLabel {
 }
 
 type Histograms = Family<ThreadLabel, Histogram, fn() -> Histogram>;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ScriptLabel {
+    script: String,
+}
+
+/// Seconds in each script's calls, by script name. The label's values are
+/// bounded: a server runs only the scripts it was started with.
+#[derive(Clone, Default)]
+pub struct ScriptSeconds(Family<ScriptLabel, Counter<f64, AtomicU64>>);
+
+impl ScriptSeconds {
+    /// Adds `seconds` to script `script`'s series.
+    pub fn add(&self, script: &str, seconds: f64) {
+        self.0
+            .get_or_create(&ScriptLabel {
+                script: script.to_owned(),
+            })
+            .inc_by(seconds);
+    }
+}
 
 fn frame_histogram() -> Histogram {
     // 50 µs to ~0.8 s, doubling: a 60 Hz budget (16.7 ms) falls between
@@ -35,6 +58,7 @@ pub struct Metrics {
     free_slots: Gauge,
     ready: Gauge,
     streams: StreamMetrics,
+    script_seconds: ScriptSeconds,
 }
 
 /// The players' streams, over all worlds.
@@ -61,12 +85,21 @@ pub struct ThreadMetrics {
     pub evicted: Counter,
     pub worlds: Gauge,
     pub instances: Gauge,
+    pub script_seconds: ScriptSeconds,
 }
 
 impl Metrics {
-    /// A registry with every metric, each prefixed `game_server_`.
+    /// A registry with every metric, each prefixed `game_server_`, and
+    /// the scripts' own, prefixed `game_script_`.
     pub fn new() -> Self {
-        let mut registry = Registry::with_prefix("game_server");
+        let mut root = Registry::default();
+        let script_seconds = ScriptSeconds::default();
+        root.sub_registry_with_prefix("game_script").register(
+            "cpu_seconds",
+            "Time in each script's calls (updates and wakes), all its instances in every world",
+            script_seconds.0.clone(),
+        );
+        let registry = root.sub_registry_with_prefix("game_server");
         let frame_seconds = Histograms::new_with_constructor(frame_histogram);
         let overruns = Family::default();
         let updates = Family::default();
@@ -136,7 +169,8 @@ impl Metrics {
             streams.messages.clone(),
         );
         Metrics {
-            registry,
+            registry: root,
+            script_seconds,
             streams,
             frame_seconds,
             overruns,
@@ -163,6 +197,7 @@ impl Metrics {
             evicted: self.evicted.get_or_create(&label).clone(),
             worlds: self.worlds.get_or_create(&label).clone(),
             instances: self.instances.get_or_create(&label).clone(),
+            script_seconds: self.script_seconds.clone(),
         }
     }
 
@@ -220,5 +255,11 @@ mod tests {
         );
         assert!(text.contains("game_server_world_slots_free 3"), "{text}");
         assert!(text.contains("game_server_ready 1"), "{text}");
+        thread.script_seconds.add("cube", 0.25);
+        let text = metrics.encode();
+        assert!(
+            text.contains("game_script_cpu_seconds_total{script=\"cube\"} 0.25"),
+            "{text}"
+        );
     }
 }

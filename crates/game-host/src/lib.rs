@@ -70,6 +70,7 @@ pub mod runtime;
 pub mod scene;
 pub mod sealed;
 pub mod sync;
+pub mod ticks;
 pub mod time;
 
 pub use error::{ScriptError, ScriptExport};

@@ -64,6 +64,8 @@ pub(crate) enum Route {
     Ready,
     Metrics,
     ListWorlds,
+    /// One world: its status and its scripts' times.
+    World(WorldId),
     StartWorld,
     StopWorld(WorldId),
     SendEvent(WorldId),
@@ -86,6 +88,7 @@ impl Route {
             (&Method::GET, ["metrics"]) => Route::Metrics,
             (&Method::GET, ["worlds"]) => Route::ListWorlds,
             (&Method::POST, ["worlds"]) => Route::StartWorld,
+            (&Method::GET, ["worlds", id]) => Route::World(parse_id(id)?),
             (&Method::DELETE, ["worlds", id]) => Route::StopWorld(parse_id(id)?),
             (&Method::POST, ["worlds", id, "events"]) => Route::SendEvent(parse_id(id)?),
             (&Method::POST, ["worlds", id, "players"]) => Route::AdmitPlayer(parse_id(id)?),
@@ -167,6 +170,7 @@ pub(crate) fn answer(
             challenge: false,
         },
         Route::ListWorlds => Answer::json(200, json!(server.worlds())),
+        Route::World(id) => world(server, id),
         Route::StartWorld if starting => Answer::error(
             503,
             "the server is starting and accepts no new worlds yet (see /readyz)",
@@ -209,6 +213,30 @@ pub(crate) fn answer(
         // Answered before the body is read, by the `upgrade` module.
         Route::Stream(_) => Answer::error(400, "a stream is a WebSocket upgrade"),
     }
+}
+
+/// `GET /worlds/{id}`: the world's status, and each script's time per
+/// frame in milliseconds (median, 99th percentile, last) and in total.
+fn world(server: &Server, id: WorldId) -> Answer {
+    let status = server.worlds().into_iter().find(|w| w.id == id);
+    let (Some(status), Some(times)) = (status, server.script_times(id)) else {
+        return Answer::error(404, format!("no world {}", id.0));
+    };
+    let ms = |d: std::time::Duration| (d.as_secs_f64() * 1e6).round() / 1e3;
+    let scripts: Vec<_> = times
+        .iter()
+        .map(|t| {
+            json!({
+                "script": t.script,
+                "ms_per_frame": { "p50": ms(t.p50), "p99": ms(t.p99), "last": ms(t.last) },
+                "seconds": t.total.as_secs_f64(),
+                "frames": t.frames,
+            })
+        })
+        .collect();
+    let mut body = json!(status);
+    body["scripts"] = json!(scripts);
+    Answer::json(200, body)
 }
 
 /// The page `/worlds/{id}/view` serves: it reads the world and the token

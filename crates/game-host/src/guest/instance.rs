@@ -11,6 +11,7 @@ use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::bindings::tasks::Wake;
 use crate::guest::engine::{ScriptComponent, arm_deadline};
 use crate::guest::exports::Exports;
+use crate::guest::profile::{self, ScriptProfile};
 use crate::guest::{Command, HandleStats, RuntimeShared, ScriptState};
 use crate::scene::EntityId;
 
@@ -48,6 +49,8 @@ pub(crate) struct ScriptInstance {
     swaps: u32,
     /// Times its script was restarted after failing (it is the restart).
     restarts: u32,
+    /// Its script's entry in the runtime's call times.
+    times_index: u32,
 }
 
 impl ScriptInstance {
@@ -63,6 +66,20 @@ impl ScriptInstance {
         let pre = component.pre();
         let mut store = component.new_store(state);
         let context = || format!("failed to instantiate script `{}`", component.name());
+        if shared.profile {
+            if component.limits().update_deadline.is_none() {
+                anyhow::bail!(
+                    "cannot profile `{}`: samples are taken on the CPU deadline's ticks, and its \
+                     engine has deadlines off",
+                    component.name()
+                );
+            }
+            let id = store.data().identity.id;
+            let profile = ScriptProfile::new(pre.engine(), component.name(), id, pre.component())
+                .with_context(context)?;
+            store.data_mut().profile = Some(Box::new(profile));
+            store.epoch_deadline_callback(profile::sample);
+        }
         let instance = pre.instantiate(&mut store).with_context(context)?;
         let exports = component
             .indices()
@@ -75,6 +92,7 @@ impl ScriptInstance {
             component: component.clone(),
             swaps: 0,
             restarts: 0,
+            times_index: 0,
         })
     }
 
@@ -101,6 +119,22 @@ impl ScriptInstance {
         for &id in entities {
             state.spawned(id);
         }
+    }
+
+    /// Takes its profile, if it is profiled.
+    pub fn take_profile(&mut self) -> Option<ScriptProfile> {
+        self.store.data_mut().profile.take().map(|profile| *profile)
+    }
+
+    /// Its script's entry in the runtime's call times.
+    #[inline]
+    pub fn times_index(&self) -> u32 {
+        self.times_index
+    }
+
+    /// Sets its script's entry in the runtime's call times.
+    pub fn set_times_index(&mut self, index: u32) {
+        self.times_index = index;
     }
 
     /// Times its script was restarted after failing.

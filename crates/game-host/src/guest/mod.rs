@@ -14,7 +14,7 @@
 //!     |
 //!  store (ScriptState, the store data)
 //!     |
-//!  shared  command  usage  limiter  deadline  live  writes
+//!  shared  command  usage  limiter  deadline  live  writes  profile
 //!     |
 //!  bindings (the `bindgen!` output)
 //! ```
@@ -29,6 +29,7 @@ pub(crate) mod instance;
 mod limiter;
 mod live;
 pub(crate) mod players;
+mod profile;
 mod shared;
 mod store;
 mod usage;
@@ -38,6 +39,7 @@ mod writes;
 pub(crate) use command::Command;
 pub(crate) use limiter::ScriptLimiter;
 pub use live::{ENGINE_WIT, LIVE_VERSION, LIVE_WIT, LiveSources};
+pub use profile::ScriptProfile;
 pub(crate) use shared::RuntimeShared;
 pub use store::{HandleStats, ScriptState};
 pub(crate) use usage::Charge;

@@ -30,6 +30,8 @@ pub(crate) struct RuntimeShared {
     pub made: Arc<AtomicU64>,
     /// The players in the world.
     pub players: Arc<Roster>,
+    /// Whether each instance's stacks are sampled (see `guest::profile`).
+    pub profile: bool,
 }
 
 impl RuntimeShared {
@@ -44,6 +46,7 @@ impl RuntimeShared {
             seed: DEFAULT_SEED,
             made: Arc::default(),
             players: Arc::default(),
+            profile: false,
         }
     }
 }

@@ -19,6 +19,7 @@ use super::deadline::CallDeadline;
 use super::limiter::ScriptLimiter;
 use super::live::LiveSources;
 use super::players::PlayerInbox;
+use super::profile::ScriptProfile;
 use super::shared::RuntimeShared;
 use super::usage::{Charge, Usage};
 use super::writes::WriteGuard;
@@ -79,6 +80,8 @@ pub struct ScriptState {
     pub(crate) grants: Arc<Grants>,
     /// Which entities it may change.
     pub(crate) writes: WriteGuard,
+    /// Its profile, while it is profiled.
+    pub(crate) profile: Option<Box<ScriptProfile>>,
 }
 
 impl ScriptState {
@@ -121,6 +124,7 @@ impl ScriptState {
             players: PlayerInbox::new(shared.players.clone()),
             grants: Arc::new(Grants::all()),
             writes: WriteGuard::default(),
+            profile: None,
         }
     }
 

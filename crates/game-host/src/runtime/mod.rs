@@ -39,6 +39,7 @@ mod observe;
 mod outbox;
 mod players;
 mod restart;
+mod script_times;
 mod slots;
 mod subscriptions;
 mod swap;
@@ -56,7 +57,7 @@ use crate::guest::bindings::events::Event;
 use crate::guest::bindings::tasks::Wake;
 use crate::guest::engine::{Extension, ScriptComponent};
 use crate::guest::instance::ScriptInstance;
-use crate::guest::{Command, RuntimeShared};
+use crate::guest::{Command, RuntimeShared, ScriptProfile};
 use crate::jobs::{Job, JobDelivery, JobWorkers, Jobs};
 use crate::limits::Quotas;
 use crate::log::{LogSink, TracingLog};
@@ -67,12 +68,14 @@ use events::{EventQueue, Incoming};
 use granting::Granting;
 use outbox::Outbox;
 use restart::Restarts;
+use script_times::ScriptTimes;
 use slots::Slots;
 use subscriptions::{Subscription, Subscriptions};
 use waits::Waits;
 
 pub use observe::RunObserver;
 pub use restart::RestartPolicy;
+pub use script_times::ScriptTime;
 pub use swap::SwapReport;
 pub use waits::{PendingWait, WaitStats};
 
@@ -97,6 +100,9 @@ pub struct RuntimeConfig {
     /// The world's seed: each instance's WASI random numbers are a stream
     /// keyed by it (see [`crate::determinism`]).
     pub seed: u64,
+    /// Sample every instance's wasm stack on each CPU-deadline tick, for
+    /// [`Runtime::take_profiles`] (needs deadlines on; off: no cost).
+    pub profile: bool,
     /// What each script may do (see [`crate::grants`]); empty: everything.
     /// Applied to every instance started (spawns, swaps, restarts).
     pub grants: GrantPolicy,
@@ -114,6 +120,7 @@ impl Default for RuntimeConfig {
             restart: RestartPolicy::default(),
             seed: DEFAULT_SEED,
             grants: GrantPolicy::default(),
+            profile: false,
         }
     }
 }
@@ -153,6 +160,8 @@ pub struct Runtime {
     extensions_added: Vec<Arc<[Extension]>>,
     /// The grant policy, given to each component started.
     granting: Granting,
+    /// How long each script's calls take.
+    times: ScriptTimes,
 }
 
 impl Runtime {
@@ -183,6 +192,7 @@ impl Runtime {
                 seed: config.seed,
                 made: Arc::default(),
                 players: Arc::default(),
+                profile: config.profile,
             },
             slots: Slots::default(),
             subscriptions: Subscriptions::default(),
@@ -200,6 +210,7 @@ impl Runtime {
             observer: None,
             extensions_added: Vec::new(),
             granting: Granting::new(config.grants),
+            times: ScriptTimes::default(),
         }
     }
 
@@ -244,7 +255,9 @@ impl Runtime {
             }
             self.extensions_added.push(extensions.clone());
         }
-        ScriptInstance::new(component, &self.shared, id)
+        let mut instance = ScriptInstance::new(component, &self.shared, id)?;
+        instance.set_times_index(self.times.index_of(&component.shared_name()));
+        Ok(instance)
     }
 
     /// Runs a new instance's `entrypoint`; if it returns, the instance takes
@@ -297,6 +310,7 @@ impl Runtime {
             self.call(slot, ScriptInstance::wake);
         }
         self.woken.clear();
+        self.times.time(None);
         // Removed after dispatch, so the subscription table is not changed
         // while it is walked.
         while let Some(slot) = self.failed.pop() {
@@ -308,6 +322,7 @@ impl Runtime {
         for (_, instance) in self.slots.iter() {
             instance.end_frame();
         }
+        self.times.end_frame();
         if let Some(observer) = self.observer.as_mut() {
             observer.stepped(time.frame, &mut *self.shared.scene.lock_unpoisoned());
         }
@@ -377,6 +392,7 @@ impl Runtime {
         let Some(instance) = self.slots.get_mut(slot) else {
             return;
         };
+        self.times.time(Some(instance.times_index()));
         instance.set_known_usage(self.waits.count(slot), self.subscriptions.count(slot));
         if let Err(error) = call(instance) {
             self.record(*error);
@@ -386,6 +402,28 @@ impl Runtime {
             }
             self.failed.push(slot);
         }
+    }
+
+    /// How long each script's calls have taken (updates and wakes, all its
+    /// instances together): totals, and the median and 99th percentile per
+    /// frame; the most time first. Always kept (a clock read per call).
+    pub fn script_times(&self) -> Vec<ScriptTime> {
+        self.times.report()
+    }
+
+    /// Takes the profiles of the running instances (with
+    /// [`RuntimeConfig::profile`]; none without): each is written with
+    /// [`ScriptProfile::write`]. Their instances are no longer sampled.
+    pub fn take_profiles(&mut self) -> Vec<ScriptProfile> {
+        (0..self.slots.capacity())
+            .filter_map(|slot| self.slots.get_mut(slot)?.take_profile())
+            .collect()
+    }
+
+    /// Calls `f` with each script called in the last frame and the seconds
+    /// its calls took (cheap: for metrics fed every frame).
+    pub fn last_frame_times(&self, f: impl FnMut(&str, f64)) {
+        self.times.for_each_last_frame(f);
     }
 
     /// Runs `frames` frames back to back.
