@@ -13,7 +13,7 @@ use game_host::input::parse_input_script;
 use game_host::log::TracingLog;
 use game_host::record::{Recorder, RunSettings};
 use game_host::sync::LockExt;
-use game_host::{HeadlessRunner, Runtime, ScriptComponent, ScriptEngine};
+use game_host::{HeadlessRunner, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_build::HotSwapper;
 use game_host_render::Offscreen;
 use game_host_render::WindowRunner;
@@ -73,6 +73,20 @@ pub struct RunArgs {
     #[arg(long)]
     list_waits: bool,
 
+    /// At exit, print how long each script's calls took per frame (median,
+    /// 99th percentile, total), the slowest first. The same table is logged
+    /// at debug level (`RUST_LOG=debug`) without it.
+    #[arg(long)]
+    profile_summary: bool,
+
+    /// Sample the scripts' wasm stacks every millisecond of their calls and
+    /// write a profile to FILE at exit, in the Firefox Profiler's format
+    /// (open it at https://profiler.firefox.com, "Load a profile from
+    /// file"). With several instances, the second is written to FILE-2, and
+    /// so on. Needs CPU deadlines on (the samples are taken on their ticks).
+    #[arg(long, value_name = "FILE")]
+    profile: Option<PathBuf>,
+
     /// Hot-swap scripts when they change: a crate directory is rebuilt when
     /// its sources change, a .wasm file is reloaded when it is rewritten.
     /// State is handed over to scripts that support it. A script that fails
@@ -129,12 +143,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     // A headless run of N frames is a simulation, and a recorded run is
     // replayed: make them reproducible.
     let lockstep = args.headless && args.frames.is_some() || args.record.is_some();
-    let mut runtime = Runtime::new(args.engine.runtime_config(
-        args.hz,
-        args.world.seed(),
-        lockstep,
-        Arc::new(TracingLog),
-    ));
+    let mut runtime = Runtime::new(RuntimeConfig {
+        profile: args.profile.is_some(),
+        ..args
+            .engine
+            .runtime_config(args.hz, args.world.seed(), lockstep, Arc::new(TracingLog))
+    });
     let input = match &args.input {
         Some(file) => read_input(file)?,
         None => Vec::new(),
@@ -178,13 +192,39 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         tracing::info!(file = %file.display(), frames, "wrote recording");
     }
 
-    write_outputs(&args, &runtime)?;
+    write_outputs(&args, &mut runtime)?;
+    let table = time_table(&runtime);
+    if args.profile_summary {
+        eprint!("{table}");
+    } else {
+        tracing::debug!("time in each script's calls:\n{table}");
+    }
     let failures = load_failures + runtime.errors().len();
     if failures > 0 {
         eprintln!("error: {failures} script failure(s); see the errors above");
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each script's time per frame, as a table.
+fn time_table(runtime: &Runtime) -> String {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let mut table = format!(
+        "{:<24} {:>8} {:>12} {:>12} {:>12}\n",
+        "script", "frames", "p50 ms", "p99 ms", "total ms"
+    );
+    for time in runtime.script_times() {
+        table += &format!(
+            "{:<24} {:>8} {:>12.4} {:>12.4} {:>12.3}\n",
+            time.script,
+            time.frames,
+            ms(time.p50),
+            ms(time.p99),
+            ms(time.total)
+        );
+    }
+    table
 }
 
 /// Starts `instances` of each script (the built-in one when none is
@@ -273,7 +313,10 @@ fn run_frames(
 }
 
 /// Writes what the run was asked for at its end: screenshot, waits, scene.
-fn write_outputs(args: &RunArgs, runtime: &Runtime) -> Result<()> {
+fn write_outputs(args: &RunArgs, runtime: &mut Runtime) -> Result<()> {
+    if let Some(file) = &args.profile {
+        write_profiles(file, runtime.take_profiles())?;
+    }
     if let Some(file) = &args.screenshot {
         screenshot(runtime, file, args.size)?;
     }
@@ -283,6 +326,35 @@ fn write_outputs(args: &RunArgs, runtime: &Runtime) -> Result<()> {
     if let Some(file) = &args.dump_scene {
         std::fs::write(file, runtime.dump().to_json())
             .with_context(|| format!("failed to write scene dump `{}`", file.display()))?;
+    }
+    Ok(())
+}
+
+/// Writes each profile: the first to `file`, the others to `file-2`, ...
+/// (before its extension).
+fn write_profiles(file: &Path, profiles: Vec<game_host::guest::ScriptProfile>) -> Result<()> {
+    for (index, profile) in profiles.into_iter().enumerate() {
+        let path = match index {
+            0 => file.to_owned(),
+            n => {
+                let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+                let name = match file.extension() {
+                    Some(ext) => format!("{stem}-{}.{}", n + 1, ext.to_string_lossy()),
+                    None => format!("{stem}-{}", n + 1),
+                };
+                file.with_file_name(name)
+            }
+        };
+        let (script, instance) = (profile.script.clone(), profile.instance);
+        let mut out = Vec::new();
+        profile.write(&mut out)?;
+        game_host::files::write_atomic(&path, &out)
+            .with_context(|| format!("failed to write profile `{}`", path.display()))?;
+        tracing::info!(
+            "wrote the profile of `{script}` ({instance}) to {}: open it at \
+             https://profiler.firefox.com (Load a profile from file)",
+            path.display()
+        );
     }
     Ok(())
 }
