@@ -145,6 +145,70 @@ fn screenshot_flag_writes_a_png_without_a_window() {
     assert_eq!((info.width, info.height), (200, 150));
 }
 
+/// Pixels of the overlay's text colour (yellow) in the top left corner of
+/// a screenshot of the `hot` test script taken with `args`.
+fn overlay_pixels(args: &[&str]) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("shot.png");
+    let component = common::build("hot");
+    let output = Command::new(env!("CARGO_BIN_EXE_host"))
+        .arg("run")
+        .arg(&component)
+        .args(["--headless", "--frames", "30", "--size", "480x240"])
+        .args(args)
+        .arg("--screenshot")
+        .arg(&file)
+        .arg("--cache-dir")
+        .arg(common::cache_dir())
+        .current_dir(common::workspace())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&file).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    let stride = info.line_size;
+    let channels = stride / info.width as usize;
+    // The text is (1.0, 0.95, 0.3) linear: (255, 250, 149) in sRGB.
+    (0..60)
+        .flat_map(|y| (0..320).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = &pixels[y * stride + x * channels..];
+            p[0] > 230 && p[1] > 220 && (110..190).contains(&p[2])
+        })
+        .count()
+}
+
+#[test]
+fn the_overlay_shows_the_frame_and_the_slowest_scripts_in_a_screenshot() {
+    let with = overlay_pixels(&["--overlay"]);
+    let without = overlay_pixels(&[]);
+    // Four lines of 5x7 text at twice the size: a few thousand pixels.
+    assert!(with > 1_000, "{with} overlay pixels");
+    assert_eq!(without, 0);
+}
+
+#[test]
+fn the_overlay_lists_scripts_by_their_time() {
+    let engine = common::engine();
+    let (mut runtime, _log) = common::runtime();
+    runtime.spawn(&common::load(&engine, "hot")).unwrap();
+    runtime
+        .spawn(&common::load(&engine, "spinning-cube"))
+        .unwrap();
+    runtime.run_frames(20);
+    let lines = game_host_render::overlay_lines(&runtime, 1.5);
+    assert!(lines[0].starts_with("frame 20  1.50 ms"), "{lines:?}");
+    assert!(lines[2].starts_with("test_hot"), "{lines:?}");
+    assert!(lines[3].starts_with("spinning_cube"), "{lines:?}");
+}
+
 #[test]
 fn without_a_display_the_window_mode_says_to_use_headless() {
     let output = Command::new(env!("CARGO_BIN_EXE_host"))

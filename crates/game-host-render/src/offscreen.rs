@@ -7,6 +7,7 @@ use super::camera::Camera;
 use super::cube::CubeRenderer;
 use super::gpu::{Gpu, depth_view, texture};
 use super::image::Image;
+use super::overlay::OverlayRenderer;
 use game_host::scene::GameScene;
 
 /// Colour format of offscreen images: 8-bit RGBA, sRGB-encoded.
@@ -16,6 +17,9 @@ const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 pub struct Offscreen {
     gpu: Gpu,
     cubes: CubeRenderer,
+    overlay: OverlayRenderer,
+    /// The overlay's lines, drawn over the scene (none: no overlay).
+    lines: Vec<String>,
     width: u32,
     height: u32,
     target: wgpu::Texture,
@@ -48,6 +52,8 @@ impl Offscreen {
         });
         Ok(Offscreen {
             cubes: CubeRenderer::new(device, FORMAT),
+            overlay: OverlayRenderer::new(device, FORMAT),
+            lines: Vec::new(),
             view: target.create_view(&Default::default()),
             depth: depth_view(device, width, height),
             target,
@@ -70,6 +76,12 @@ impl Offscreen {
     }
 
     /// Renders the scene and waits for the GPU to finish.
+    /// Draws `lines` over the scene from now on (see
+    /// [`overlay_lines`](crate::overlay_lines)); none: no overlay.
+    pub fn set_overlay(&mut self, lines: Vec<String>) {
+        self.lines = lines;
+    }
+
     pub fn render(&mut self, scene: &mut dyn GameScene) -> Result<()> {
         let encoder = self.encode(scene);
         self.gpu.queue.submit([encoder.finish()]);
@@ -136,6 +148,9 @@ impl Offscreen {
             .prepare(&self.gpu.device, &self.gpu.queue, scene, &camera);
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         self.cubes.draw(&mut encoder, &self.view, &self.depth);
+        self.overlay
+            .prepare(&self.gpu.queue, &self.lines, (self.width, self.height));
+        self.overlay.draw(&mut encoder, &self.view);
         encoder
     }
 

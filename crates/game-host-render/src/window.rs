@@ -13,12 +13,13 @@ use winit::application::ApplicationHandler;
 use winit::dpi::PhysicalSize;
 use winit::event::{ElementState, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
-use winit::keyboard::PhysicalKey;
+use winit::keyboard::{KeyCode, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 use crate::cube::CubeRenderer;
 use crate::gpu::depth_view;
 use crate::keys::key_for_code;
+use crate::overlay::{OverlayRenderer, overlay_lines};
 use crate::{Camera, Gpu};
 use game_host::Event;
 use game_host::Runtime;
@@ -35,6 +36,9 @@ pub struct WindowRunner {
     pub title: String,
     /// Initial inner size in physical pixels.
     pub size: (u32, u32),
+    /// Show the overlay (the frame's time, the slowest scripts) from the
+    /// start; F3 toggles it.
+    pub overlay: bool,
 }
 
 impl WindowRunner {
@@ -53,6 +57,8 @@ impl WindowRunner {
             error: None,
             frames: 0,
             pacing,
+            overlay: self.overlay,
+            frame_ms: 0.0,
         };
         event_loop
             .run_app(&mut app)
@@ -71,6 +77,7 @@ struct View {
     gpu: Gpu,
     config: wgpu::SurfaceConfiguration,
     cubes: CubeRenderer,
+    overlay: OverlayRenderer,
     depth: wgpu::TextureView,
 }
 
@@ -82,6 +89,9 @@ struct App<'a> {
     error: Option<anyhow::Error>,
     frames: u64,
     pacing: Pacing,
+    /// Whether the overlay is shown (F3), and the last frame's time.
+    overlay: bool,
+    frame_ms: f64,
 }
 
 impl App<'_> {
@@ -111,6 +121,7 @@ impl App<'_> {
         tracing::info!(adapter = %gpu.describe(), "window open");
         Ok(View {
             cubes: CubeRenderer::new(&gpu.device, config.format),
+            overlay: OverlayRenderer::new(&gpu.device, config.format),
             depth: depth_view(&gpu.device, config.width, config.height),
             window,
             surface,
@@ -123,7 +134,9 @@ impl App<'_> {
     fn simulate(&mut self, event_loop: &ActiveEventLoop) {
         for _ in 0..self.pacing.tick(Instant::now()) {
             (self.between)(self.runtime);
+            let started = Instant::now();
             self.runtime.step();
+            self.frame_ms = started.elapsed().as_secs_f64() * 1e3;
             self.frames += 1;
             if self.runner.frames.is_some_and(|limit| self.frames >= limit) {
                 event_loop.exit();
@@ -155,9 +168,16 @@ impl App<'_> {
             view.cubes
                 .prepare(&view.gpu.device, &view.gpu.queue, &mut *scene, &camera);
         }
+        let lines = match self.overlay {
+            true => overlay_lines(self.runtime, self.frame_ms),
+            false => Vec::new(),
+        };
+        let size = (view.config.width, view.config.height);
+        view.overlay.prepare(&view.gpu.queue, &lines, size);
         let target = frame.texture.create_view(&Default::default());
         let mut encoder = view.gpu.device.create_command_encoder(&Default::default());
         view.cubes.draw(&mut encoder, &target, &view.depth);
+        view.overlay.draw(&mut encoder, &target);
         view.gpu.queue.submit([encoder.finish()]);
         view.window.pre_present_notify();
         view.gpu.queue.present(frame);
@@ -198,6 +218,12 @@ impl ApplicationHandler for App<'_> {
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => self.resize(size),
+            WindowEvent::KeyboardInput { event, .. }
+                if event.state == ElementState::Pressed
+                    && event.physical_key == PhysicalKey::Code(KeyCode::F3) =>
+            {
+                self.overlay = !self.overlay;
+            }
             WindowEvent::KeyboardInput { event, .. } if !event.repeat => {
                 if let PhysicalKey::Code(code) = event.physical_key
                     && let Some(key) = key_for_code(code)

@@ -16,7 +16,7 @@ use game_host::sync::LockExt;
 use game_host::{HeadlessRunner, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_build::HotSwapper;
 use game_host_render::Offscreen;
-use game_host_render::WindowRunner;
+use game_host_render::{WindowRunner, overlay_lines};
 use uuid::Uuid;
 
 use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
@@ -46,6 +46,12 @@ pub struct RunArgs {
     /// as a PNG (needs no window or display).
     #[arg(long, value_name = "FILE")]
     screenshot: Option<PathBuf>,
+
+    /// Show the overlay from the start: the frame's time and the scripts
+    /// that take the most of it (median and 99th percentile per frame). In
+    /// the window F3 shows and hides it; a --screenshot has it drawn in.
+    #[arg(long)]
+    overlay: bool,
 
     /// Window and screenshot size in pixels.
     #[arg(long, value_name = "WxH", default_value = "800x600", value_parser = parse_size)]
@@ -186,13 +192,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 
     let started = Instant::now();
     let frames = run_frames(&args, scripts, &mut runtime, swapper.as_mut())?;
-    tracing::info!(frames, elapsed = ?started.elapsed(), "stopped");
+    let elapsed = started.elapsed();
+    tracing::info!(frames, ?elapsed, "stopped");
+    let frame_ms = elapsed.as_secs_f64() * 1e3 / frames.max(1) as f64;
     if let Some(file) = &args.record {
         runtime.finish_observing()?;
         tracing::info!(file = %file.display(), frames, "wrote recording");
     }
 
-    write_outputs(&args, &mut runtime)?;
+    write_outputs(&args, &mut runtime, frame_ms)?;
     let table = time_table(&runtime);
     if args.profile_summary {
         eprint!("{table}");
@@ -306,6 +314,7 @@ fn run_frames(
                 names => format!("game-host: {names}"),
             },
             size: args.size,
+            overlay: args.overlay,
         };
         window.run(runtime, &mut between)?
     };
@@ -313,12 +322,16 @@ fn run_frames(
 }
 
 /// Writes what the run was asked for at its end: screenshot, waits, scene.
-fn write_outputs(args: &RunArgs, runtime: &mut Runtime) -> Result<()> {
+fn write_outputs(args: &RunArgs, runtime: &mut Runtime, frame_ms: f64) -> Result<()> {
     if let Some(file) = &args.profile {
         write_profiles(file, runtime.take_profiles())?;
     }
     if let Some(file) = &args.screenshot {
-        screenshot(runtime, file, args.size)?;
+        let overlay = match args.overlay {
+            true => overlay_lines(runtime, frame_ms),
+            false => Vec::new(),
+        };
+        screenshot(runtime, file, args.size, overlay)?;
     }
     if args.list_waits {
         print_waits(runtime);
@@ -379,8 +392,14 @@ fn script_names(scripts: &[PathBuf]) -> String {
 }
 
 /// Renders the scene offscreen and writes it as a PNG.
-fn screenshot(runtime: &Runtime, file: &Path, (width, height): (u32, u32)) -> Result<()> {
+fn screenshot(
+    runtime: &Runtime,
+    file: &Path,
+    (width, height): (u32, u32),
+    overlay: Vec<String>,
+) -> Result<()> {
     let mut offscreen = Offscreen::new(width, height)?;
+    offscreen.set_overlay(overlay);
     let image = { offscreen.capture(&mut *runtime.scene().lock_unpoisoned())? };
     image.save_png(file)?;
     tracing::info!(
