@@ -43,6 +43,7 @@ fn engine_with(pooling: bool, cache_dir: Option<PathBuf>, limits: ScriptLimits) 
         limits,
         perf_map: false,
         deterministic_floats: true,
+        debug_info: false,
     })
     .expect("engine")
 }

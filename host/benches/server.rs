@@ -157,6 +157,7 @@ fn main() {
         limits: ScriptLimits::default(),
         perf_map: false,
         deterministic_floats: true,
+        debug_info: false,
     })
     .expect("engine");
     let cube = load(&engine, "examples/spinning-cube");

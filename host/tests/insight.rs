@@ -133,3 +133,67 @@ fn each_scripts_time_reaches_metrics_and_the_worlds_status() {
     let (status, _) = request("GET", &server.url("/worlds/99"), None);
     assert_eq!(status, 404);
 }
+
+#[test]
+fn gdb_stops_at_a_line_of_the_script_and_shows_its_locals() {
+    let tool = std::process::Command::new("gdb").arg("--version").output();
+    assert!(
+        tool.is_ok(),
+        "gdb is not installed (./test.sh installs Debian's)"
+    );
+    let source = common::workspace().join("host/tests/scripts/hot/src/lib.rs");
+    let line = std::fs::read_to_string(&source)
+        .unwrap()
+        .lines()
+        .position(|l| l.contains("self.entity.set_translation"))
+        .unwrap()
+        + 1;
+    let output = std::process::Command::new("gdb")
+        .args(["-batch", "-nx"])
+        .args(["-ex", "set breakpoint pending on"])
+        .args(["-ex", &format!("break lib.rs:{line}")])
+        .args([
+            "-ex",
+            "run",
+            "-ex",
+            "info locals",
+            "-ex",
+            "next",
+            "-ex",
+            "bt 1",
+        ])
+        .arg("--args")
+        .arg(env!("CARGO_BIN_EXE_host"))
+        .args([
+            "run",
+            "host/tests/scripts/hot",
+            "--headless",
+            "--frames",
+            "3",
+            "--debug",
+        ])
+        .current_dir(common::workspace())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // It stops in the script's own function, at the line asked for.
+    let stop = format!("hot/src/lib.rs:{line}");
+    assert!(
+        text.lines().any(
+            |l| l.starts_with("Thread 1 \"host\" hit Breakpoint 1, test_hot::")
+                && l.contains(&stop)
+        ),
+        "{text}"
+    );
+    // Its local `x` is shown, and `next` steps to the following line.
+    assert!(text.lines().any(|l| l.starts_with("x = 0.")), "{text}");
+    assert!(
+        text.contains(&format!("hot/src/lib.rs:{}", line + 1)),
+        "{text}"
+    );
+}

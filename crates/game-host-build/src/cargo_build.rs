@@ -42,6 +42,16 @@ struct Target {
 /// Builds the script crate in `dir` for wasm32-wasip2 in release mode and
 /// returns the path of the component it produced.
 pub fn build_script_crate(dir: &Path, output: BuildOutput) -> Result<PathBuf> {
+    build_crate(dir, output, false)
+}
+
+/// Builds the script crate in `dir` for a debugger: cargo's dev profile
+/// (debug info, no optimisation), and returns the component's path.
+pub fn build_script_crate_for_debugger(dir: &Path, output: BuildOutput) -> Result<PathBuf> {
+    build_crate(dir, output, true)
+}
+
+fn build_crate(dir: &Path, output: BuildOutput, debug: bool) -> Result<PathBuf> {
     let manifest = dir.join("Cargo.toml");
     if !manifest.is_file() {
         bail!(
@@ -63,8 +73,12 @@ pub fn build_script_crate(dir: &Path, output: BuildOutput) -> Result<PathBuf> {
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
+    command.arg("build");
+    if !debug {
+        command.arg("--release");
+    }
     command
-        .args(["build", "--release", "--target", SCRIPT_TARGET])
+        .args(["--target", SCRIPT_TARGET])
         .arg("--message-format=json-render-diagnostics")
         .arg("--manifest-path")
         .arg(&manifest)

@@ -35,6 +35,6 @@ mod process;
 pub mod project;
 mod source;
 
-pub use cargo_build::{BuildOutput, build_script_crate};
+pub use cargo_build::{BuildOutput, build_script_crate, build_script_crate_for_debugger};
 pub use hot_swap::{HotSwapper, SwapOutcome};
 pub use source::ScriptSource;

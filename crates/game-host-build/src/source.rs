@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
-use crate::cargo_build::{BuildOutput, build_script_crate};
+use crate::cargo_build::{BuildOutput, build_script_crate, build_script_crate_for_debugger};
 use crate::componentize::{self, Language};
 use crate::needs::{embed, read_needs};
 use game_host::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE, read_capped};
@@ -179,6 +179,30 @@ impl ScriptSource {
         let bytes = read_capped(&file, MAX_COMPONENT_FILE)
             .with_context(|| format!("failed to read script `{}`", file.display()))?;
         Ok((script_name(&file), with_needs(bytes, needs.as_ref())))
+    }
+
+    /// Loads the source into `engine` for a native debugger: a crate is
+    /// built with debug info and without optimisation (cargo's dev
+    /// profile); anything else loads as [`ScriptSource::load`] does.
+    pub fn load_for_debugger(
+        &self,
+        engine: &ScriptEngine,
+        output: BuildOutput,
+    ) -> Result<ScriptComponent> {
+        let ScriptSource::Crate(dir) = self else {
+            return self.load(engine, output);
+        };
+        let file = build_script_crate_for_debugger(dir, output)?;
+        let bytes = read_capped(&file, MAX_COMPONENT_FILE)
+            .with_context(|| format!("failed to read script `{}`", file.display()))?;
+        let bytes = match self.declared_needs()? {
+            Some(needs) => embed(bytes, &needs),
+            None => bytes,
+        };
+        engine
+            .load_bytes(&script_name(&file), &bytes)
+            .map(|script| script.with_source(self.path()))
+            .with_context(|| format!("failed to load script `{}`", self.path().display()))
     }
 
     /// Loads the source into `engine`: a Python or JavaScript script on its

@@ -103,6 +103,10 @@ pub struct EngineArgs {
     /// on one CPU architecture but not across x86-64 and aarch64.
     #[arg(long)]
     pub fast_floats: bool,
+
+    /// Compile scripts for a native debugger (set by `host run --debug`).
+    #[arg(skip)]
+    pub debug: bool,
 }
 
 /// The options of a world's determinism that `run` and `serve` share: its
@@ -196,7 +200,10 @@ impl EngineArgs {
     /// runs).
     pub fn engine(&self, max_instances: u32) -> Result<Arc<ScriptEngine>> {
         Ok(Arc::new(ScriptEngine::new(EngineOptions {
-            cache_dir: match (self.no_cache, &self.cache_dir) {
+            // A debugger writes breakpoints into the compiled code, which
+            // must never reach the cache (nor may cached code, compiled
+            // without debug info, be used).
+            cache_dir: match (self.no_cache || self.debug, &self.cache_dir) {
                 (true, _) => None,
                 (false, Some(dir)) => Some(dir.clone()),
                 (false, None) => default_cache_dir(),
@@ -205,14 +212,17 @@ impl EngineArgs {
             max_instances,
             extensions: vec![game_host_terrain::extension()],
             limits: ScriptLimits {
+                // A call stopped at a breakpoint must not be stopped by its
+                // deadline: under a debugger there are none.
                 update_deadline: Some(Duration::from_secs_f64(self.script_deadline_ms / 1e3))
-                    .filter(|d| !d.is_zero()),
+                    .filter(|d| !d.is_zero() && !self.debug),
                 start_deadline: Duration::from_secs_f64(self.start_deadline_ms / 1e3),
                 wall_deadline: Duration::from_secs_f64(self.wall_deadline_ms / 1e3),
                 memory: (self.memory_limit_mib as usize) << 20,
                 ..ScriptLimits::default()
             },
             perf_map: self.perf_map,
+            debug_info: self.debug,
             deterministic_floats: !self.fast_floats,
         })?))
     }

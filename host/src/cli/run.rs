@@ -14,7 +14,7 @@ use game_host::log::TracingLog;
 use game_host::record::{Recorder, RunSettings};
 use game_host::sync::LockExt;
 use game_host::{HeadlessRunner, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
-use game_host_build::HotSwapper;
+use game_host_build::{BuildOutput, HotSwapper, ScriptSource};
 use game_host_render::Offscreen;
 use game_host_render::{WindowRunner, overlay_lines};
 use uuid::Uuid;
@@ -93,6 +93,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     profile: Option<PathBuf>,
 
+    /// Run under a native debugger: script crates are built with debug info
+    /// and without optimisation, and their code is compiled with its DWARF
+    /// registered with gdb or lldb, so `break lib.rs:LINE` in a script stops
+    /// there and `info locals` shows its variables (README: Debugging a
+    /// script). Start it as `gdb --args host run SCRIPT --debug`.
+    #[arg(long, conflicts_with = "watch")]
+    debug: bool,
+
     /// Hot-swap scripts when they change: a crate directory is rebuilt when
     /// its sources change, a .wasm file is reloaded when it is rewritten.
     /// State is handed over to scripts that support it. A script that fails
@@ -124,7 +132,8 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
     }
 }
 
-pub fn run(args: RunArgs) -> Result<ExitCode> {
+pub fn run(mut args: RunArgs) -> Result<ExitCode> {
+    args.engine.debug = args.debug;
     if let Some(file) = &args.record {
         // Before any script is built: a path that cannot be written is
         // named at once (the recording is written there once they run).
@@ -165,6 +174,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         scripts,
         args.instances,
         swapper.as_mut(),
+        args.debug,
     )?;
     if swapper.as_ref().is_some_and(HotSwapper::is_waiting) {
         tracing::warn!("waiting for an edit to the script(s) that failed (--watch)");
@@ -244,6 +254,7 @@ fn start_scripts(
     scripts: &[PathBuf],
     instances: u32,
     mut swapper: Option<&mut HotSwapper>,
+    debug: bool,
 ) -> Result<(Vec<(ScriptComponent, u32)>, usize)> {
     let mut load_failures = 0;
     let mut started_scripts = Vec::new();
@@ -256,7 +267,12 @@ fn start_scripts(
         started_scripts.push((component, instances));
     }
     for path in scripts {
-        let started = load_script(engine, path).and_then(|component| {
+        let loaded = match debug {
+            true => ScriptSource::new(path)
+                .and_then(|source| source.load_for_debugger(engine, BuildOutput::Inherit)),
+            false => load_script(engine, path),
+        };
+        let started = loaded.and_then(|component| {
             let ids = start(runtime, &component, instances)?;
             started_scripts.push((component, instances));
             Ok(ids)

@@ -62,6 +62,12 @@ pub struct EngineOptions {
     /// a function of its scripts, inputs and seed (see
     /// [`crate::determinism`] and `docs/determinism.md` for the cost).
     pub deterministic_floats: bool,
+    /// Compile scripts for a native debugger: their DWARF (a script built
+    /// with debug info) is translated and registered with gdb or lldb
+    /// through the JIT interface, and code is not optimised, so a
+    /// breakpoint at a script's source line stops there and its locals can
+    /// be printed. For `host run --debug`; off, nothing of it is compiled.
+    pub debug_info: bool,
 }
 
 impl Default for EngineOptions {
@@ -74,6 +80,7 @@ impl Default for EngineOptions {
             limits: ScriptLimits::default(),
             perf_map: false,
             deterministic_floats: true,
+            debug_info: false,
         }
     }
 }
@@ -125,6 +132,10 @@ impl ScriptEngine {
         config.concurrency_support(false);
         config.cranelift_nan_canonicalization(options.deterministic_floats);
         config.relaxed_simd_deterministic(options.deterministic_floats);
+        if options.debug_info {
+            config.debug_info(true);
+            config.cranelift_opt_level(wasmtime::OptLevel::None);
+        }
         if options.perf_map {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
         }
@@ -293,8 +304,12 @@ impl ScriptEngine {
         // Large components (a Python or JavaScript runtime inside) take
         // seconds to compile: say so while it runs.
         let _progress = (bytes.len() >= LARGE_COMPONENT).then(|| {
+            let cached = match self.cache {
+                Some(_) => "; cached for later runs",
+                None => "",
+            };
             Progress::start(format!(
-                "compiling `{name}` ({:.1} MB; cached for later runs)",
+                "compiling `{name}` ({:.1} MB{cached})",
                 bytes.len() as f64 / 1e6
             ))
         });
