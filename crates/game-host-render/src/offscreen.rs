@@ -75,13 +75,13 @@ impl Offscreen {
         Camera::fit(scene, self.width as f32 / self.height as f32)
     }
 
-    /// Renders the scene and waits for the GPU to finish.
     /// Draws `lines` over the scene from now on (see
     /// [`overlay_lines`](crate::overlay_lines)); none: no overlay.
     pub fn set_overlay(&mut self, lines: Vec<String>) {
         self.lines = lines;
     }
 
+    /// Renders the scene and waits for the GPU to finish.
     pub fn render(&mut self, scene: &mut dyn GameScene) -> Result<()> {
         let encoder = self.encode(scene);
         self.gpu.queue.submit([encoder.finish()]);

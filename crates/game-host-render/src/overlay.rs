@@ -36,7 +36,8 @@ struct Cell {
 /// scripts that take the most time per frame (median and 99th percentile).
 pub fn overlay_lines(runtime: &Runtime, frame_ms: f64) -> Vec<String> {
     let times = runtime.script_times();
-    let scripts_ms: f64 = times.iter().map(|t| t.last.as_secs_f64() * 1e3).sum();
+    let mut scripts_ms = 0.0;
+    runtime.last_frame_times(|_, seconds| scripts_ms += seconds * 1e3);
     let mut lines = vec![
         format!(
             "frame {}  {frame_ms:.2} ms  scripts {scripts_ms:.2} ms",
@@ -45,8 +46,7 @@ pub fn overlay_lines(runtime: &Runtime, frame_ms: f64) -> Vec<String> {
         format!("{:<20} {:>8} {:>8}", "script", "p50 ms", "p99 ms"),
     ];
     for time in times.iter().take(TOP) {
-        let mut name = time.script.clone();
-        name.truncate(20);
+        let name: String = time.script.chars().take(20).collect();
         lines.push(format!(
             "{name:<20} {:>8.3} {:>8.3}",
             time.p50.as_secs_f64() * 1e3,

@@ -88,6 +88,9 @@ impl Server {
     /// ([`RuntimeConfig::job_workers`], made here from `job_threads` unless
     /// given).
     pub fn start(mut config: ServerConfig) -> Result<Server> {
+        // Scripts' times are read every frame: measure the clock's rate
+        // now, not on a loop thread's first frame.
+        game_host::ticks::calibrate();
         if config.runtime.job_workers.is_none() {
             config.runtime.job_workers = Some(JobWorkers::new(config.runtime.job_threads));
         }

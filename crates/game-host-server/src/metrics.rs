@@ -96,7 +96,8 @@ impl Metrics {
         let script_seconds = ScriptSeconds::default();
         root.sub_registry_with_prefix("game_script").register(
             "cpu_seconds",
-            "Time in each script's calls (updates and wakes), all its instances in every world",
+            "Wall-clock time in each script's calls (updates and wakes) on the loop threads, all \
+             its instances in every world",
             script_seconds.0.clone(),
         );
         let registry = root.sub_registry_with_prefix("game_server");

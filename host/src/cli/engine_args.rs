@@ -200,10 +200,7 @@ impl EngineArgs {
     /// runs).
     pub fn engine(&self, max_instances: u32) -> Result<Arc<ScriptEngine>> {
         Ok(Arc::new(ScriptEngine::new(EngineOptions {
-            // A debugger writes breakpoints into the compiled code, which
-            // must never reach the cache (nor may cached code, compiled
-            // without debug info, be used).
-            cache_dir: match (self.no_cache || self.debug, &self.cache_dir) {
+            cache_dir: match (self.no_cache, &self.cache_dir) {
                 (true, _) => None,
                 (false, Some(dir)) => Some(dir.clone()),
                 (false, None) => default_cache_dir(),
@@ -265,6 +262,12 @@ impl EngineArgs {
             grants: self.grants.clone().unwrap_or_default(),
             ..RuntimeConfig::default()
         }
+    }
+
+    /// Whether scripts get CPU deadlines (not with `--script-deadline-ms 0`,
+    /// nor under a debugger).
+    pub fn deadlines_on(&self) -> bool {
+        self.script_deadline_ms > 0.0 && !self.debug
     }
 
     /// The quotas of every instance: the defaults, with `--quota` applied.

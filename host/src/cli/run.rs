@@ -90,14 +90,15 @@ pub struct RunArgs {
     /// (open it at https://profiler.firefox.com, "Load a profile from
     /// file"). With several instances, the second is written to FILE-2, and
     /// so on. Needs CPU deadlines on (the samples are taken on their ticks).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "debug")]
     profile: Option<PathBuf>,
 
     /// Run under a native debugger: script crates are built with debug info
     /// and without optimisation, and their code is compiled with its DWARF
     /// registered with gdb or lldb, so `break lib.rs:LINE` in a script stops
-    /// there and `info locals` shows its variables (README: Debugging a
-    /// script). Start it as `gdb --args host run SCRIPT --debug`.
+    /// there and `info locals` shows its variables (README: Seeing inside a
+    /// running script). Start it as `gdb --args host run SCRIPT --debug`.
+    /// CPU deadlines are off under it.
     #[arg(long, conflicts_with = "watch")]
     debug: bool,
 
@@ -134,6 +135,12 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
 
 pub fn run(mut args: RunArgs) -> Result<ExitCode> {
     args.engine.debug = args.debug;
+    if args.profile.is_some() && !args.engine.deadlines_on() {
+        bail!(
+            "--profile samples the scripts on the CPU deadline's ticks: leave deadlines on \
+             (--script-deadline-ms above 0)"
+        );
+    }
     if let Some(file) = &args.record {
         // Before any script is built: a path that cannot be written is
         // named at once (the recording is written there once they run).

@@ -4,16 +4,31 @@ use anyhow::Result;
 use uuid::Uuid;
 use wasmtime::component::{Instance, TypedFunc};
 use wasmtime::error::Context as _;
-use wasmtime::{Store, Trap};
+use wasmtime::{Store, Trap, UpdateDeadline};
 
 use crate::error::{ScriptError, ScriptExport};
 use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::bindings::tasks::Wake;
 use crate::guest::engine::{ScriptComponent, arm_deadline};
 use crate::guest::exports::Exports;
-use crate::guest::profile::{self, ScriptProfile};
+use crate::guest::profile::ScriptProfile;
 use crate::guest::{Command, HandleStats, RuntimeShared, ScriptState};
 use crate::scene::EntityId;
+
+/// The epoch callback of a profiled store: a sample of the stack, then the
+/// deadline's judgement, looked at again at the next tick.
+fn sample(
+    mut store: wasmtime::StoreHookState<'_, ScriptState>,
+) -> wasmtime::Result<UpdateDeadline> {
+    if let Some(mut profile) = store.data_mut().profile.take() {
+        profile.sample(&store);
+        store.data_mut().profile = Some(profile);
+    }
+    Ok(match store.data_mut().deadline.on_tick()? {
+        UpdateDeadline::Continue(_) => UpdateDeadline::Continue(1),
+        other => other,
+    })
+}
 
 /// A snapshot of one instance, for tools and tests.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,7 +93,7 @@ impl ScriptInstance {
             let profile = ScriptProfile::new(pre.engine(), component.name(), id, pre.component())
                 .with_context(context)?;
             store.data_mut().profile = Some(Box::new(profile));
-            store.epoch_deadline_callback(profile::sample);
+            store.epoch_deadline_callback(sample);
         }
         let instance = pre.instantiate(&mut store).with_context(context)?;
         let exports = component

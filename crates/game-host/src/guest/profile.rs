@@ -7,11 +7,9 @@ use std::io::Write;
 
 use uuid::Uuid;
 use wasmtime::component::Component;
-use wasmtime::{Engine, GuestProfiler, UpdateDeadline};
+use wasmtime::{AsContext, Engine, GuestProfiler};
 
 use crate::limits::TICK;
-
-use super::ScriptState;
 
 /// A profile being taken of one instance.
 pub struct ScriptProfile {
@@ -45,24 +43,15 @@ impl ScriptProfile {
         })
     }
 
+    /// Samples the wasm stack of the call under way in `store` (one tick of
+    /// CPU time since the last sample).
+    pub(crate) fn sample(&mut self, store: impl AsContext) {
+        self.profiler.sample(store, TICK);
+    }
+
     /// Writes the profile: JSON the Firefox Profiler opens
     /// (<https://profiler.firefox.com>, "Load a profile from file").
     pub fn write(self, output: impl Write) -> anyhow::Result<()> {
         self.profiler.finish(output).map_err(anyhow::Error::from)
     }
-}
-
-/// The epoch callback of a profiled store: a sample of the stack, then the
-/// deadline's judgement, looked at again at the next tick.
-pub(crate) fn sample(
-    mut store: wasmtime::StoreHookState<'_, ScriptState>,
-) -> wasmtime::Result<UpdateDeadline> {
-    if let Some(mut profile) = store.data_mut().profile.take() {
-        profile.profiler.sample(&store, TICK);
-        store.data_mut().profile = Some(profile);
-    }
-    Ok(match store.data_mut().deadline.on_tick()? {
-        UpdateDeadline::Continue(_) => UpdateDeadline::Continue(1),
-        other => other,
-    })
 }

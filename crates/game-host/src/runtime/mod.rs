@@ -162,6 +162,9 @@ pub struct Runtime {
     granting: Granting,
     /// How long each script's calls take.
     times: ScriptTimes,
+    /// Profiles of profiled instances that are gone (failed, removed,
+    /// swapped out), for [`Runtime::take_profiles`].
+    profiles: Vec<ScriptProfile>,
 }
 
 impl Runtime {
@@ -211,6 +214,7 @@ impl Runtime {
             extensions_added: Vec::new(),
             granting: Granting::new(config.grants),
             times: ScriptTimes::default(),
+            profiles: Vec::new(),
         }
     }
 
@@ -396,7 +400,8 @@ impl Runtime {
         instance.set_known_usage(self.waits.count(slot), self.subscriptions.count(slot));
         if let Err(error) = call(instance) {
             self.record(*error);
-            if let Some(failed) = self.slots.take(slot) {
+            if let Some(mut failed) = self.slots.take(slot) {
+                self.keep_profile(&mut failed);
                 failed.end_frame();
                 self.restarts.schedule(&failed, self.frame());
             }
@@ -411,13 +416,23 @@ impl Runtime {
         self.times.report()
     }
 
-    /// Takes the profiles of the running instances (with
-    /// [`RuntimeConfig::profile`]; none without): each is written with
-    /// [`ScriptProfile::write`]. Their instances are no longer sampled.
+    /// Takes the profiles (with [`RuntimeConfig::profile`]; none without):
+    /// those of instances that are gone (failed, removed, swapped out),
+    /// then the running ones', which are no longer sampled. Each is
+    /// written with [`ScriptProfile::write`].
     pub fn take_profiles(&mut self) -> Vec<ScriptProfile> {
-        (0..self.slots.capacity())
-            .filter_map(|slot| self.slots.get_mut(slot)?.take_profile())
-            .collect()
+        let mut profiles = std::mem::take(&mut self.profiles);
+        profiles.extend(
+            (0..self.slots.capacity()).filter_map(|slot| self.slots.get_mut(slot)?.take_profile()),
+        );
+        profiles
+    }
+
+    /// Keeps the profile of an instance that is going, if it has one.
+    fn keep_profile(&mut self, instance: &mut ScriptInstance) {
+        if let Some(profile) = instance.take_profile() {
+            self.profiles.push(profile);
+        }
     }
 
     /// Calls `f` with each script called in the last frame and the seconds
@@ -446,7 +461,9 @@ impl Runtime {
     /// The one way an instance leaves: out of its slot, with everything it
     /// holds on the host.
     fn remove(&mut self, slot: u32) {
-        self.slots.take(slot);
+        if let Some(mut gone) = self.slots.take(slot) {
+            self.keep_profile(&mut gone);
+        }
         self.release_host_state(slot);
     }
 

@@ -83,7 +83,9 @@ impl Runtime {
         new.succeed(old);
         let old_size = old.component().size();
         self.release_host_state(slot);
-        self.slots.replace(slot, new); // drops the old instance
+        if let Some(mut old) = self.slots.replace(slot, new) {
+            self.keep_profile(&mut old);
+        } // drops the old instance
         self.apply_commands_of(slot);
         Ok(SwapReport {
             script: component.name().to_owned(),

@@ -12,7 +12,7 @@
 //! recently used entries past it. Any cache failure falls back to compiling.
 
 use std::hash::{Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
@@ -73,11 +73,6 @@ impl ComponentCache {
             engine_key,
             seal,
         }
-    }
-
-    /// The cache directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
     }
 
     fn path_for(&self, bytes: &[u8]) -> PathBuf {

@@ -91,6 +91,9 @@ pub struct ScriptEngine {
     engine: Engine,
     linker: Arc<Linker<ScriptState>>,
     cache: Option<ComponentCache>,
+    /// Where the cache is, also when compiled code is not cached (a
+    /// debugging engine): Python and JavaScript builds are kept there.
+    cache_dir: Option<PathBuf>,
     limits: ScriptLimits,
     deterministic_floats: bool,
     /// Components loaded once and kept for the engine's life (the live
@@ -185,9 +188,15 @@ impl ScriptEngine {
                 .map_err(anyhow::Error::from)
                 .with_context(|| format!("failed to link the `{}` extension", extension.name()))?;
         }
-        let cache = options
-            .cache_dir
-            .map(|dir| ComponentCache::new(dir, &engine));
+        // A debugger writes breakpoints into compiled code: a debugging
+        // engine neither writes its code to the cache nor reads any.
+        let cache = match options.debug_info {
+            true => None,
+            false => options
+                .cache_dir
+                .clone()
+                .map(|dir| ComponentCache::new(dir, &engine)),
+        };
         let ticker = match limits.update_deadline {
             Some(_) => Some(
                 EpochTicker::start(&engine).context("failed to start the epoch ticker thread")?,
@@ -198,6 +207,7 @@ impl ScriptEngine {
             engine,
             linker: Arc::new(linker),
             cache,
+            cache_dir: options.cache_dir,
             limits,
             deterministic_floats: options.deterministic_floats,
             kept: Mutex::new(HashMap::new()),
@@ -232,7 +242,7 @@ impl ScriptEngine {
     /// Where compiled components (and Python / JavaScript builds) are
     /// cached, if anywhere.
     pub fn cache_dir(&self) -> Option<&Path> {
-        self.cache.as_ref().map(ComponentCache::dir)
+        self.cache_dir.as_deref()
     }
 
     /// Whether NaNs are canonical ([`EngineOptions::deterministic_floats`]).

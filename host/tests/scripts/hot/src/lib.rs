@@ -1,5 +1,5 @@
 //! Test script: every update calls `hot_loop`, a loop of about a million
-//! integer steps (under a millisecond), and moves its own entity `hot` by the result, so
+//! integer steps (about 1.5 ms), and moves its own entity `hot` by the result, so
 //! a profile of it has `hot_loop` on most of its samples.
 
 use script::Script;
