@@ -36,7 +36,8 @@
 //! interface, bindings) -> [`scene`] (entities and transforms). Beside
 //! them: [`jobs`] (background work), [`record`] (recordings and replays),
 //! [`players`] (a served world's players and messages to their clients),
-//! [`log`], and leaves such as [`time`], [`limits`] and [`determinism`].
+//! [`log`], and leaves such as [`time`], [`ticks`], [`limits`], [`grants`] and
+//! [`determinism`].
 //!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {
