@@ -64,6 +64,8 @@ impl ScriptTimes {
         let index = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
         self.entries.push(Entry {
             name: name.clone(),
+            // Its whole ring at once: frames allocate nothing.
+            recent: Vec::with_capacity(RECENT),
             ..Entry::default()
         });
         self.index.insert(name.clone(), index);
