@@ -159,7 +159,7 @@ impl Grants {
 }
 
 /// The lower of two limits, either of which may be unset.
-pub(super) fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+fn min_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),

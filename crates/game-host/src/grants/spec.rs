@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::effective::{Grants, min_some};
+use super::effective::Grants;
 use super::rule::NameRule;
 use crate::limits::Quotas;
 
@@ -89,45 +89,37 @@ impl GrantSpec {
     }
 
     /// `grants`, narrowed by this table: each key it sets can only take
-    /// away.
+    /// away (what both `grants` and this table's own grants allow).
     pub fn narrow(&self, grants: &Grants) -> Grants {
-        let spec = self;
-        let set = |names: &Vec<String>| names.iter().cloned().collect::<BTreeSet<_>>();
-        let intersect = |old: &Option<BTreeSet<String>>, new: &Option<Vec<String>>| match (old, new)
-        {
-            (old, None) => old.clone(),
-            (None, Some(new)) => Some(set(new)),
-            (Some(old), Some(new)) => Some(old.intersection(&set(new)).cloned().collect()),
+        grants.and(&self.grants())
+    }
+
+    /// What this table alone grants: each key it sets, everything for the
+    /// keys it leaves out.
+    fn grants(&self) -> Grants {
+        let set = |names: &Option<Vec<String>>| {
+            names
+                .as_ref()
+                .map(|names| names.iter().cloned().collect::<BTreeSet<_>>())
         };
-        let rule = |old: &NameRule, new: &Option<Vec<String>>| match new {
-            Some(patterns) => old.clone().and(patterns),
-            None => old.clone(),
+        let rule = |patterns: &Option<Vec<String>>| match patterns {
+            Some(patterns) => NameRule::only(patterns),
+            None => NameRule::any(),
         };
-        let mut quotas = grants.quotas.clone();
-        for (name, &value) in spec.quotas.iter().flatten() {
-            let kept = quotas.entry(name.clone()).or_insert(value);
-            *kept = (*kept).min(value);
-        }
         Grants {
-            imports: intersect(&grants.imports, &spec.imports),
-            writes: rule(&grants.writes, &spec.writes),
-            send: rule(&grants.send, &spec.send),
-            listen: rule(&grants.listen, &spec.listen),
-            keys: grants.keys && spec.keys.unwrap_or(true),
-            jobs: intersect(&grants.jobs, &spec.jobs),
-            deadline: min_some(
-                grants.deadline,
-                spec.deadline_ms
-                    .and_then(|ms| Duration::try_from_secs_f64(ms / 1e3).ok()),
-            ),
-            memory: match (grants.memory, spec.memory_mib) {
-                (old, None) => old,
-                (old, Some(mib)) => {
-                    let new = usize::try_from(mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
-                    Some(old.map_or(new, |old| old.min(new)))
-                }
-            },
-            quotas,
+            imports: set(&self.imports),
+            writes: rule(&self.writes),
+            send: rule(&self.send),
+            listen: rule(&self.listen),
+            keys: self.keys.unwrap_or(true),
+            jobs: set(&self.jobs),
+            deadline: self
+                .deadline_ms
+                .and_then(|ms| Duration::try_from_secs_f64(ms / 1e3).ok()),
+            memory: self
+                .memory_mib
+                .map(|mib| usize::try_from(mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX)),
+            quotas: self.quotas.clone().unwrap_or_default(),
         }
     }
 
