@@ -165,9 +165,23 @@ impl ScriptSource {
         output: BuildOutput,
         cache_dir: Option<&Path>,
     ) -> Result<(String, Vec<u8>)> {
+        self.build_as(output, cache_dir, false)
+    }
+
+    /// [`ScriptSource::build`]; a crate with debug info and without
+    /// optimisation when `for_debugger`.
+    fn build_as(
+        &self,
+        output: BuildOutput,
+        cache_dir: Option<&Path>,
+        for_debugger: bool,
+    ) -> Result<(String, Vec<u8>)> {
         let needs = self.declared_needs()?;
         let file = match self {
             ScriptSource::File(file) => file.clone(),
+            ScriptSource::Crate(dir) if for_debugger => {
+                build_script_crate_for_debugger(dir, output)?
+            }
             ScriptSource::Crate(dir) => build_script_crate(dir, output)?,
             ScriptSource::Foreign(language, entry) => {
                 let name = self.name();
@@ -189,20 +203,10 @@ impl ScriptSource {
         engine: &ScriptEngine,
         output: BuildOutput,
     ) -> Result<ScriptComponent> {
-        let ScriptSource::Crate(dir) = self else {
-            return self.load(engine, output);
-        };
-        let file = build_script_crate_for_debugger(dir, output)?;
-        let bytes = read_capped(&file, MAX_COMPONENT_FILE)
-            .with_context(|| format!("failed to read script `{}`", file.display()))?;
-        let bytes = match self.declared_needs()? {
-            Some(needs) => embed(bytes, &needs),
-            None => bytes,
-        };
-        engine
-            .load_bytes(&script_name(&file), &bytes)
-            .map(|script| script.with_source(self.path()))
-            .with_context(|| format!("failed to load script `{}`", self.path().display()))
+        match self {
+            ScriptSource::Crate(_) => self.load_built(engine, output, true),
+            _ => self.load(engine, output),
+        }
     }
 
     /// Loads the source into `engine`: a Python or JavaScript script on its
@@ -214,7 +218,17 @@ impl ScriptSource {
             return componentize::load_live(engine, *language, entry, &self.name())
                 .map(|script| script.with_source(self.path()).with_needs(needs));
         }
-        let (name, bytes) = self.build(output, engine.cache_dir())?;
+        self.load_built(engine, output, false)
+    }
+
+    /// Builds the source (see [`ScriptSource::build_as`]) and compiles it.
+    fn load_built(
+        &self,
+        engine: &ScriptEngine,
+        output: BuildOutput,
+        for_debugger: bool,
+    ) -> Result<ScriptComponent> {
+        let (name, bytes) = self.build_as(output, engine.cache_dir(), for_debugger)?;
         engine
             .load_bytes(&name, &bytes)
             .map(|script| script.with_source(self.path()))
