@@ -301,14 +301,14 @@ impl Server {
         worlds
     }
 
-    /// How long each of world `id`'s scripts takes per frame (see
-    /// [`Runtime::script_times`](game_host::Runtime::script_times)); `None`
-    /// when no such world runs.
-    pub fn script_times(&self, id: WorldId) -> Option<Vec<ScriptTime>> {
+    /// World `id`'s status and how long each of its scripts takes per
+    /// frame (see [`Runtime::script_times`](game_host::Runtime::script_times)),
+    /// asked of its loop thread alone; `None` when no such world runs.
+    pub fn world(&self, id: WorldId) -> Option<(WorldStatus, Vec<ScriptTime>)> {
         let thread = self.threads.get(self.thread_of_world(id)?)?;
-        let (reply, times) = channel();
-        thread.orders.send(Order::ScriptTimes(id, reply)).ok()?;
-        times.recv().ok().flatten()
+        let (reply, world) = channel();
+        thread.orders.send(Order::World(id, reply)).ok()?;
+        world.recv().ok().flatten()
     }
 
     /// Worlds placed and not ended.

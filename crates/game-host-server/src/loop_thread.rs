@@ -23,8 +23,9 @@ pub(super) enum Order {
     Stop(WorldId, Sender<Option<WorldReport>>),
     Send(WorldId, Event),
     Status(Sender<Vec<WorldStatus>>),
-    /// One world's scripts' times (`None`: no such world here).
-    ScriptTimes(WorldId, Sender<Option<Vec<ScriptTime>>>),
+    /// One world's status and its scripts' times (`None`: no such world
+    /// here).
+    World(WorldId, Sender<Option<(WorldStatus, Vec<ScriptTime>)>>),
     /// End every world after the current frame and exit.
     Shutdown,
 }
@@ -105,9 +106,9 @@ impl LoopThread {
             Order::Status(reply) => {
                 let _ = reply.send(self.worlds.iter().map(|w| w.status(self.index)).collect());
             }
-            Order::ScriptTimes(id, reply) => {
+            Order::World(id, reply) => {
                 let world = self.worlds.iter().find(|w| w.id == id);
-                let _ = reply.send(world.map(|w| w.runtime.script_times()));
+                let _ = reply.send(world.map(|w| (w.status(self.index), w.runtime.script_times())));
             }
             Order::Shutdown => return false,
         }

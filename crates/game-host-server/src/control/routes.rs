@@ -218,8 +218,7 @@ pub(crate) fn answer(
 /// `GET /worlds/{id}`: the world's status, and each script's time per
 /// frame in milliseconds (median, 99th percentile, last) and in total.
 fn world(server: &Server, id: WorldId) -> Answer {
-    let status = server.worlds().into_iter().find(|w| w.id == id);
-    let (Some(status), Some(times)) = (status, server.script_times(id)) else {
+    let Some((status, times)) = server.world(id) else {
         return Answer::error(404, format!("no world {}", id.0));
     };
     let ms = |d: std::time::Duration| (d.as_secs_f64() * 1e6).round() / 1e3;
