@@ -162,9 +162,10 @@ impl ScriptComponent {
             ),
             None => "every interface".to_owned(),
         };
-        let missing: Vec<String> = self
-            .uses()
-            .into_iter()
+        // A live script's are read from its sources: once.
+        let uses = self.uses();
+        let missing: Vec<String> = uses
+            .iter()
             .filter(|i| !grants.imports(i))
             .map(|i| format!("`{i}`"))
             .collect();
@@ -210,14 +211,14 @@ impl ScriptComponent {
                     .context("failed to link the script's runtime without the interfaces its grants leave out")?;
             }
         }
-        self.log_grants(&grants);
+        self.log_grants(&grants, &uses);
         granted.grants = Arc::new(grants);
         Ok(granted)
     }
 
     /// Logs what the script declared and what it was granted, when either
     /// is not "everything"; warns of each declared need left out.
-    fn log_grants(&self, grants: &Grants) {
+    fn log_grants(&self, grants: &Grants, uses: &[String]) {
         let name = &self.name;
         let asks = match &self.needs {
             Some(needs) => serde_json::to_string(&**needs).unwrap_or_default(),
@@ -229,7 +230,7 @@ impl ScriptComponent {
         tracing::info!(
             target: "host",
             "grants: `{name}` uses [{}], asks for {asks}; gets {}",
-            self.uses().join(", "),
+            uses.join(", "),
             grants.summary()
         );
         let Some(needs) = &self.needs else { return };
