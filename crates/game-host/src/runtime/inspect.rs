@@ -1,19 +1,46 @@
-//! Read-only views of a [`Runtime`] for tools, tests and the CLI: instances,
-//! waits, jobs, errors and the scene.
+//! Views of a [`Runtime`] for tools, tests and the CLI: instances, waits,
+//! jobs, errors, the scene, each script's time and the profiles.
 
 use std::sync::Arc;
 
 use uuid::Uuid;
 
 use super::Runtime;
+use super::ScriptTime;
 use super::waits::{PendingWait, WaitStats};
 use crate::error::ScriptError;
+use crate::guest::ScriptProfile;
 use crate::guest::instance::InstanceInfo;
 use crate::jobs::{Job, JobOutputs, JobStats};
 use crate::scene::SceneDump;
 use crate::sync::LockExt;
 
 impl Runtime {
+    /// How long each script's calls have taken (updates and wakes, all its
+    /// instances together): totals, and the median and 99th percentile per
+    /// frame; the most time first. Always kept (a clock read per call).
+    pub fn script_times(&self) -> Vec<ScriptTime> {
+        self.times.report()
+    }
+
+    /// Takes the profiles (with [`RuntimeConfig::profile`]; none without):
+    /// those of instances that are gone (failed, removed, swapped out),
+    /// then the running ones', which are no longer sampled. Each is
+    /// written with [`ScriptProfile::write`].
+    pub fn take_profiles(&mut self) -> Vec<ScriptProfile> {
+        let mut profiles = std::mem::take(&mut self.profiles);
+        profiles.extend(
+            (0..self.slots.capacity()).filter_map(|slot| self.slots.get_mut(slot)?.take_profile()),
+        );
+        profiles
+    }
+
+    /// Calls `f` with each script called in the last frame and the seconds
+    /// its calls took (cheap: for metrics fed every frame).
+    pub fn last_frame_times(&self, f: impl FnMut(&str, f64)) {
+        self.times.for_each_last_frame(f);
+    }
+
     /// The pending waits of an instance, by token.
     pub fn pending_waits(&self, id: Uuid) -> Vec<PendingWait> {
         let describe_job = |kind, job| self.jobs.describe(kind, job);

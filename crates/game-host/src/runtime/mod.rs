@@ -409,36 +409,11 @@ impl Runtime {
         }
     }
 
-    /// How long each script's calls have taken (updates and wakes, all its
-    /// instances together): totals, and the median and 99th percentile per
-    /// frame; the most time first. Always kept (a clock read per call).
-    pub fn script_times(&self) -> Vec<ScriptTime> {
-        self.times.report()
-    }
-
-    /// Takes the profiles (with [`RuntimeConfig::profile`]; none without):
-    /// those of instances that are gone (failed, removed, swapped out),
-    /// then the running ones', which are no longer sampled. Each is
-    /// written with [`ScriptProfile::write`].
-    pub fn take_profiles(&mut self) -> Vec<ScriptProfile> {
-        let mut profiles = std::mem::take(&mut self.profiles);
-        profiles.extend(
-            (0..self.slots.capacity()).filter_map(|slot| self.slots.get_mut(slot)?.take_profile()),
-        );
-        profiles
-    }
-
     /// Keeps the profile of an instance that is going, if it has one.
     fn keep_profile(&mut self, instance: &mut ScriptInstance) {
         if let Some(profile) = instance.take_profile() {
             self.profiles.push(profile);
         }
-    }
-
-    /// Calls `f` with each script called in the last frame and the seconds
-    /// its calls took (cheap: for metrics fed every frame).
-    pub fn last_frame_times(&self, f: impl FnMut(&str, f64)) {
-        self.times.for_each_last_frame(f);
     }
 
     /// Runs `frames` frames back to back.
