@@ -80,7 +80,10 @@ pub fn load(engine: &ScriptEngine, name: &str) -> ScriptComponent {
 
 /// A 60 Hz runtime over the default scene that logs into the returned log,
 /// with jobs in lockstep so runs are reproducible (the terrain job kind
-/// comes with the first script of [`engine`], as in the CLI).
+/// comes with the first script of [`engine`], as in the CLI). Its frames
+/// run on two threads from two instances on, so every test of the runtime
+/// also runs the parallel dispatch (`tests/parallel.rs` compares it with
+/// one thread), unless `config` sets `frame_threads`.
 pub fn runtime() -> (Runtime, Arc<MemoryLog>) {
     runtime_with(RuntimeConfig::default())
 }
@@ -88,10 +91,16 @@ pub fn runtime() -> (Runtime, Arc<MemoryLog>) {
 /// [`runtime`] with other settings (`log` and `jobs` are set here).
 pub fn runtime_with(config: RuntimeConfig) -> (Runtime, Arc<MemoryLog>) {
     let log = Arc::new(MemoryLog::new());
+    let (frame_threads, min_parallel_tasks) = match config.frame_threads {
+        0 => (2, 2),
+        n => (n, config.min_parallel_tasks),
+    };
     let runtime = Runtime::new(RuntimeConfig {
         hz: 60.0,
         log: log.clone(),
         jobs: JobDelivery::Lockstep,
+        frame_threads,
+        min_parallel_tasks,
         ..config
     });
     (runtime, log)

@@ -72,6 +72,15 @@ impl CallDeadline {
         }
     }
 
+    /// The call waited `waited` for its turn in a parallel frame (see
+    /// `guest::turns`): the wall-clock backstop does not count it, as the
+    /// CPU clock does not.
+    pub fn waited(&mut self, waited: Duration) {
+        if let Some((_, wall_start)) = &mut self.baseline {
+            *wall_start += waited;
+        }
+    }
+
     /// Starts a new call with a budget of `cpu`; the store is then set to
     /// call [`CallDeadline::on_tick`] at the next epoch tick.
     pub fn arm(&mut self, cpu: Duration, limits: &ScriptLimits) {

@@ -7,6 +7,7 @@ use wasmtime::error::Context as _;
 use wasmtime::{Store, Trap, UpdateDeadline};
 
 use crate::error::{ScriptError, ScriptExport};
+use crate::guest::SceneWrite;
 use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::bindings::tasks::Wake;
 use crate::guest::engine::{ScriptComponent, arm_deadline};
@@ -250,6 +251,24 @@ impl ScriptInstance {
             }
             Box::new(failure)
         })
+    }
+
+    /// Starts its part of a frame's dispatch, as task `task`: its scene
+    /// writes are kept until [`Self::end_task`], and calls that depend on
+    /// other scripts' spawns wait for its turn (see `guest::view`).
+    pub fn begin_task(&mut self, task: usize) {
+        let state = self.store.data_mut();
+        state.task = Some(task);
+        state.pending.defer();
+    }
+
+    /// Ends its part of the dispatch: its kept writes go to `writes`,
+    /// marked with its task, to be made on the scene in task order.
+    pub fn end_task(&mut self, writes: &mut Vec<SceneWrite>) {
+        let state = self.store.data_mut();
+        if let Some(task) = state.task.take() {
+            state.pending.take(task as u32, writes);
+        }
     }
 
     /// Tells the instance what the runtime holds for it, before a call, so

@@ -14,7 +14,10 @@
 //!     |
 //!  store (ScriptState, the store data)
 //!     |
+//!  view (what a call sees of the scene, where its writes go)
+//!     |
 //!  shared  command  usage  limiter  deadline  live  writes  profile
+//!  pending  turns
 //!     |
 //!  bindings (the `bindgen!` output)
 //! ```
@@ -28,17 +31,21 @@ mod imports;
 pub(crate) mod instance;
 mod limiter;
 mod live;
+mod pending;
 pub(crate) mod players;
 mod profile;
 mod shared;
 mod store;
+pub(crate) mod turns;
 mod usage;
 pub mod v0_1;
+mod view;
 mod writes;
 
 pub(crate) use command::Command;
 pub(crate) use limiter::ScriptLimiter;
 pub use live::{ENGINE_WIT, LIVE_VERSION, LIVE_WIT, LiveSources};
+pub(crate) use pending::SceneWrite;
 pub use profile::ScriptProfile;
 pub(crate) use shared::RuntimeShared;
 pub use store::{HandleStats, ScriptState};

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use super::players::Roster;
+use super::turns::Turns;
 use crate::determinism::DEFAULT_SEED;
 use crate::jobs::JobRegistry;
 use crate::limits::Quotas;
@@ -32,6 +33,8 @@ pub(crate) struct RuntimeShared {
     pub players: Arc<Roster>,
     /// Whether each instance's stacks are sampled (see `guest::profile`).
     pub profile: bool,
+    /// Where the frame's workers are (see `guest::turns`).
+    pub turns: Arc<Turns>,
 }
 
 impl RuntimeShared {
@@ -47,6 +50,7 @@ impl RuntimeShared {
             made: Arc::default(),
             players: Arc::default(),
             profile: false,
+            turns: Arc::new(Turns::new(1)),
         }
     }
 }

@@ -18,9 +18,11 @@ use super::command::Command;
 use super::deadline::CallDeadline;
 use super::limiter::ScriptLimiter;
 use super::live::LiveSources;
+use super::pending::PendingWrites;
 use super::players::PlayerInbox;
 use super::profile::ScriptProfile;
 use super::shared::RuntimeShared;
+use super::turns::Turns;
 use super::usage::{Charge, Usage};
 use super::writes::WriteGuard;
 use crate::determinism::seed_wasi;
@@ -82,6 +84,12 @@ pub struct ScriptState {
     pub(crate) writes: WriteGuard,
     /// Its profile, while it is profiled.
     pub(crate) profile: Option<Box<ScriptProfile>>,
+    /// Its scene writes during a frame's dispatch (see `guest::view`).
+    pub(crate) pending: PendingWrites,
+    /// Where the runtime's frame workers are, and this instance's place in
+    /// the frame being dispatched (`None` outside a dispatch).
+    pub(crate) turns: Arc<Turns>,
+    pub(crate) task: Option<usize>,
 }
 
 impl ScriptState {
@@ -125,6 +133,9 @@ impl ScriptState {
             grants: Arc::new(Grants::all()),
             writes: WriteGuard::default(),
             profile: None,
+            pending: PendingWrites::default(),
+            turns: shared.turns.clone(),
+            task: None,
         }
     }
 

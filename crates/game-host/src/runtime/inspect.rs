@@ -16,6 +16,12 @@ use crate::scene::SceneDump;
 use crate::sync::LockExt;
 
 impl Runtime {
+    /// Threads a frame runs its scripts' calls on
+    /// ([`RuntimeConfig::frame_threads`](super::RuntimeConfig::frame_threads)).
+    pub fn frame_threads(&self) -> usize {
+        self.dispatch.threads()
+    }
+
     /// How long each script's calls have taken (updates and wakes, all its
     /// instances together): totals, and the median and 99th percentile per
     /// frame; the most time first. Always kept (a clock read per call).

@@ -14,7 +14,11 @@
 //!    called once per id it subscribed, see `guest::v0_1`);
 //! 7. calls `on-wake(clock, wakes)` once on each instance with completed
 //!    waits (in the order their first wake completed), and the guest polls
-//!    exactly the woken tasks. Instances with nothing due get no call;
+//!    exactly the woken tasks. Instances with nothing due get no call.
+//!    Steps 6 and 7 run on the frame threads (`dispatch`); each call reads
+//!    the scene as the frame's calls began plus its own writes, and the
+//!    writes are made in the calls' order after the last one, so the scene
+//!    does not depend on the number of threads;
 //! 8. removes instances that trapped (recording a [`ScriptError`]) together
 //!    with all their subscriptions and waits;
 //! 9. applies what scripts asked for during the frame (subscriptions, new
@@ -23,14 +27,15 @@
 //! The runtime knows nothing about windows or real time: a runner (the
 //! `runner` module, above this one) decides when to call `step`.
 //!
-//! Files: `slots` (the instance arena), `commands` (applying what scripts
-//! asked for), `inspect` (read-only views for tools and tests), `swap`
+//! Files: `slots` (the instance arena), `dispatch` (the frame's calls, on
+//! its threads), `commands` (applying what scripts asked for), `inspect` (read-only views for tools and tests), `swap`
 //! (hot-swapping an instance), `observe` (what a recorder sees), and the
 //! tables: `subscriptions`, `waits`, `motion`, `events`, `restart`, `outbox`. Only
 //! `mod.rs`, `inspect`, `swap`, `commands` and `players` extend
 //! [`Runtime`]; each table keeps itself, knowing nothing of the runtime.
 
 mod commands;
+mod dispatch;
 mod events;
 mod granting;
 mod inspect;
@@ -64,6 +69,7 @@ use crate::log::{LogSink, TracingLog};
 use crate::scene::{Scene, SharedScene};
 use crate::sync::LockExt;
 use crate::time::{FrameClock, FrameTime};
+use dispatch::Dispatch;
 use events::{EventQueue, Incoming};
 use granting::Granting;
 use outbox::Outbox;
@@ -73,6 +79,7 @@ use slots::Slots;
 use subscriptions::{Subscription, Subscriptions};
 use waits::Waits;
 
+pub use dispatch::{FramePool, frame_threads};
 pub use observe::RunObserver;
 pub use restart::RestartPolicy;
 pub use script_times::ScriptTime;
@@ -106,6 +113,18 @@ pub struct RuntimeConfig {
     /// What each script may do (see [`crate::grants`]); empty: everything.
     /// Applied to every instance started (spawns, swaps, restarts).
     pub grants: GrantPolicy,
+    /// Threads a frame runs its scripts' calls on (0: one per core; 1: the
+    /// thread that calls [`Runtime::step`]). The scene a frame leaves is
+    /// the same for any number (see `docs/parallel-frames.md`). Ignored
+    /// when `frame_pool` is set.
+    pub frame_threads: usize,
+    /// Frame threads shared with other runtimes (a server's worlds share
+    /// one set).
+    pub frame_pool: Option<FramePool>,
+    /// Frames calling fewer instances than this run on the calling thread
+    /// (handing them to the frame threads would cost more than it saves;
+    /// the result is the same either way).
+    pub min_parallel_tasks: usize,
 }
 
 impl Default for RuntimeConfig {
@@ -121,6 +140,9 @@ impl Default for RuntimeConfig {
             seed: DEFAULT_SEED,
             grants: GrantPolicy::default(),
             profile: false,
+            frame_threads: 0,
+            frame_pool: None,
+            min_parallel_tasks: 64,
         }
     }
 }
@@ -144,6 +166,10 @@ pub struct Runtime {
     woken: Vec<u32>,
     /// Scratch: slots whose instance failed this frame.
     failed: Vec<u32>,
+    /// Scratch: the frame's failed calls (slot, error), in the frame's order.
+    failures: Vec<(u32, Box<ScriptError>)>,
+    /// The frame's tasks and the threads they run on.
+    dispatch: Dispatch,
     /// Scratch: the commands being applied (swapped with each instance's).
     command_buffer: Vec<Command>,
     /// Failed instances waiting to be started again.
@@ -185,6 +211,11 @@ impl Runtime {
             .job_workers
             .unwrap_or_else(|| JobWorkers::new(config.job_threads));
         let jobs = Jobs::new(workers, config.jobs);
+        let dispatch = Dispatch::new(
+            config.frame_threads,
+            config.frame_pool,
+            config.min_parallel_tasks,
+        );
         Runtime {
             shared: RuntimeShared {
                 scene,
@@ -196,6 +227,7 @@ impl Runtime {
                 made: Arc::default(),
                 players: Arc::default(),
                 profile: config.profile,
+                turns: dispatch.turns().clone(),
             },
             slots: Slots::default(),
             subscriptions: Subscriptions::default(),
@@ -206,6 +238,8 @@ impl Runtime {
             completed: Vec::new(),
             woken: Vec::new(),
             failed: Vec::new(),
+            failures: Vec::new(),
+            dispatch,
             command_buffer: Vec::new(),
             restarts: Restarts::new(config.restart),
             player_events: Vec::new(),
@@ -305,16 +339,7 @@ impl Runtime {
         }
         let time = self.shared.clock.advance();
         self.complete_waits(time);
-        for index in 0..self.subscriptions.len() {
-            let Subscription { slot, id } = self.subscriptions.get(index);
-            self.call(slot, |instance| instance.update(id));
-        }
-        for index in 0..self.woken.len() {
-            let slot = self.woken[index];
-            self.call(slot, ScriptInstance::wake);
-        }
-        self.woken.clear();
-        self.times.time(None);
+        self.dispatch();
         // Removed after dispatch, so the subscription table is not changed
         // while it is walked.
         while let Some(slot) = self.failed.pop() {
@@ -385,25 +410,39 @@ impl Runtime {
         }
     }
 
-    /// Makes the frame's `call` (an update or the wakes) on the instance in
-    /// `slot`, if it is still there. One that fails is recorded, stops
-    /// receiving calls at once, and is removed after the frame's dispatch.
-    fn call(
-        &mut self,
-        slot: u32,
-        call: impl FnOnce(&mut ScriptInstance) -> Result<(), Box<ScriptError>>,
-    ) {
-        let Some(instance) = self.slots.get_mut(slot) else {
-            return;
-        };
-        self.times.time(Some(instance.times_index()));
-        instance.set_known_usage(self.waits.count(slot), self.subscriptions.count(slot));
-        if let Err(error) = call(instance) {
+    /// Steps 6-8 of the frame: every update and wake call, on the frame's
+    /// threads (see `dispatch`). The scene writes are applied in the
+    /// frame's order; each instance that failed is recorded, stops
+    /// receiving calls at once, and is removed after the dispatch.
+    fn dispatch(&mut self) {
+        let dispatch = &mut self.dispatch;
+        dispatch.begin(self.slots.capacity());
+        for index in 0..self.subscriptions.len() {
+            let Subscription { slot, id } = self.subscriptions.get(index);
+            dispatch.update(slot, id);
+        }
+        for slot in self.woken.drain(..) {
+            dispatch.wake(slot);
+        }
+        let (waits, subscriptions) = (&self.waits, &self.subscriptions);
+        dispatch.set_known(|slot| (waits.count(slot), subscriptions.count(slot)));
+        let times = &mut self.times;
+        if let Err(error) = dispatch.run(&mut self.slots, |script, ticks| times.add(script, ticks))
+        {
+            // The pool could not start: the frame is not run at all.
+            tracing::error!(target: "host", "{error:#}");
+        }
+        let failures = &mut self.failures;
+        dispatch.finish(&mut *self.shared.scene.lock_unpoisoned(), |slot, error| {
+            failures.push((slot, error))
+        });
+        let frame = self.frame();
+        for (slot, error) in std::mem::take(&mut self.failures).drain(..) {
             self.record(*error);
             if let Some(mut failed) = self.slots.take(slot) {
                 self.keep_profile(&mut failed);
                 failed.end_frame();
-                self.restarts.schedule(&failed, self.frame());
+                self.restarts.schedule(&failed, frame);
             }
             self.failed.push(slot);
         }

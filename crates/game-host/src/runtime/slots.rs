@@ -54,6 +54,11 @@ impl Slots {
             .map(|(slot, _)| slot)
     }
 
+    /// Every slot, for the frame's workers (see `dispatch`).
+    pub fn as_mut_slice(&mut self) -> &mut [Option<ScriptInstance>] {
+        &mut self.slots
+    }
+
     /// Number of slots, occupied or not.
     pub fn capacity(&self) -> u32 {
         self.slots.len() as u32

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
@@ -56,11 +56,13 @@ pub struct EngineOptions {
     /// its address, for `perf report` or to name the addresses callgrind
     /// shows as `???` (see `docs/benchmarks.md`).
     pub perf_map: bool,
-    /// Make floating point the same on every machine: NaNs produced by
-    /// script code get one canonical bit pattern, and relaxed SIMD
-    /// instructions their deterministic lowering. On by default, so a run is
-    /// a function of its scripts, inputs and seed (see
-    /// [`crate::determinism`] and `docs/determinism.md` for the cost).
+    /// Make floating point the same on every CPU architecture: NaNs
+    /// produced by script code get one canonical bit pattern, and relaxed
+    /// SIMD instructions their deterministic lowering. Off by default: a run
+    /// is then a function of its scripts, inputs and seed on one
+    /// architecture (x86-64 or aarch64), and float-heavy code runs about
+    /// twice as fast; on for lockstep across architectures (see
+    /// [`crate::determinism`] and `docs/determinism.md`).
     pub deterministic_floats: bool,
     /// Compile scripts for a native debugger: their DWARF (a script built
     /// with debug info) is translated and registered with gdb or lldb
@@ -79,7 +81,7 @@ impl Default for EngineOptions {
             extensions: Vec::new(),
             limits: ScriptLimits::default(),
             perf_map: false,
-            deterministic_floats: true,
+            deterministic_floats: false,
             debug_info: false,
         }
     }
@@ -127,6 +129,27 @@ const POOL_ADDRESS_SPACE: u64 = 32 << 40;
 /// The default reservation (4 GiB) plus guard (32 MiB) of one memory.
 const DEFAULT_MEMORY_SLOT: u64 = (4 << 30) + (32 << 20);
 
+/// Memory mappings (VMAs) one running instance of a Rust script holds: its
+/// linear memory's stack and heap, its data mapped copy-on-write from the
+/// component's image, and the inaccessible rest of its slot. Without the
+/// copy-on-write image (data copied in at instantiation) the first three
+/// are one. Measured in `/proc/PID/maps` with 3,000 and 5,000 instances.
+const MAPS_PER_INSTANCE_COW: u64 = 4;
+const MAPS_PER_INSTANCE: u64 = 2;
+
+/// Mappings left for the rest of the process (libraries, threads, the
+/// compiled code, a Python or JavaScript runtime's larger memories).
+const MAPS_KEPT: u64 = 8_192;
+
+/// The most memory mappings the kernel allows one process
+/// (`vm.max_map_count`; Linux's default is 65,530).
+fn max_map_count() -> u64 {
+    std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(65_530)
+}
+
 impl ScriptEngine {
     /// Creates an engine with `options`.
     pub fn new(options: EngineOptions) -> Result<Self> {
@@ -163,6 +186,27 @@ impl ScriptEngine {
                 // store's limiter reports it first, with a clear error.
                 .max_memory_size(limits.memory);
             config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+            let maps = max_map_count();
+            let instances = u64::from(n);
+            if instances * MAPS_PER_INSTANCE + MAPS_KEPT > maps {
+                bail!(
+                    "{n} script instances need about {} memory mappings, and this system allows \
+                     {maps} (vm.max_map_count): raise it, e.g. `sudo sysctl -w \
+                     vm.max_map_count={}`, or start fewer instances",
+                    instances * MAPS_PER_INSTANCE + MAPS_KEPT,
+                    (instances * MAPS_PER_INSTANCE_COW + MAPS_KEPT).next_power_of_two()
+                );
+            }
+            if instances * MAPS_PER_INSTANCE_COW + MAPS_KEPT > maps {
+                // Each instance's data is copied in rather than mapped from
+                // the image: half the mappings (a few microseconds more per
+                // instantiation of a small script).
+                tracing::info!(
+                    instances = n,
+                    "copying each instance's initial memory instead of mapping it, to stay                      within vm.max_map_count ({maps})"
+                );
+                config.memory_init_cow(false);
+            }
             let memories = u64::from(n) * 2;
             if memories * DEFAULT_MEMORY_SLOT > POOL_ADDRESS_SPACE {
                 tracing::info!(

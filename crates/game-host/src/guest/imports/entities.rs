@@ -13,9 +13,9 @@
 //! skipped. A write that fails changes no entity (ids are checked first).
 
 use crate::guest::bindings::entities::{EntityId as WitEntityId, Host};
+use crate::guest::pending::{ALL, POSITION, ROTATION};
 use crate::guest::{Charge, ScriptState};
-use crate::scene::{EntityId, GameScene, QUAT, TRANSFORM, VEC3};
-use crate::sync::LockExt;
+use crate::scene::{QUAT, TRANSFORM, Transform, VEC3, transform_of};
 
 /// The error of a call naming an id that is no entity; `interface` is
 /// `entities` or `entity`.
@@ -45,19 +45,13 @@ impl Host for ScriptState {
     fn spawn_many(&mut self, name: String, count: u32) -> wasmtime::Result<Vec<WitEntityId>> {
         self.usage
             .charge(&self.quotas, Charge::Entities(u64::from(count)))?;
-        let ids: Vec<EntityId> = {
-            let mut scene = self.scene.lock_unpoisoned();
-            (0..count).map(|_| scene.spawn(&name)).collect()
-        };
-        for &id in &ids {
-            self.spawned(id);
-        }
+        let ids = self.spawn_entities(&name, count);
         Ok(ids.iter().map(|id| id.index() as WitEntityId).collect())
     }
 
     fn transforms(&mut self, ids: Vec<WitEntityId>) -> wasmtime::Result<Vec<f32>> {
         let mut values = Vec::with_capacity(ids.len() * TRANSFORM);
-        let read = self.scene.lock_unpoisoned().transforms(&ids, &mut values);
+        let read = self.entity_transforms(&ids, &mut values);
         read.map_err(|id| unknown("entities", id))?;
         Ok(values)
     }
@@ -65,21 +59,42 @@ impl Host for ScriptState {
     fn set_transforms(&mut self, ids: Vec<WitEntityId>, values: Vec<f32>) -> wasmtime::Result<()> {
         self.may_write_all(&ids)?;
         let values = chunks::<TRANSFORM>("set-transforms", &ids, &values)?;
-        let set = self.scene.lock_unpoisoned().set_transforms(&ids, values);
+        let set = self.write_entities(
+            &ids,
+            ALL,
+            |at| transform_of(&values[at]),
+            |scene| scene.set_transforms(&ids, values),
+        );
         set.map_err(|id| unknown("entities", id))
     }
 
     fn set_positions(&mut self, ids: Vec<WitEntityId>, values: Vec<f32>) -> wasmtime::Result<()> {
         self.may_write_all(&ids)?;
         let values = chunks::<VEC3>("set-positions", &ids, &values)?;
-        let set = self.scene.lock_unpoisoned().set_positions(&ids, values);
+        let set = self.write_entities(
+            &ids,
+            POSITION,
+            |at| Transform {
+                position: glam::Vec3::from_array(values[at]),
+                ..Transform::default()
+            },
+            |scene| scene.set_positions(&ids, values),
+        );
         set.map_err(|id| unknown("entities", id))
     }
 
     fn set_rotations(&mut self, ids: Vec<WitEntityId>, values: Vec<f32>) -> wasmtime::Result<()> {
         self.may_write_all(&ids)?;
         let values = chunks::<QUAT>("set-rotations", &ids, &values)?;
-        let set = self.scene.lock_unpoisoned().set_rotations(&ids, values);
+        let set = self.write_entities(
+            &ids,
+            ROTATION,
+            |at| Transform {
+                rotation: glam::Quat::from_array(values[at]),
+                ..Transform::default()
+            },
+            |scene| scene.set_rotations(&ids, values),
+        );
         set.map_err(|id| unknown("entities", id))
     }
 }

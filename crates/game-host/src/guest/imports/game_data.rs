@@ -46,6 +46,7 @@ impl ScriptState {
         &mut self,
         call: impl FnOnce(&mut dyn GameData) -> Result<R, String>,
     ) -> Result<R, String> {
+        self.take_turn();
         let mut scene = self.scene.lock_unpoisoned();
         match scene.game_data() {
             Some(data) => call(data),

@@ -8,9 +8,9 @@ use wasmtime::component::Resource;
 
 use crate::guest::bindings::scene::{EntityId as EntityIdWit, Host, HostTransformComponent};
 use crate::guest::bindings::types::{Quat, Vec3};
+use crate::guest::pending::{ALL, Fields, POSITION, ROTATION, SCALE};
 use crate::guest::{Charge, ScriptState};
-use crate::scene::{AnyScene, CUBE, EntityId, GameScene, Transform, TransformHandle};
-use crate::sync::LockExt;
+use crate::scene::{CUBE, EntityId, Transform, TransformHandle};
 
 impl From<Vec3> for glam::Vec3 {
     fn from(v: Vec3) -> Self {
@@ -56,62 +56,41 @@ impl ScriptState {
         Ok(handle)
     }
 
-    /// Runs `f` on the scene and the entity behind `handle`; `f` answers
-    /// `None` when that entity is gone, and the call fails naming it.
-    fn with_transform<R>(
-        &mut self,
-        handle: &Resource<TransformHandle>,
-        f: impl FnOnce(&mut dyn GameScene, EntityId) -> Option<R>,
-    ) -> wasmtime::Result<R> {
-        let entity = self.table.get(handle)?.entity();
-        Self::run_on(&mut *self.lock_scene(), entity, f)
+    /// The entity behind `handle`.
+    fn entity_of(&self, handle: &Resource<TransformHandle>) -> wasmtime::Result<EntityId> {
+        Ok(self.table.get(handle)?.entity())
     }
 
-    /// [`Self::with_transform`] for a write: it fails first, naming the
-    /// entity, unless the grants allow it.
-    fn with_transform_mut<R>(
-        &mut self,
-        handle: &Resource<TransformHandle>,
-        f: impl FnOnce(&mut dyn GameScene, EntityId) -> Option<R>,
-    ) -> wasmtime::Result<R> {
-        let entity = self.table.get(handle)?.entity();
-        self.may_write(entity)?;
-        Self::run_on(&mut *self.lock_scene(), entity, f)
-    }
-
-    fn run_on<R>(
-        scene: &mut dyn GameScene,
-        entity: EntityId,
-        f: impl FnOnce(&mut dyn GameScene, EntityId) -> Option<R>,
-    ) -> wasmtime::Result<R> {
-        f(scene, entity).ok_or_else(|| {
-            wasmtime::format_err!(
-                "scene: the entity of this transform-component (id {}) was despawned",
-                entity.index()
-            )
-        })
+    /// The error of a handle whose entity is gone.
+    fn despawned(entity: EntityId) -> wasmtime::Error {
+        wasmtime::format_err!(
+            "scene: the entity of this transform-component (id {}) was despawned",
+            entity.index()
+        )
     }
 
     /// The transform behind `handle`.
     fn read(&mut self, handle: &Resource<TransformHandle>) -> wasmtime::Result<Transform> {
-        self.with_transform(handle, |scene, id| scene.transform(id))
+        let entity = self.entity_of(handle)?;
+        self.entity_transform(entity)
+            .ok_or_else(|| Self::despawned(entity))
     }
 
-    /// Changes the transform behind `handle`.
+    /// Writes `fields` of the transform behind `handle` from `value`; it
+    /// fails first, naming the entity, unless the grants allow it.
     fn write(
         &mut self,
         handle: &Resource<TransformHandle>,
-        edit: impl FnOnce(&mut Transform),
+        fields: Fields,
+        value: Transform,
     ) -> wasmtime::Result<()> {
-        self.with_transform_mut(handle, |scene, id| {
-            let mut transform = scene.transform(id)?;
-            edit(&mut transform);
-            scene.set_transform(id, transform).then_some(())
-        })
-    }
-
-    fn lock_scene(&self) -> std::sync::MutexGuard<'_, AnyScene> {
-        self.scene.lock_unpoisoned()
+        let entity = self.entity_of(handle)?;
+        self.may_write(entity)?;
+        if self.write_entity(entity, fields, value) {
+            Ok(())
+        } else {
+            Err(Self::despawned(entity))
+        }
     }
 
     /// The id of the entity behind a handle.
@@ -129,7 +108,9 @@ impl HostTransformComponent for ScriptState {
     }
 
     fn name(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<String> {
-        self.with_transform(&self_, |scene, id| scene.name(id))
+        let entity = self.entity_of(&self_)?;
+        self.entity_name(entity)
+            .ok_or_else(|| Self::despawned(entity))
     }
 
     fn position(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<Vec3> {
@@ -141,9 +122,11 @@ impl HostTransformComponent for ScriptState {
         self_: Resource<TransformHandle>,
         position: Vec3,
     ) -> wasmtime::Result<()> {
-        self.with_transform_mut(&self_, |scene, id| {
-            scene.set_position(id, position.into()).then_some(())
-        })
+        let value = Transform {
+            position: position.into(),
+            ..Transform::default()
+        };
+        self.write(&self_, POSITION, value)
     }
 
     fn rotation(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<Quat> {
@@ -155,9 +138,11 @@ impl HostTransformComponent for ScriptState {
         self_: Resource<TransformHandle>,
         rotation: Quat,
     ) -> wasmtime::Result<()> {
-        self.with_transform_mut(&self_, |scene, id| {
-            scene.set_rotation(id, rotation.into()).then_some(())
-        })
+        let value = Transform {
+            rotation: rotation.into(),
+            ..Transform::default()
+        };
+        self.write(&self_, ROTATION, value)
     }
 
     fn scale(&mut self, self_: Resource<TransformHandle>) -> wasmtime::Result<Vec3> {
@@ -165,7 +150,11 @@ impl HostTransformComponent for ScriptState {
     }
 
     fn set_scale(&mut self, self_: Resource<TransformHandle>, scale: Vec3) -> wasmtime::Result<()> {
-        self.write(&self_, |t| t.scale = scale.into())
+        let value = Transform {
+            scale: scale.into(),
+            ..Transform::default()
+        };
+        self.write(&self_, SCALE, value)
     }
 
     fn set_trs(
@@ -175,13 +164,12 @@ impl HostTransformComponent for ScriptState {
         rotation: Quat,
         scale: Vec3,
     ) -> wasmtime::Result<()> {
-        self.write(&self_, |t| {
-            *t = Transform {
-                position: position.into(),
-                rotation: rotation.into(),
-                scale: scale.into(),
-            }
-        })
+        let value = Transform {
+            position: position.into(),
+            rotation: rotation.into(),
+            scale: scale.into(),
+        };
+        self.write(&self_, ALL, value)
     }
 
     fn drop(&mut self, rep: Resource<TransformHandle>) -> wasmtime::Result<()> {
@@ -194,21 +182,19 @@ impl HostTransformComponent for ScriptState {
 impl Host for ScriptState {
     fn cube_transform(&mut self) -> wasmtime::Result<Resource<TransformHandle>> {
         let cube = self
-            .lock_scene()
-            .find(CUBE)
+            .find_entity(CUBE)
             .ok_or_else(|| wasmtime::format_err!("the scene has no entity named `{CUBE}`"))?;
         self.push_handle(cube)
     }
 
     fn spawn(&mut self, name: String) -> wasmtime::Result<Resource<TransformHandle>> {
         self.usage.charge(&self.quotas, Charge::Entities(1))?;
-        let entity = self.lock_scene().spawn(&name);
-        self.spawned(entity);
+        let entity = self.spawn_entities(&name, 1)[0];
         self.push_handle(entity)
     }
 
     fn find(&mut self, name: String) -> wasmtime::Result<Option<Resource<TransformHandle>>> {
-        let entity = self.lock_scene().find(&name);
+        let entity = self.find_entity(&name);
         entity.map(|entity| self.push_handle(entity)).transpose()
     }
 }

@@ -1,0 +1,280 @@
+//! [`PendingWrites`]: the scene writes one instance makes during a frame's
+//! dispatch, kept until the dispatch ends and then applied in the frame's
+//! fixed call order, so the scene a frame leaves does not depend on how
+//! many threads ran it or on their timing (see `docs/parallel-frames.md`).
+//!
+//! While writes are pending the instance reads the scene as it was when
+//! the dispatch began, with its own writes on top: a script sees what it
+//! wrote at once, and what other scripts write from the next frame on.
+//! Writes are kept per entity and per field (position, rotation, scale),
+//! so two scripts that change different fields of one entity both take
+//! effect; where two change the same field, the later call wins.
+
+use fnv::FnvHashMap;
+
+use crate::scene::{EntityId, GameScene, Transform};
+
+/// Which fields of a transform a write changes.
+pub(crate) type Fields = u8;
+pub(crate) const POSITION: Fields = 1;
+pub(crate) const ROTATION: Fields = 2;
+pub(crate) const SCALE: Fields = 4;
+pub(crate) const ALL: Fields = POSITION | ROTATION | SCALE;
+
+/// Entries looked up by a scan before an index is kept.
+const SCANNED: usize = 8;
+
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    id: EntityId,
+    /// The fields written, with their values in `transform`.
+    fields: Fields,
+    transform: Transform,
+    /// The instance despawned the entity (its writes are dropped).
+    despawned: bool,
+}
+
+/// One instance's writes of the frame being dispatched.
+#[derive(Default)]
+pub(crate) struct PendingWrites {
+    /// Whether writes are kept (during a frame's dispatch) rather than made
+    /// at once (entrypoints, hand-overs: calls made one at a time).
+    deferring: bool,
+    entries: Vec<Pending>,
+    /// Entry by entity, once there are more than [`SCANNED`].
+    index: FnvHashMap<EntityId, u32>,
+}
+
+impl PendingWrites {
+    /// Whether writes are kept until the dispatch ends.
+    #[inline]
+    pub fn deferring(&self) -> bool {
+        self.deferring
+    }
+
+    /// Starts keeping writes (the frame's dispatch begins).
+    #[inline]
+    pub fn defer(&mut self) {
+        self.deferring = true;
+    }
+
+    /// Whether any write is pending.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn find(&self, id: EntityId) -> Option<usize> {
+        if self.entries.len() <= SCANNED {
+            self.entries.iter().position(|entry| entry.id == id)
+        } else {
+            self.index.get(&id).map(|&at| at as usize)
+        }
+    }
+
+    fn entry(&mut self, id: EntityId) -> &mut Pending {
+        let at = match self.find(id) {
+            Some(at) => at,
+            None => {
+                let at = self.entries.len();
+                self.entries.push(Pending {
+                    id,
+                    fields: 0,
+                    transform: Transform::default(),
+                    despawned: false,
+                });
+                if at == SCANNED {
+                    let entries = self.entries.iter().enumerate();
+                    self.index
+                        .extend(entries.map(|(at, entry)| (entry.id, at as u32)));
+                } else if at > SCANNED {
+                    self.index.insert(id, at as u32);
+                }
+                at
+            }
+        };
+        &mut self.entries[at]
+    }
+
+    /// Whether the instance despawned `id` in this dispatch.
+    #[inline]
+    pub fn despawned(&self, id: EntityId) -> bool {
+        !self.entries.is_empty() && self.find(id).is_some_and(|at| self.entries[at].despawned)
+    }
+
+    /// `transform` (the scene's) with the instance's own pending writes of
+    /// `id` on top.
+    #[inline]
+    pub fn overlay(&self, id: EntityId, transform: Transform) -> Transform {
+        if self.entries.is_empty() {
+            return transform;
+        }
+        match self.find(id) {
+            Some(at) => {
+                let pending = &self.entries[at];
+                merge(transform, pending.fields, &pending.transform)
+            }
+            None => transform,
+        }
+    }
+
+    /// Keeps a write of `fields` of `id` (values from `transform`).
+    #[inline]
+    pub fn write(&mut self, id: EntityId, fields: Fields, transform: Transform) {
+        let entry = self.entry(id);
+        entry.fields |= fields;
+        if fields & POSITION != 0 {
+            entry.transform.position = transform.position;
+        }
+        if fields & ROTATION != 0 {
+            entry.transform.rotation = transform.rotation;
+        }
+        if fields & SCALE != 0 {
+            entry.transform.scale = transform.scale;
+        }
+    }
+
+    /// Keeps the despawn of `id`: its pending writes are dropped.
+    pub fn despawn(&mut self, id: EntityId) {
+        let entry = self.entry(id);
+        entry.fields = 0;
+        entry.despawned = true;
+    }
+
+    /// Moves the pending writes to `out`, each marked with `task`, in the
+    /// order their entities were first written, and stops deferring.
+    pub fn take(&mut self, task: u32, out: &mut Vec<SceneWrite>) {
+        out.extend(
+            self.entries
+                .drain(..)
+                .map(|pending| SceneWrite { task, pending }),
+        );
+        self.index.clear();
+        self.deferring = false;
+    }
+}
+
+/// One entity's kept writes from one task, to be made on the scene.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SceneWrite {
+    /// The task's place in the frame (writes are made in that order).
+    pub task: u32,
+    pending: Pending,
+}
+
+impl SceneWrite {
+    /// Makes the write on `scene`. A write to an entity gone by now
+    /// (another call despawned it) is dropped.
+    pub fn apply<S: GameScene + ?Sized>(&self, scene: &mut S) {
+        let pending = &self.pending;
+        if pending.despawned {
+            scene.despawn(pending.id);
+            return;
+        }
+        let value = pending.transform;
+        match pending.fields {
+            POSITION => {
+                scene.set_position(pending.id, value.position);
+            }
+            ROTATION => {
+                scene.set_rotation(pending.id, value.rotation);
+            }
+            ALL => {
+                scene.set_transform(pending.id, value);
+            }
+            fields => {
+                if let Some(current) = scene.transform(pending.id) {
+                    scene.set_transform(pending.id, merge(current, fields, &value));
+                }
+            }
+        }
+    }
+}
+
+/// `current` with `fields` taken from `value`.
+pub(crate) fn merge(current: Transform, fields: Fields, value: &Transform) -> Transform {
+    let mut out = current;
+    if fields & POSITION != 0 {
+        out.position = value.position;
+    }
+    if fields & ROTATION != 0 {
+        out.rotation = value.rotation;
+    }
+    if fields & SCALE != 0 {
+        out.scale = value.scale;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Quat, Vec3};
+
+    use super::*;
+    use crate::scene::Scene;
+
+    fn apply(pending: &mut PendingWrites, scene: &mut Scene) {
+        let mut writes = Vec::new();
+        pending.take(0, &mut writes);
+        for write in &writes {
+            write.apply(scene);
+        }
+    }
+
+    #[test]
+    fn own_writes_are_seen_at_once_and_reach_the_scene_on_apply() {
+        let mut scene = Scene::new();
+        let a = GameScene::spawn(&mut scene, "a");
+        let mut pending = PendingWrites::default();
+        pending.defer();
+        let moved = Transform {
+            position: Vec3::X,
+            ..Transform::default()
+        };
+        pending.write(a, POSITION, moved);
+        let seen = pending.overlay(a, GameScene::transform(&mut scene, a).unwrap());
+        assert_eq!(seen.position, Vec3::X);
+        assert_eq!(
+            GameScene::transform(&mut scene, a).unwrap().position,
+            Vec3::ZERO
+        );
+        apply(&mut pending, &mut scene);
+        assert_eq!(
+            GameScene::transform(&mut scene, a).unwrap().position,
+            Vec3::X
+        );
+        assert!(!pending.deferring() && pending.is_empty());
+    }
+
+    #[test]
+    fn fields_merge_and_many_entities_are_indexed() {
+        let mut scene = Scene::new();
+        let ids: Vec<_> = (0..40)
+            .map(|i| GameScene::spawn(&mut scene, &format!("e{i}")))
+            .collect();
+        let mut pending = PendingWrites::default();
+        pending.defer();
+        for (i, &id) in ids.iter().enumerate() {
+            let value = Transform {
+                position: Vec3::splat(i as f32),
+                rotation: Quat::from_rotation_y(0.5),
+                scale: Vec3::splat(2.0),
+            };
+            pending.write(id, POSITION, value);
+            pending.write(id, SCALE, value);
+        }
+        pending.despawn(ids[3]);
+        assert!(pending.despawned(ids[3]) && !pending.despawned(ids[4]));
+        let seen = pending.overlay(ids[30], Transform::default());
+        assert_eq!(seen.position, Vec3::splat(30.0));
+        assert_eq!(seen.rotation, Quat::IDENTITY);
+        assert_eq!(seen.scale, Vec3::splat(2.0));
+        apply(&mut pending, &mut scene);
+        assert!(!GameScene::contains(&mut scene, ids[3]));
+        let t = GameScene::transform(&mut scene, ids[30]).unwrap();
+        assert_eq!(
+            (t.position, t.rotation, t.scale),
+            (Vec3::splat(30.0), Quat::IDENTITY, Vec3::splat(2.0))
+        );
+    }
+}
