@@ -168,7 +168,8 @@ fn a_recorded_run_with_keys_replays_in_another_process() {
     assert_eq!(lines[0]["format"], "game-host-recording");
     assert_eq!(lines[0]["version"], 2);
     assert_eq!(lines[0]["seed"], 0);
-    assert_eq!(lines[0]["canonical_nans"], true);
+    assert_eq!(lines[0]["canonical_nans"], false, "fast floats by default");
+    assert_eq!(lines[0]["arch"], std::env::consts::ARCH);
     assert_eq!(lines[0]["scripts"][0]["name"], "test_determinism");
     assert_eq!(lines[0]["scripts"][0]["sha256"].as_str().unwrap().len(), 64);
     let inputs: Vec<_> = lines.iter().filter(|l| l.get("input").is_some()).collect();

@@ -59,7 +59,7 @@ impl Default for ServerConfig {
             instances_per_world: 1,
             record_dir: None,
             checkpoint_every: 60,
-            canonical_nans: true,
+            canonical_nans: false,
             max_players: 64,
             stream_every: 1,
         }

@@ -53,6 +53,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use game_host::input::Event;
 use game_host::jobs::JobWorkers;
 use game_host::players::PlayerId;
+use game_host::runtime::FramePool;
 use game_host::runtime::ScriptTime;
 use game_host::sync::LockExt;
 use loop_thread::{LoopThread, Order};
@@ -86,13 +87,18 @@ impl Server {
     /// Starts the loop threads (with no worlds yet). Every world's
     /// background jobs run on one set of workers
     /// ([`RuntimeConfig::job_workers`], made here from `job_threads` unless
-    /// given).
+    /// given), and the calls of every world's big frames on one set of
+    /// frame threads ([`RuntimeConfig::frame_pool`], made here from
+    /// `frame_threads` unless given): threads do not grow with worlds.
     pub fn start(mut config: ServerConfig) -> Result<Server> {
         // Scripts' times are read every frame: measure the clock's rate
         // now, not on a loop thread's first frame.
         game_host::ticks::calibrate();
         if config.runtime.job_workers.is_none() {
             config.runtime.job_workers = Some(JobWorkers::new(config.runtime.job_threads));
+        }
+        if config.runtime.frame_pool.is_none() {
+            config.runtime.frame_pool = Some(FramePool::new(config.runtime.frame_threads)?);
         }
         let hz = config.runtime.hz;
         if !(hz.is_finite() && hz > 0.0) {

@@ -98,11 +98,24 @@ pub struct EngineArgs {
     #[arg(long)]
     perf_map: bool,
 
-    /// Leave NaNs as the CPU makes them instead of canonical: float-heavy
-    /// scripts run faster (docs/determinism.md), and runs stay deterministic
-    /// on one CPU architecture but not across x86-64 and aarch64.
+    /// Make NaNs canonical, so that a run replays the same on x86-64 and
+    /// aarch64 (lockstep across architectures). Float-heavy scripts run
+    /// slower (docs/determinism.md). Without it a run is deterministic on
+    /// one CPU architecture, which is all a single server needs.
     #[arg(long)]
-    pub fast_floats: bool,
+    pub portable_floats: bool,
+
+    /// Fast floats, the default since 0.2 (kept so that older command
+    /// lines still work).
+    #[arg(long, hide = true, conflicts_with = "portable_floats")]
+    fast_floats: bool,
+
+    /// Threads a frame runs its scripts' calls on (0: one per core). The
+    /// scene a frame leaves is the same for any number
+    /// (docs/parallel-frames.md). `host serve` shares one set among its
+    /// worlds.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u16).range(0..=1024))]
+    pub frame_threads: u16,
 
     /// Compile scripts for a native debugger (set by `host run --debug`).
     #[arg(skip)]
@@ -220,7 +233,7 @@ impl EngineArgs {
             },
             perf_map: self.perf_map,
             debug_info: self.debug,
-            deterministic_floats: !self.fast_floats,
+            deterministic_floats: self.portable_floats,
         })?))
     }
 
@@ -260,6 +273,7 @@ impl EngineArgs {
             seed,
             quotas: self.quotas(),
             grants: self.grants.clone().unwrap_or_default(),
+            frame_threads: usize::from(self.frame_threads),
             ..RuntimeConfig::default()
         }
     }

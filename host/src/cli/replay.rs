@@ -33,9 +33,19 @@ pub struct ReplayArgs {
 
 pub fn replay(mut args: ReplayArgs) -> Result<ExitCode> {
     let recording = Recording::read(&args.recording)?;
-    // Floats as the recorded run had them, whatever --fast-floats says.
-    args.engine.fast_floats = !recording.header.canonical_nans;
+    // Floats as the recorded run had them, whatever --portable-floats says.
+    args.engine.portable_floats = recording.header.canonical_nans;
     let header = &recording.header;
+    if let Some(arch) = &header.arch
+        && !header.canonical_nans
+        && arch != std::env::consts::ARCH
+    {
+        tracing::warn!(
+            target: "host",
+            "this recording was made on {arch} without portable floats, so NaNs may differ on              {} and the replay may diverge: record it again with --portable-floats to replay it              on any architecture",
+            std::env::consts::ARCH
+        );
+    }
     if !args.scripts.is_empty() && args.scripts.len() != header.scripts.len() {
         bail!(
             "the recording has {} script(s); {} were given",

@@ -229,7 +229,7 @@ fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfi
         instances_per_world: per_world,
         record_dir: args.record_worlds.clone(),
         checkpoint_every: args.world.checkpoint_every,
-        canonical_nans: !args.engine.fast_floats,
+        canonical_nans: args.engine.portable_floats,
         max_players: args.max_players as usize,
         stream_every: args.stream_every,
     }

@@ -1,7 +1,7 @@
 //! The recording file: one JSON object per line.
 //!
 //! 1. A header: `{"format":"game-host-recording","version":2,"host":...,
-//!    "hz":60.0,"seed":0,"checkpoint_every":60,"canonical_nans":true,"scripts":[{"name":...,
+//!    "hz":60.0,"seed":0,"checkpoint_every":60,"canonical_nans":false,"arch":"x86_64","scripts":[{"name":...,
 //!    "source":...,"sha256":...,"instances":1}]}`.
 //! 2. Then, in the order they happened: input events,
 //!    `{"frame":12,"input":{"press":"space"}}` (or `"release"`, or
@@ -53,10 +53,15 @@ pub struct Header {
     pub seed: u64,
     /// Frames between checkpoints listing every entity.
     pub checkpoint_every: u64,
-    /// Whether NaNs were canonical (`--fast-floats` turns them off); a
-    /// replay uses the same setting.
+    /// Whether NaNs were canonical (`--portable-floats`); a replay uses
+    /// the same setting.
     #[serde(default = "yes")]
     pub canonical_nans: bool,
+    /// The CPU architecture it was recorded on (`x86_64`, `aarch64`);
+    /// without canonical NaNs a replay on another may diverge, and says so.
+    /// Absent in recordings of hosts before 0.2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<String>,
     /// The scripts, in the order their instances were started.
     pub scripts: Vec<RecordedScript>,
 }

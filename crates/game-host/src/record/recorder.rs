@@ -47,6 +47,7 @@ impl Recorder {
             seed: settings.seed,
             checkpoint_every: settings.checkpoint_every.max(1),
             canonical_nans: settings.canonical_nans,
+            arch: Some(std::env::consts::ARCH.to_owned()),
             scripts: scripts
                 .iter()
                 .map(|(script, instances)| RecordedScript {
