@@ -1,0 +1,139 @@
+//! Parallel frames: a frame's script calls run on several threads and the
+//! scene a frame leaves does not depend on how many (docs/parallel-frames.md).
+//! Through the `host` binary, as a user runs it: the dumped scene is the
+//! same byte for byte with 1, 2 and 4 frame threads, for scripts that turn
+//! entities of their own, and for scripts that all write one shared entity,
+//! spawn, despawn and message each other; a recording made on one thread
+//! replays on two. (Every runtime test also runs its frames on two threads:
+//! `common::runtime`.)
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+
+fn host(args: &[&str]) -> Output {
+    common::run_host(args, &common::cache_dir())
+}
+
+/// Runs `script` headless with `instances` instances for `frames` frames
+/// on `threads` frame threads; returns the dumped scene's text.
+fn dump_after(script: &Path, instances: u32, frames: u32, threads: u32) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("scene.json");
+    let (instances, frames, threads) = (
+        instances.to_string(),
+        frames.to_string(),
+        threads.to_string(),
+    );
+    let output = host(&[
+        "run",
+        script.to_str().unwrap(),
+        "--headless",
+        "--instances",
+        &instances,
+        "--frames",
+        &frames,
+        "--frame-threads",
+        &threads,
+        "--dump-scene",
+        dump.to_str().unwrap(),
+    ]);
+    let stderr = common::stderr_of(&output);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("ERROR"), "{stderr}");
+    std::fs::read_to_string(&dump).unwrap()
+}
+
+fn entities<'a>(scene: &'a Value, name: &str) -> Vec<&'a Value> {
+    scene["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] == name)
+        .collect()
+}
+
+#[test]
+fn a_thousand_scripts_turning_their_own_entities_end_the_same_on_one_or_two_threads() {
+    let script = common::build("parallel-own");
+    let one = dump_after(&script, 1000, 300, 1);
+    let two = dump_after(&script, 1000, 300, 2);
+    assert!(one == two, "the scenes differ with 1 and 2 frame threads");
+    let scene: Value = serde_json::from_str(&one).unwrap();
+    let own = entities(&scene, "own");
+    assert_eq!(own.len(), 1000);
+    // Each turned about y at its own speed (0.5 to 2 rad/s, by its id).
+    let turned: Vec<f64> = own
+        .iter()
+        .map(|e| e["rotation"][1].as_f64().unwrap())
+        .collect();
+    let mut speeds = turned.clone();
+    speeds.sort_by(f64::total_cmp);
+    speeds.dedup();
+    assert_eq!(speeds.len(), 7, "{speeds:?}");
+}
+
+#[test]
+fn scripts_that_share_an_entity_spawn_and_message_end_the_same_on_one_two_and_four_threads() {
+    let script = common::build("parallel-shared");
+    let one = dump_after(&script, 200, 120, 1);
+    for threads in [2, 4] {
+        let other = dump_after(&script, 200, 120, threads);
+        assert!(
+            one == other,
+            "the scenes differ with 1 and {threads} frame threads"
+        );
+    }
+    let scene: Value = serde_json::from_str(&one).unwrap();
+    // One `shared`, spawned by the first instance; the others found it.
+    let shared = entities(&scene, "shared");
+    assert_eq!(shared.len(), 1, "{shared:?}");
+    // Written by every instance in frame 120: the last call's write stands.
+    assert_eq!(shared[0]["position"][1].as_f64().unwrap(), 120.0);
+    // Each instance has one live entity: the even ones replaced theirs.
+    let peers = entities(&scene, "peer");
+    assert_eq!(peers.len(), 200);
+    // Each moved by the pings it heard (sent every 10 frames by all).
+    assert!(
+        peers
+            .iter()
+            .all(|p| p["position"][0].as_f64().unwrap() > 1.0),
+        "{peers:?}"
+    );
+}
+
+#[test]
+fn a_recording_made_on_one_thread_replays_on_two() {
+    let script = common::build("parallel-shared");
+    let dir = tempfile::tempdir().unwrap();
+    let recording = dir.path().join("run.rec");
+    let output = host(&[
+        "run",
+        script.to_str().unwrap(),
+        "--headless",
+        "--instances",
+        "100",
+        "--frames",
+        "90",
+        "--frame-threads",
+        "1",
+        "--record",
+        recording.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", common::stderr_of(&output));
+    let output = host(&[
+        "replay",
+        recording.to_str().unwrap(),
+        "--frame-threads",
+        "2",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.starts_with("replay: 90 frames agree with the recording"),
+        "{stdout}\n{}",
+        common::stderr_of(&output)
+    );
+}
