@@ -166,7 +166,7 @@ fn a_recorded_run_with_keys_replays_in_another_process() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines[0]["format"], "game-host-recording");
-    assert_eq!(lines[0]["version"], 2);
+    assert_eq!(lines[0]["version"], 3);
     assert_eq!(lines[0]["seed"], 0);
     assert_eq!(lines[0]["canonical_nans"], false, "fast floats by default");
     assert_eq!(lines[0]["arch"], std::env::consts::ARCH);

@@ -42,8 +42,19 @@ pub fn replay(mut args: ReplayArgs) -> Result<ExitCode> {
     {
         tracing::warn!(
             target: "host",
-            "this recording was made on {arch} without portable floats, so NaNs may differ on              {} and the replay may diverge: record it again with --portable-floats to replay it              on any architecture",
+            "this recording was made on {arch} without portable floats, so NaNs may differ on \
+             {} and the replay may diverge: record it again with --portable-floats to replay it \
+             on any architecture",
             std::env::consts::ARCH
+        );
+    }
+    if header.version < game_host::record::PARALLEL_FRAMES {
+        tracing::warn!(
+            target: "host",
+            "this recording is of format {} (host {}), from before parallel frames: scripts that \
+             write one shared entity in a frame may diverge (docs/parallel-frames.md)",
+            header.version,
+            header.host
         );
     }
     if !args.scripts.is_empty() && args.scripts.len() != header.scripts.len() {

@@ -144,13 +144,15 @@ impl PendingWrites {
     /// Moves the pending writes to `out`, each marked with `task`, in the
     /// order their entities were first written, and stops deferring.
     pub fn take(&mut self, task: u32, out: &mut Vec<SceneWrite>) {
-        out.extend(
-            self.entries
-                .drain(..)
-                .map(|pending| SceneWrite { task, pending }),
-        );
-        self.index.clear();
         self.deferring = false;
+        if self.entries.is_empty() {
+            return;
+        }
+        for &pending in &self.entries {
+            out.push(SceneWrite { task, pending });
+        }
+        self.entries.clear();
+        self.index.clear();
     }
 }
 

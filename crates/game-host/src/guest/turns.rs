@@ -8,16 +8,15 @@
 //! is on, so a task's turn has come when no worker is on an earlier one;
 //! the earliest unfinished task never waits, so the frame always ends.
 //!
-//! A lookup by name needs no turn when it finds an entity that was there
-//! before the frame's dispatch began: spawns come later in creation order,
-//! so no earlier task's spawn can change its answer. The entities spawned
-//! during the dispatch are kept here for that.
+//! A lookup by name that finds an entity needs no turn: spawns happen in
+//! task order, each after every earlier task has ended, so the first entity
+//! of that name is already there, and despawns wait for the frame's end.
+//! Only a lookup that finds nothing waits, then looks again.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::scene::EntityId;
 use crate::sync::LockExt;
 
 /// A worker's place, on a cache line of its own.
@@ -39,9 +38,6 @@ pub(crate) struct Turns {
     waiting: AtomicUsize,
     lock: Mutex<()>,
     woken: Condvar,
-    /// Whether anything was spawned during this dispatch, and what.
-    any_spawned: AtomicBool,
-    spawned: Mutex<Vec<EntityId>>,
 }
 
 impl Turns {
@@ -54,27 +50,19 @@ impl Turns {
             waiting: AtomicUsize::new(0),
             lock: Mutex::new(()),
             woken: Condvar::new(),
-            any_spawned: AtomicBool::new(false),
-            spawned: Mutex::new(Vec::new()),
         }
     }
 
-    /// A dispatch begins: nothing is spawned in it yet.
+    /// A dispatch begins: no worker is on any task.
     pub fn begin(&self) {
-        if self.any_spawned.swap(false, Ordering::SeqCst) {
-            self.spawned.lock_unpoisoned().clear();
+        for place in &self.places {
+            place.0.store(IDLE, Ordering::SeqCst);
         }
     }
 
-    /// `id` was spawned during this dispatch.
-    pub fn spawned(&self, id: EntityId) {
-        self.spawned.lock_unpoisoned().push(id);
-        self.any_spawned.store(true, Ordering::SeqCst);
-    }
-
-    /// Whether `id` was spawned during this dispatch.
-    pub fn is_new(&self, id: EntityId) -> bool {
-        self.any_spawned.load(Ordering::SeqCst) && self.spawned.lock_unpoisoned().contains(&id)
+    /// Number of workers there are places for.
+    pub fn places(&self) -> usize {
+        self.places.len()
     }
 
     /// Worker `worker` is on task `task` (or on none: [`Turns::idle`]); a

@@ -24,19 +24,15 @@ impl ScriptState {
     }
 
     /// The first entity named `name`, in creation order. In a frame's
-    /// dispatch, an entity that was there before it began is the answer at
-    /// once; otherwise the call waits for its turn (an earlier call's
-    /// spawn may be the answer) and looks again.
+    /// dispatch an entity found is the answer at once (see `guest::turns`);
+    /// when none is, the call waits for its turn (an earlier call's spawn
+    /// may be the answer) and looks again.
     pub(crate) fn find_entity(&mut self, name: &str) -> Option<EntityId> {
-        if self.task.is_some() {
-            let found = self.scene.lock_unpoisoned().find(name);
-            if let Some(id) = found
-                && !self.turns.is_new(id)
-            {
-                return Some(id);
-            }
-            self.take_turn();
+        let found = self.scene.lock_unpoisoned().find(name);
+        if found.is_some() || self.task.is_none() {
+            return found;
         }
+        self.take_turn();
         self.scene.lock_unpoisoned().find(name)
     }
 
@@ -48,9 +44,6 @@ impl ScriptState {
             (0..count).map(|_| scene.spawn(name)).collect()
         };
         for &id in &ids {
-            if self.task.is_some() {
-                self.turns.spawned(id);
-            }
             self.spawned(id);
         }
         ids

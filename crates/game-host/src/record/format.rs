@@ -1,6 +1,6 @@
 //! The recording file: one JSON object per line.
 //!
-//! 1. A header: `{"format":"game-host-recording","version":2,"host":...,
+//! 1. A header: `{"format":"game-host-recording","version":3,"host":...,
 //!    "hz":60.0,"seed":0,"checkpoint_every":60,"canonical_nans":false,"arch":"x86_64","scripts":[{"name":...,
 //!    "source":...,"sha256":...,"instances":1}]}`.
 //! 2. Then, in the order they happened: input events,
@@ -33,8 +33,14 @@ pub const FORMAT: &str = "game-host-recording";
 
 /// The version of the format this host writes; it reads this one and every
 /// earlier one (version 2 added players' lines, which version 1 hosts
-/// would have misread).
-pub const VERSION: u32 = 2;
+/// would have misread; version 3 marks parallel frames' rules and the
+/// architecture).
+pub const VERSION: u32 = 3;
+
+/// The first version recorded with parallel frames' rules (scene writes of
+/// a frame made after its calls, an instance's calls in a row: see
+/// `docs/parallel-frames.md`); earlier ones replay, with a warning.
+pub const PARALLEL_FRAMES: u32 = 3;
 
 /// The largest recording read back (a long match at 60 Hz writes about
 /// 2 MB an hour plus its checkpoints).

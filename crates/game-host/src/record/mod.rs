@@ -13,6 +13,8 @@ mod format;
 mod recorder;
 mod replay;
 
-pub use format::{FORMAT, RecordedInput, RecordedScript, Recording, RunSettings, VERSION};
+pub use format::{
+    FORMAT, PARALLEL_FRAMES, RecordedInput, RecordedScript, Recording, RunSettings, VERSION,
+};
 pub use recorder::Recorder;
 pub use replay::{Divergence, EntityDifference, ReplayReport, replay};

@@ -41,8 +41,9 @@ impl std::fmt::Debug for FramePool {
 }
 
 impl FramePool {
-    /// A pool of `threads` threads (0: one per core); one thread is the
-    /// calling thread itself, with no pool.
+    /// Frames on `threads` threads (0: one per core): the thread that
+    /// steps a runtime works on its frame, with `threads - 1` helpers from
+    /// this pool. One thread is the calling thread alone, with no pool.
     pub fn new(threads: usize) -> Result<Self> {
         let threads = frame_threads(threads);
         if threads == 1 {
@@ -52,7 +53,7 @@ impl FramePool {
             });
         }
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
+            .num_threads(threads - 1)
             .thread_name(|index| format!("frame-{index}"))
             // As much stack as the main thread has: a script's calls run
             // on these threads.
@@ -89,7 +90,8 @@ enum Call {
 /// One instance's calls in the frame.
 struct Task {
     slot: u32,
-    /// Its calls: `calls[first..first + count]`.
+    /// Its first call; any more are `more[first..first + count]`.
+    call: Call,
     first: u32,
     count: u32,
     /// What the runtime holds for it (for its quotas).
@@ -114,10 +116,11 @@ pub(super) struct Dispatch {
     /// Task by slot (`NONE`: no call this frame).
     task_of: Vec<u32>,
     tasks: Vec<Task>,
-    /// The frame's calls as made, with their task.
+    /// The frame's calls after each task's first, as made, with their task
+    /// (an instance with several subscriptions, or updates and wakes).
     made: Vec<(u32, Call)>,
-    /// The calls grouped by task.
-    calls: Vec<Call>,
+    /// Those calls grouped by task.
+    more: Vec<Call>,
     /// Per worker: what its tasks left.
     workers: Vec<WorkerOutput>,
     /// Per worker: its next write to make, while they are merged.
@@ -149,7 +152,7 @@ impl Dispatch {
             task_of: Vec::new(),
             tasks: Vec::new(),
             made: Vec::new(),
-            calls: Vec::new(),
+            more: Vec::new(),
             workers: (0..threads).map(|_| WorkerOutput::default()).collect(),
             heads: Vec::new(),
         }
@@ -167,7 +170,6 @@ impl Dispatch {
 
     /// Starts a frame over `slots` slots.
     pub fn begin(&mut self, slots: u32) {
-        self.turns.begin();
         self.task_of.clear();
         self.task_of.resize(slots as usize, NONE);
         self.tasks.clear();
@@ -192,15 +194,17 @@ impl Dispatch {
             *task = self.tasks.len() as u32;
             self.tasks.push(Task {
                 slot,
+                call,
                 first: 0,
                 count: 0,
                 waits: 0,
                 subscriptions: 0,
                 error: None,
             });
+        } else {
+            self.tasks[*task as usize].count += 1;
+            self.made.push((*task, call));
         }
-        self.tasks[*task as usize].count += 1;
-        self.made.push((*task, call));
     }
 
     /// The slots of the frame's tasks, in order, with what the runtime
@@ -213,39 +217,65 @@ impl Dispatch {
 
     /// Runs every task on `slots`' instances; returns the scripts' call
     /// times to `times` (script, ticks).
+    /// If the pool cannot start, the frame runs on the calling thread and
+    /// the error is returned after it.
     pub fn run(&mut self, slots: &mut Slots, mut times: impl FnMut(u32, u64)) -> Result<()> {
-        // Group the calls by task, keeping their order.
-        let mut next = 0;
-        for task in &mut self.tasks {
-            task.first = next;
-            next += task.count;
-            task.count = 0;
+        // Group the calls after each task's first by task, in their order.
+        self.more.clear();
+        if !self.made.is_empty() {
+            let mut next = 0;
+            for task in &mut self.tasks {
+                task.first = next;
+                next += task.count;
+                task.count = 0;
+            }
+            self.more.resize(next as usize, Call::Wake);
+            for &(task, call) in &self.made {
+                let task = &mut self.tasks[task as usize];
+                self.more[(task.first + task.count) as usize] = call;
+                task.count += 1;
+            }
         }
-        self.calls.clear();
-        self.calls.resize(next as usize, Call::Wake);
-        for &(task, call) in &self.made {
-            let task = &mut self.tasks[task as usize];
-            self.calls[(task.first + task.count) as usize] = call;
-            task.count += 1;
-        }
-        let parallel = self.threads > 1 && self.tasks.len() >= self.parallel_from;
+        let mut parallel = self.threads > 1 && self.tasks.len() >= self.parallel_from;
+        let mut started = Ok(());
         if parallel && self.pool.is_none() {
-            self.pool = Some(FramePool::new(self.threads)?);
+            match FramePool::new(self.threads) {
+                Ok(pool) => self.pool = Some(pool),
+                Err(error) => {
+                    // Never tried again: this runtime's frames run on the
+                    // calling thread.
+                    self.threads = 1;
+                    parallel = false;
+                    started = Err(error);
+                }
+            }
         }
+        self.turns.begin();
         let frame = Frame {
             tasks: self.tasks.as_mut_ptr(),
             task_count: self.tasks.len(),
-            calls: &self.calls,
+            more: &self.more,
             slots: slots.as_mut_slice().as_mut_ptr(),
             slot_count: slots.capacity() as usize,
             workers: self.workers.as_mut_ptr(),
             next: AtomicUsize::new(0),
+            joined: AtomicUsize::new(0),
             turns: &self.turns,
             _borrows: PhantomData,
         };
         match self.pool.as_ref().and_then(|pool| pool.pool.as_ref()) {
             Some(pool) if parallel => {
-                pool.broadcast(|context| frame.work(context.index(), true));
+                // The calling thread works too; helpers from the pool join
+                // as they come free (a shared pool may be busy with other
+                // worlds: a helper that comes late finds no task and ends).
+                let helpers = (self.threads - 1).min(self.tasks.len() - 1);
+                let frame = &frame;
+                pool.in_place_scope(|scope| {
+                    for _ in 0..helpers {
+                        scope.spawn(move |_| frame.join());
+                    }
+                    frame.join();
+                });
             }
             _ => frame.work(0, false),
         }
@@ -254,7 +284,7 @@ impl Dispatch {
                 times(script, ticks);
             }
         }
-        Ok(())
+        started
     }
 
     /// Makes the tasks' scene writes, in task order, then hands each
@@ -264,7 +294,28 @@ impl Dispatch {
         scene: &mut S,
         mut failed: impl FnMut(u32, Box<ScriptError>),
     ) {
-        // Each worker's writes are in task order: merge them.
+        // Each worker's writes are in task order: merge them (one list
+        // needs no merge).
+        let mut lists = self.workers.iter().filter(|list| !list.writes.is_empty());
+        if let (Some(only), None) = (lists.next(), lists.next()) {
+            for write in &only.writes {
+                write.apply(scene);
+            }
+        } else {
+            self.merge(scene);
+        }
+        for worker in &mut self.workers {
+            worker.writes.clear();
+        }
+        for task in &mut self.tasks {
+            if let Some(error) = task.error.take() {
+                failed(task.slot, error);
+            }
+        }
+    }
+
+    /// Makes the workers' writes in task order.
+    fn merge<S: GameScene + ?Sized>(&mut self, scene: &mut S) {
         let heads = &mut self.heads;
         heads.clear();
         heads.resize(self.workers.len(), 0);
@@ -279,14 +330,6 @@ impl Dispatch {
             lists[worker].writes[heads[worker]].apply(scene);
             heads[worker] += 1;
         }
-        for worker in &mut self.workers {
-            worker.writes.clear();
-        }
-        for task in &mut self.tasks {
-            if let Some(error) = task.error.take() {
-                failed(task.slot, error);
-            }
-        }
     }
 }
 
@@ -297,11 +340,13 @@ impl Dispatch {
 struct Frame<'a> {
     tasks: *mut Task,
     task_count: usize,
-    calls: &'a [Call],
+    more: &'a [Call],
     slots: *mut Option<ScriptInstance>,
     slot_count: usize,
     workers: *mut WorkerOutput,
     next: AtomicUsize,
+    /// Workers that have joined the frame (each takes the next index).
+    joined: AtomicUsize,
     turns: &'a Turns,
     /// The tasks, slots and spans are borrowed mutably for `'a`.
     _borrows: PhantomData<&'a mut ()>,
@@ -319,9 +364,30 @@ const _: () = {
     const fn send<T: Send>() {}
     send::<ScriptInstance>();
     send::<Task>();
+    send::<WorkerOutput>();
 };
 
+/// Says a worker is done when it ends, even by a panic (a host function's
+/// bug): a worker left on a task would keep later turns waiting forever.
+struct Leave<'a> {
+    turns: &'a Turns,
+    worker: usize,
+}
+
+impl Drop for Leave<'_> {
+    fn drop(&mut self) {
+        self.turns.idle(self.worker);
+    }
+}
+
 impl Frame<'_> {
+    /// A thread joins the frame as the next worker.
+    fn join(&self) {
+        let worker = self.joined.fetch_add(1, Ordering::SeqCst);
+        assert!(worker < self.turns.places(), "more workers than places");
+        self.work(worker, true);
+    }
+
     /// Worker `worker`'s loop: takes tasks in order until none is left.
     /// Only `shared` workers (on the pool) say where they are: alone on the
     /// calling thread, a task's turn has always come.
@@ -330,17 +396,26 @@ impl Frame<'_> {
         // of the pool, and index 0 on the calling thread), and no other
         // worker has this index.
         let output = unsafe { &mut *self.workers.add(worker) };
+        let _leave = shared.then_some(Leave {
+            turns: self.turns,
+            worker,
+        });
         let mut timing: Option<(u32, u64)> = None;
+        let mut alone = 0;
         loop {
-            if shared {
+            let index = if shared {
                 self.turns.at(worker, self.next.load(Ordering::SeqCst));
-            }
-            let index = self.next.fetch_add(1, Ordering::SeqCst);
+                let index = self.next.fetch_add(1, Ordering::SeqCst);
+                if index < self.task_count {
+                    self.turns.at(worker, index);
+                }
+                index
+            } else {
+                alone += 1;
+                alone - 1
+            };
             if index >= self.task_count {
                 break;
-            }
-            if shared {
-                self.turns.at(worker, index);
             }
             // SAFETY: `index` is below `task_count` and taken by this
             // worker alone (see `Frame`).
@@ -362,8 +437,8 @@ impl Frame<'_> {
             }
             instance.begin_task(index);
             instance.set_known_usage(task.waits, task.subscriptions);
-            let calls = &self.calls[task.first as usize..(task.first + task.count) as usize];
-            for call in calls {
+            let more = &self.more[task.first as usize..(task.first + task.count) as usize];
+            for call in std::iter::once(&task.call).chain(more) {
                 let result = match *call {
                     Call::Update(key) => instance.update(key),
                     Call::Wake => instance.wake(),
@@ -379,9 +454,6 @@ impl Frame<'_> {
             output
                 .spans
                 .push((timed, ticks::now().saturating_sub(since)));
-        }
-        if shared {
-            self.turns.idle(worker);
         }
     }
 }

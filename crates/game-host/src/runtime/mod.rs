@@ -429,15 +429,16 @@ impl Runtime {
         let times = &mut self.times;
         if let Err(error) = dispatch.run(&mut self.slots, |script, ticks| times.add(script, ticks))
         {
-            // The pool could not start: the frame is not run at all.
-            tracing::error!(target: "host", "{error:#}");
+            // The frame threads could not start: frames run on this thread.
+            tracing::error!(target: "host", "{error:#}; frames run on one thread");
         }
         let failures = &mut self.failures;
         dispatch.finish(&mut *self.shared.scene.lock_unpoisoned(), |slot, error| {
             failures.push((slot, error))
         });
         let frame = self.frame();
-        for (slot, error) in std::mem::take(&mut self.failures).drain(..) {
+        let mut failures = std::mem::take(&mut self.failures);
+        for (slot, error) in failures.drain(..) {
             self.record(*error);
             if let Some(mut failed) = self.slots.take(slot) {
                 self.keep_profile(&mut failed);
@@ -446,6 +447,7 @@ impl Runtime {
             }
             self.failed.push(slot);
         }
+        self.failures = failures;
     }
 
     /// Keeps the profile of an instance that is going, if it has one.

@@ -157,7 +157,10 @@ impl ScriptEngine {
         let mut config = Config::new();
         config.concurrency_support(false);
         config.cranelift_nan_canonicalization(options.deterministic_floats);
-        config.relaxed_simd_deterministic(options.deterministic_floats);
+        // Relaxed SIMD always has its deterministic lowering: otherwise its
+        // results follow the CPU's features (FMA or not), which differ
+        // between machines of one architecture.
+        config.relaxed_simd_deterministic(true);
         if options.debug_info {
             config.debug_info(true);
             config.cranelift_opt_level(wasmtime::OptLevel::None);
@@ -203,7 +206,8 @@ impl ScriptEngine {
                 // instantiation of a small script).
                 tracing::info!(
                     instances = n,
-                    "copying each instance's initial memory instead of mapping it, to stay                      within vm.max_map_count ({maps})"
+                    "copying each instance's initial memory instead of mapping it, to stay \
+             within vm.max_map_count ({maps})"
                 );
                 config.memory_init_cow(false);
             }
