@@ -15,8 +15,8 @@
 //! functions show as `???` addresses; the run writes `/tmp/perf-PID.map`,
 //! which names them (see `docs/benchmarks.md`). Deadlines stay on but
 //! long, since valgrind runs a call some fifty times slower. With
-//! `PROFILE_FAST_FLOATS=1` in the environment, NaN canonicalisation and
-//! deterministic relaxed SIMD are off (`EngineOptions::deterministic_floats`),
+//! `PROFILE_PORTABLE_FLOATS=1` in the environment, NaN canonicalisation and
+//! deterministic relaxed SIMD are on (`EngineOptions::deterministic_floats`),
 //! to measure what they cost (`docs/determinism.md`). With
 //! `PROFILE_GRANTS='[default] writes = ["*"]'` (a grants file's TOML), the
 //! script runs under those grants, to measure what checking them costs.
@@ -51,7 +51,7 @@ fn main() -> anyhow::Result<()> {
             ..ScriptLimits::default()
         },
         perf_map: true,
-        deterministic_floats: std::env::var_os("PROFILE_FAST_FLOATS").is_none(),
+        deterministic_floats: std::env::var_os("PROFILE_PORTABLE_FLOATS").is_some(),
         ..EngineOptions::default()
     })?;
     let noop = engine.load_file(path.as_ref())?;

@@ -36,7 +36,10 @@ mod rounds;
 #[path = "peers/timing.rs"]
 mod timing;
 
-use native::{fib, native_behaviour_scene, native_behaviours, native_cube, native_scene};
+use native::{
+    QUAT_LOOP, fib, native_behaviour_scene, native_behaviours, native_cube, native_quat,
+    native_scene,
+};
 
 use timing::{
     Row, Side, assert_ran, duration, interleaved, lua_side, ns, print_table, row, three_sides,
@@ -77,6 +80,9 @@ fn runtime() -> Runtime {
             entities: 2 * BIG_BEHAVIOURS as u64,
             ..Quotas::default()
         },
+        // One core against one Lua state: the frame threads are measured
+        // in `benches/capacity.rs`.
+        frame_threads: 1,
         ..RuntimeConfig::default()
     })
 }
@@ -117,8 +123,8 @@ fn main() {
         })
         .expect("engine")
     };
-    // The default engine: canonical NaNs (deterministic across CPUs).
-    let engine = make_engine(true);
+    // The default engine: fast floats (deterministic on one architecture).
+    let engine = make_engine(false);
     let noop = component(&engine, "host/tests/scripts/noop");
     let cube = component(&engine, "examples/spinning-cube");
     let peers = component(&engine, "host/tests/scripts/peers");
@@ -128,8 +134,10 @@ fn main() {
     check::same_results(&cube, &peers, &fib_script);
 
     rows.extend(call_rows(&noop, &cube, &peers, rounds));
-    rows.extend(entity_rows(&peers, &make_engine(false), rounds));
+    let portable = make_engine(true);
+    rows.extend(entity_rows(&peers, &portable, rounds));
     rows.extend(script_rows(&cube, &fib_script, rounds));
+    rows.extend(quat_rows(&peers, &portable, rounds));
 
     // 8. Capacity: how many fit in one 60 Hz frame on one core, from the
     // frame time of many (cube instances / Lua states; behaviours).
@@ -193,8 +201,8 @@ fn call_rows(
 }
 
 /// Rows 4-4d: many entities from one script, per call, batched and as
-/// behaviours (with canonical NaNs, then on the `fast_floats` engine).
-fn entity_rows(peers: &ScriptComponent, fast_floats: &ScriptEngine, rounds: u32) -> Vec<Row> {
+/// behaviours (fast floats, then on the `portable` engine's canonical NaNs).
+fn entity_rows(peers: &ScriptComponent, portable: &ScriptEngine, rounds: u32) -> Vec<Row> {
     let mut rows = Vec::new();
     // 4. One script sets 10,000 entity positions, one host call each; the
     // native side locks the scene per entity, as each call does.
@@ -223,12 +231,40 @@ fn entity_rows(peers: &ScriptComponent, fast_floats: &ScriptEngine, rounds: u32)
         "10,000 entity behaviours in one script, per behaviour",
         rounds,
     ));
-    // 4d. The same with `--fast-floats`: what canonical NaNs cost.
+    // 4d. The same with `--portable-floats`: what canonical NaNs cost.
     rows.push(behaviours_row(
-        &component(fast_floats, "host/tests/scripts/peers"),
-        "10,000 entity behaviours, --fast-floats, per behaviour",
+        &component(portable, "host/tests/scripts/peers"),
+        "10,000 entity behaviours, --portable-floats, per behaviour",
         rounds,
     ));
+    rows
+}
+
+/// Rows 7-7b: float-heavy code, a rotation integrated 10,000 times per
+/// update, per step: fast floats (the default), then canonical NaNs.
+fn quat_rows(peers: &ScriptComponent, portable: &ScriptEngine, rounds: u32) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let portable = component(portable, "host/tests/scripts/peers");
+    for (script, scenario) in [
+        (
+            peers,
+            "quaternion loop (float-heavy, no host call), per step",
+        ),
+        (&portable, "quaternion loop, --portable-floats, per step"),
+    ] {
+        let mut w = wasm(script, &["peers:quat"]);
+        let (l, _) = lua(scripts::QUAT);
+        let mut q = glam::Quat::IDENTITY;
+        let t = three_sides(
+            &mut w,
+            &l,
+            || q = black_box(native_quat(black_box(q))),
+            3,
+            rounds,
+        );
+        let per_step: Vec<_> = t.iter().map(|(n, d)| (*n, *d / QUAT_LOOP as u32)).collect();
+        rows.push(row(scenario, &per_step));
+    }
     rows
 }
 

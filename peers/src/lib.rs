@@ -30,6 +30,8 @@ pub mod scripts {
     pub const MANY: &str = include_str!("../lua/many.lua");
     /// `fib(25)` by naive recursion every update.
     pub const FIB: &str = include_str!("../lua/fib.lua");
+    /// Float-heavy code: a rotation integrated `QUAT_LOOP` times per update.
+    pub const QUAT: &str = include_str!("../lua/quat.lua");
 
     /// `count` entities, each with a spinning behaviour (a table with an
     /// update method), all run every update.

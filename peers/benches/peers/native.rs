@@ -77,6 +77,20 @@ pub(crate) fn native_cube(scene: &NativeScene, kept: Option<EntityId>) {
     t.rotation = (Quat::from_rotation_y(SPEED * black_box(DT)) * t.rotation).normalize();
 }
 
+/// Steps of the quaternion loop per update (the peers script's `QUAT_LOOP`).
+pub(crate) const QUAT_LOOP: usize = 10_000;
+
+/// The quaternion loop: `q` turned `QUAT_LOOP` times about y, normalised
+/// at each step.
+pub(crate) fn native_quat(q: Quat) -> Quat {
+    let step = Quat::from_rotation_y(black_box(0.001));
+    let mut q = q;
+    for _ in 0..QUAT_LOOP {
+        q = (step * q).normalize();
+    }
+    q
+}
+
 pub(crate) fn fib(n: u64) -> u64 {
     if n < 2 { n } else { fib(n - 1) + fib(n - 2) }
 }

@@ -18,7 +18,10 @@
 //!   one back in between, so the order of buffered writes is checked;
 //! - an entity named `peers:behaviours:N`: spawns N entities in one call
 //!   and attaches a [`Spin`] behaviour to each, which turns its entity like
-//!   the spinning cube, at a speed of its own.
+//!   the spinning cube, at a speed of its own;
+//! - an entity named `peers:quat`: float-heavy code with no host call,
+//!   [`QUAT_LOOP`] steps of a rotation integrated and normalised per update,
+//!   the result written to the cube.
 
 use script::Script;
 use script::behaviour::{self, Behaviour};
@@ -32,6 +35,8 @@ use script::time::FrameClock;
 const ANGULAR_SPEED: f32 = std::f32::consts::FRAC_PI_2;
 /// Entities moved by `peers:many` and `peers:batched`.
 pub const MANY: usize = 10_000;
+/// Quaternion steps per update of `peers:quat`.
+pub const QUAT_LOOP: usize = 10_000;
 /// Behaviour counts the bench may ask for.
 const BEHAVIOUR_COUNTS: [u32; 4] = [1_000, 10_000, 100_000, 500_000];
 
@@ -54,7 +59,17 @@ enum Peers {
     Many(Vec<TransformComponent>),
     Batched(Vec<EntityId>),
     Mixed(Vec<EntityId>),
+    Quat(EntityId, Quat),
     Idle,
+}
+
+/// `q` turned `QUAT_LOOP` times by `step`, normalised at each step.
+#[inline(never)]
+fn integrate(mut q: Quat, step: Quat) -> Quat {
+    for _ in 0..QUAT_LOOP {
+        q = (step * q).normalize();
+    }
+    q
 }
 
 impl Script for Peers {
@@ -84,6 +99,8 @@ impl Script for Peers {
                     .map(|i| script::scene::spawn(&format!("e{i}")))
                     .collect(),
             )
+        } else if found("peers:quat") {
+            Peers::Quat(script::scene::cube().id(), Quat::IDENTITY)
         } else if found("peers:mixed") {
             Peers::Mixed(entities::spawn_many("mixed", 4))
         } else if found("peers:batched") {
@@ -96,6 +113,10 @@ impl Script for Peers {
 
     fn on_update(&mut self) {
         match self {
+            Peers::Quat(cube, q) => {
+                *q = integrate(*q, Quat::from_rotation_y(0.001));
+                entities::set_rotation(*cube, *q);
+            }
             Peers::Kept(cube) => {
                 let delta = Quat::from_rotation_y(ANGULAR_SPEED * script::time::delta_time());
                 entities::set_rotation(*cube, (delta * entities::rotation(*cube)).normalize());
