@@ -43,6 +43,9 @@ pub(crate) struct PendingWrites {
     entries: Vec<Pending>,
     /// Entry by entity, once there are more than [`SCANNED`].
     index: FnvHashMap<EntityId, u32>,
+    /// The last entity read while deferring: it exists until the dispatch
+    /// ends (despawns wait for its end), so a write to it needs no look.
+    seen: Option<EntityId>,
 }
 
 impl PendingWrites {
@@ -56,6 +59,24 @@ impl PendingWrites {
     #[inline]
     pub fn defer(&mut self) {
         self.deferring = true;
+    }
+
+    /// Entity `id` was read while deferring: it exists.
+    #[inline]
+    pub fn saw(&mut self, id: EntityId) {
+        if self.deferring {
+            self.seen = Some(id);
+        }
+    }
+
+    /// Whether `id` is known to exist without a look at the scene: read,
+    /// or written, in this dispatch, and not despawned by the instance.
+    #[inline]
+    pub fn known(&self, id: EntityId) -> bool {
+        match self.find(id) {
+            Some(at) => !self.entries[at].despawned,
+            None => self.seen == Some(id),
+        }
     }
 
     /// Whether any write is pending.
@@ -145,6 +166,7 @@ impl PendingWrites {
     /// order their entities were first written, and stops deferring.
     pub fn take(&mut self, task: u32, out: &mut Vec<SceneWrite>) {
         self.deferring = false;
+        self.seen = None;
         if self.entries.is_empty() {
             return;
         }

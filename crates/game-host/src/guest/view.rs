@@ -56,6 +56,7 @@ impl ScriptState {
             return None;
         }
         let transform = self.scene.lock_unpoisoned().transform(id)?;
+        self.pending.saw(id);
         Some(self.pending.overlay(id, transform))
     }
 
@@ -78,7 +79,7 @@ impl ScriptState {
     #[inline]
     pub(crate) fn write_entity(&mut self, id: EntityId, fields: Fields, value: Transform) -> bool {
         if self.pending.deferring() {
-            if !self.entity_exists(id) {
+            if !self.pending.known(id) && !self.entity_exists(id) {
                 return false;
             }
             self.pending.write(id, fields, value);

@@ -99,6 +99,8 @@ struct Task {
     subscriptions: usize,
     /// The error of the call that failed; later calls were not made.
     error: Option<Box<ScriptError>>,
+    /// Whether the instance left commands for the runtime.
+    commands: bool,
 }
 
 /// No task yet for a slot.
@@ -200,6 +202,7 @@ impl Dispatch {
                 waits: 0,
                 subscriptions: 0,
                 error: None,
+                commands: false,
             });
         } else {
             self.tasks[*task as usize].count += 1;
@@ -250,7 +253,9 @@ impl Dispatch {
                 }
             }
         }
-        self.turns.begin();
+        if parallel {
+            self.turns.begin();
+        }
         let frame = Frame {
             tasks: self.tasks.as_mut_ptr(),
             task_count: self.tasks.len(),
@@ -287,30 +292,49 @@ impl Dispatch {
         started
     }
 
-    /// Makes the tasks' scene writes, in task order, then hands each
-    /// failed task's slot and error to `failed`, in task order.
-    pub fn finish<S: GameScene + ?Sized>(
-        &mut self,
-        scene: &mut S,
-        mut failed: impl FnMut(u32, Box<ScriptError>),
-    ) {
+    /// Whether the frame's tasks left scene writes.
+    pub fn has_writes(&self) -> bool {
+        self.workers.iter().any(|worker| !worker.writes.is_empty())
+    }
+
+    /// Makes the tasks' scene writes on `scene`, in task order.
+    pub fn apply_writes<S: GameScene + ?Sized>(&mut self, scene: &mut S) {
         // Each worker's writes are in task order: merge them (one list
         // needs no merge).
         let mut lists = self.workers.iter().filter(|list| !list.writes.is_empty());
-        if let (Some(only), None) = (lists.next(), lists.next()) {
-            for write in &only.writes {
-                write.apply(scene);
+        match (lists.next(), lists.next()) {
+            (None, _) => {}
+            (Some(only), None) => {
+                for write in &only.writes {
+                    write.apply(scene);
+                }
             }
-        } else {
-            self.merge(scene);
+            _ => self.merge(scene),
         }
         for worker in &mut self.workers {
             worker.writes.clear();
         }
+    }
+
+    /// Hands each failed task's slot and error to `failed`, in task order,
+    /// and puts the slots whose instances left commands in `commanded`, in
+    /// slot order (the order the runtime applies commands in).
+    pub fn finish(
+        &mut self,
+        mut failed: impl FnMut(u32, Box<ScriptError>),
+        commanded: &mut Vec<u32>,
+    ) {
+        commanded.clear();
         for task in &mut self.tasks {
             if let Some(error) = task.error.take() {
                 failed(task.slot, error);
             }
+            if task.commands {
+                commanded.push(task.slot);
+            }
+        }
+        if commanded.len() > 1 {
+            commanded.sort_unstable();
         }
     }
 
@@ -449,6 +473,11 @@ impl Frame<'_> {
                 }
             }
             instance.end_task(&mut output.writes);
+            // While its state is in this core's cache: the frame's end for
+            // it (a summary of log lines dropped), and whether the runtime
+            // has commands to take from it.
+            instance.end_frame();
+            task.commands = instance.has_commands();
         }
         if let Some((timed, since)) = timing {
             output

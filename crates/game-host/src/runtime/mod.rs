@@ -170,6 +170,8 @@ pub struct Runtime {
     failures: Vec<(u32, Box<ScriptError>)>,
     /// The frame's tasks and the threads they run on.
     dispatch: Dispatch,
+    /// Scratch: slots whose instances left commands this frame, in order.
+    commanded: Vec<u32>,
     /// Scratch: the commands being applied (swapped with each instance's).
     command_buffer: Vec<Command>,
     /// Failed instances waiting to be started again.
@@ -240,6 +242,7 @@ impl Runtime {
             failed: Vec::new(),
             failures: Vec::new(),
             dispatch,
+            commanded: Vec::new(),
             command_buffer: Vec::new(),
             restarts: Restarts::new(config.restart),
             player_events: Vec::new(),
@@ -306,6 +309,7 @@ impl Runtime {
             self.record(*error.clone());
             return Err(Box::new((instance, *error)));
         }
+        instance.end_frame();
         let slot = self.slots.insert(instance);
         self.apply_commands_of(slot);
         Ok(slot)
@@ -345,11 +349,10 @@ impl Runtime {
         while let Some(slot) = self.failed.pop() {
             self.remove(slot);
         }
-        for slot in 0..self.slots.capacity() {
-            self.apply_commands_of(slot);
-        }
-        for (_, instance) in self.slots.iter() {
-            instance.end_frame();
+        // Only the instances called can have left commands (every other
+        // way in applies its own); each ended its frame after its calls.
+        for index in 0..self.commanded.len() {
+            self.apply_commands_of(self.commanded[index]);
         }
         self.times.end_frame();
         if let Some(observer) = self.observer.as_mut() {
@@ -433,9 +436,13 @@ impl Runtime {
             tracing::error!(target: "host", "{error:#}; frames run on one thread");
         }
         let failures = &mut self.failures;
-        dispatch.finish(&mut *self.shared.scene.lock_unpoisoned(), |slot, error| {
-            failures.push((slot, error))
-        });
+        if dispatch.has_writes() {
+            dispatch.apply_writes(&mut *self.shared.scene.lock_unpoisoned());
+        }
+        dispatch.finish(
+            |slot, error| failures.push((slot, error)),
+            &mut self.commanded,
+        );
         let frame = self.frame();
         let mut failures = std::mem::take(&mut self.failures);
         for (slot, error) in failures.drain(..) {
