@@ -49,6 +49,22 @@ fn frame(app: &App) -> u64 {
 /// none of them starts: every script failed to load or start.
 pub fn run(app: &mut App, frames: u64) -> Result<()> {
     let started = Instant::now();
+    // Every script's asset first, with time standing still: scripts attach
+    // at a fixed step, so ones that finished loading in different updates
+    // would start at different frames (and a dump differ from `host run`'s).
+    let step = app.world().resource::<Time<Fixed>>().timestep();
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::ZERO));
+    loop {
+        app.update();
+        if !still_loading(app) {
+            break;
+        }
+        if started.elapsed() > START_TIMEOUT {
+            bail!("the scripts did not load in {} s", START_TIMEOUT.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(step));
     while frame(app) < frames {
         app.update();
         if frame(app) > 0 {
@@ -64,6 +80,19 @@ pub fn run(app: &mut App, frames: u64) -> Result<()> {
         std::thread::sleep(Duration::from_millis(1));
     }
     Ok(())
+}
+
+/// Whether a script's asset is still loading.
+fn still_loading(app: &mut App) -> bool {
+    let world = app.world_mut();
+    let server = world.resource::<AssetServer>().clone();
+    let mut query = world.query::<&Script>();
+    query.iter(world).any(|script| {
+        !matches!(
+            server.recursive_dependency_load_state(&script.0),
+            RecursiveDependencyLoadState::Loaded | RecursiveDependencyLoadState::Failed(_)
+        )
+    })
 }
 
 /// Whether no script will run: every script failed to load or start
