@@ -7,53 +7,59 @@ use crate::guest::ScriptState;
 use crate::guest::bindings::entities::EntityId as WitEntityId;
 use crate::guest::bindings::entity::Host;
 use crate::guest::bindings::types::{Quat, Vec3};
-use crate::guest::pending::{POSITION, ROTATION};
+use crate::guest::pending::{Fields, POSITION, ROTATION};
 use crate::scene::{EntityId, Transform};
 
 use super::entities::unknown;
 
+impl ScriptState {
+    /// The transform of entity `id`, or the error naming it.
+    #[inline]
+    fn entity(&mut self, id: WitEntityId) -> wasmtime::Result<Transform> {
+        self.entity_transform(EntityId::from(id))
+            .ok_or_else(|| unknown("entity", id))
+    }
+
+    /// Writes `fields` of entity `id` from `value`, if the grants allow.
+    #[inline]
+    fn set_entity(
+        &mut self,
+        id: WitEntityId,
+        fields: Fields,
+        value: Transform,
+    ) -> wasmtime::Result<()> {
+        let entity = EntityId::from(id);
+        self.may_write(entity)?;
+        if self.write_entity(entity, fields, value) {
+            Ok(())
+        } else {
+            Err(unknown("entity", id))
+        }
+    }
+}
+
 impl Host for ScriptState {
     fn position(&mut self, id: WitEntityId) -> wasmtime::Result<Vec3> {
-        let transform = self.entity_transform(EntityId::from(id));
-        Ok(transform
-            .ok_or_else(|| unknown("entity", id))?
-            .position
-            .into())
+        Ok(self.entity(id)?.position.into())
     }
 
     fn rotation(&mut self, id: WitEntityId) -> wasmtime::Result<Quat> {
-        let transform = self.entity_transform(EntityId::from(id));
-        Ok(transform
-            .ok_or_else(|| unknown("entity", id))?
-            .rotation
-            .into())
+        Ok(self.entity(id)?.rotation.into())
     }
 
     fn set_position(&mut self, id: WitEntityId, position: Vec3) -> wasmtime::Result<()> {
-        let entity = EntityId::from(id);
-        self.may_write(entity)?;
         let value = Transform {
             position: position.into(),
             ..Transform::default()
         };
-        if self.write_entity(entity, POSITION, value) {
-            Ok(())
-        } else {
-            Err(unknown("entity", id))
-        }
+        self.set_entity(id, POSITION, value)
     }
 
     fn set_rotation(&mut self, id: WitEntityId, rotation: Quat) -> wasmtime::Result<()> {
-        let entity = EntityId::from(id);
-        self.may_write(entity)?;
         let value = Transform {
             rotation: rotation.into(),
             ..Transform::default()
         };
-        if self.write_entity(entity, ROTATION, value) {
-            Ok(())
-        } else {
-            Err(unknown("entity", id))
-        }
+        self.set_entity(id, ROTATION, value)
     }
 }
