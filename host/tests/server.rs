@@ -315,3 +315,58 @@ fn a_world_over_its_budget_is_stopped_and_its_thread_keeps_time() {
         "{metrics}"
     );
 }
+
+#[test]
+fn big_worlds_on_shared_frame_threads_end_as_on_one_thread() {
+    // Three worlds of 100 instances each (enough for their frames to go to
+    // the frame threads), on a server with one frame thread and on one with
+    // two, whose helper the three worlds share: every world ends in the
+    // same scene.
+    let engine = game_host::ScriptEngine::new(game_host::EngineOptions {
+        cache_dir: Some(common::cache_dir()),
+        max_instances: 700,
+        ..game_host::EngineOptions::default()
+    })
+    .unwrap();
+    let own = common::load(&engine, "parallel-own");
+    let scenes = |frame_threads: usize| {
+        let log = Arc::new(MemoryLog::new());
+        let server = Server::start(ServerConfig {
+            threads: 2,
+            runtime: RuntimeConfig {
+                hz: 60.0,
+                log: log.clone(),
+                frame_threads,
+                ..RuntimeConfig::default()
+            },
+            ..ServerConfig::default()
+        })
+        .unwrap();
+        let spec = WorldSpec {
+            scripts: vec![own.clone(); 100],
+            frames: Some(60),
+            seed: None,
+            stream_every: None,
+            grants: None,
+        };
+        let worlds: Vec<WorldId> = (0..3).map(|_| server.start_world(&spec).unwrap()).collect();
+        assert!(server.wait_idle(Duration::from_secs(60)));
+        let ended = server.take_ended();
+        let scenes: Vec<_> = worlds
+            .iter()
+            .map(|id| {
+                let report = ended.iter().find(|r| r.id == *id).unwrap();
+                assert!(report.errors.is_empty(), "{:?}", report.errors);
+                report.scene.clone()
+            })
+            .collect();
+        scenes
+    };
+    let one = scenes(1);
+    let two = scenes(2);
+    assert!(
+        one == two,
+        "the worlds ended differently on two frame threads"
+    );
+    assert_eq!(one[0].entities.len(), 101, "the cube and 100 entities");
+}
