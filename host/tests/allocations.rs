@@ -1,8 +1,8 @@
 //! The dispatch path allocates nothing per frame: after a warm-up, frames
 //! of scripts that only update (no-ops, and a spinning cube kept by entity
 //! id) make no heap allocation on the frame thread. (These run on one frame
-//! thread: a frame handed to the frame threads makes one allocation more,
-//! rayon's broadcast of the frame's work.) Counted with a counting
+//! thread: a frame handed to the frame threads allocates a little more,
+//! rayon's scope and a job per helper.) Counted with a counting
 //! global allocator, not timed. (A call that borrows a resource handle
 //! allocates once, in wasmtime's borrow tracking; fetching a handle by name
 //! every frame allocates the name string and the table entry.)
