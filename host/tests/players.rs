@@ -295,8 +295,10 @@ fn a_client_that_stops_reading_is_dropped_and_its_world_never_overruns() {
     );
     let worlds = json(&request("GET", &serve.url("/worlds"), None).1);
     assert_eq!(
-        worlds[0]["players"], 1,
-        "the player stays admitted: {worlds}"
+        worlds[0]["players"],
+        1,
+        "the player stays admitted: {worlds}\nserver log:\n{}",
+        serve.stderr()
     );
     assert!(
         worlds[0]["last_frame_ms"].as_f64().unwrap() < 50.0,
