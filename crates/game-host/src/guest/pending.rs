@@ -144,15 +144,7 @@ impl PendingWrites {
     pub fn write(&mut self, id: EntityId, fields: Fields, transform: Transform) {
         let entry = self.entry(id);
         entry.fields |= fields;
-        if fields & POSITION != 0 {
-            entry.transform.position = transform.position;
-        }
-        if fields & ROTATION != 0 {
-            entry.transform.rotation = transform.rotation;
-        }
-        if fields & SCALE != 0 {
-            entry.transform.scale = transform.scale;
-        }
+        entry.transform = merge(entry.transform, fields, &transform);
     }
 
     /// Keeps the despawn of `id`: its pending writes are dropped.
@@ -193,25 +185,29 @@ impl SceneWrite {
         let pending = &self.pending;
         if pending.despawned {
             scene.despawn(pending.id);
-            return;
+        } else {
+            write_fields(scene, pending.id, pending.fields, &pending.transform);
         }
-        let value = pending.transform;
-        match pending.fields {
-            POSITION => {
-                scene.set_position(pending.id, value.position);
-            }
-            ROTATION => {
-                scene.set_rotation(pending.id, value.rotation);
-            }
-            ALL => {
-                scene.set_transform(pending.id, value);
-            }
-            fields => {
-                if let Some(current) = scene.transform(pending.id) {
-                    scene.set_transform(pending.id, merge(current, fields, &value));
-                }
-            }
-        }
+    }
+}
+
+/// Writes `fields` of entity `id` on `scene` from `value` (one field by
+/// its own call, all three at once, others over the current transform);
+/// false if `id` names no entity.
+pub(crate) fn write_fields<S: GameScene + ?Sized>(
+    scene: &mut S,
+    id: EntityId,
+    fields: Fields,
+    value: &Transform,
+) -> bool {
+    match fields {
+        POSITION => scene.set_position(id, value.position),
+        ROTATION => scene.set_rotation(id, value.rotation),
+        ALL => scene.set_transform(id, *value),
+        _ => match scene.transform(id) {
+            Some(current) => scene.set_transform(id, merge(current, fields, value)),
+            None => false,
+        },
     }
 }
 

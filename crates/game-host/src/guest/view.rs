@@ -5,7 +5,7 @@
 //! Calls whose result depends on other scripts' spawns (spawning, finding
 //! by name, the game's data) first wait for their turn (`guest::turns`).
 
-use super::pending::{ALL, Fields, POSITION, ROTATION, merge};
+use super::pending::{Fields, write_fields};
 use super::store::ScriptState;
 use crate::scene::{EntityId, GameScene, TRANSFORM, Transform, transform_of};
 use crate::sync::LockExt;
@@ -85,16 +85,7 @@ impl ScriptState {
             self.pending.write(id, fields, value);
             return true;
         }
-        let mut scene = self.scene.lock_unpoisoned();
-        match fields {
-            POSITION => scene.set_position(id, value.position),
-            ROTATION => scene.set_rotation(id, value.rotation),
-            ALL => scene.set_transform(id, value),
-            _ => match scene.transform(id) {
-                Some(current) => scene.set_transform(id, merge(current, fields, &value)),
-                None => false,
-            },
-        }
+        write_fields(&mut *self.scene.lock_unpoisoned(), id, fields, &value)
     }
 
     /// Despawns entity `id`; false if it names none.
