@@ -210,8 +210,8 @@ impl Dispatch {
         }
     }
 
-    /// The slots of the frame's tasks, in order, with what the runtime
-    /// holds for each set by `known` (waits, subscriptions).
+    /// Sets what the runtime holds for each task's instance (waits,
+    /// subscriptions: `known` of its slot), for its quotas.
     pub fn set_known(&mut self, mut known: impl FnMut(u32) -> (usize, usize)) {
         for task in &mut self.tasks {
             (task.waits, task.subscriptions) = known(task.slot);

@@ -27,14 +27,16 @@
 //! The runtime knows nothing about windows or real time: a runner (the
 //! `runner` module, above this one) decides when to call `step`.
 //!
-//! Files: `slots` (the instance arena), `dispatch` (the frame's calls, on
-//! its threads), `commands` (applying what scripts asked for), `inspect` (read-only views for tools and tests), `swap`
-//! (hot-swapping an instance), `observe` (what a recorder sees), and the
-//! tables: `subscriptions`, `waits`, `motion`, `events`, `restart`, `outbox`. Only
+//! Files: `config` ([`RuntimeConfig`]), `slots` (the instance arena),
+//! `dispatch` (the frame's calls, on its threads), `commands` (applying
+//! what scripts asked for), `inspect` (read-only views for tools and
+//! tests), `swap` (hot-swapping an instance), `observe` (what a recorder
+//! sees), and the tables: `subscriptions`, `waits`, `motion`, `events`, `restart`, `outbox`. Only
 //! `mod.rs`, `inspect`, `swap`, `commands` and `players` extend
 //! [`Runtime`]; each table keeps itself, knowing nothing of the runtime.
 
 mod commands;
+mod config;
 mod dispatch;
 mod events;
 mod granting;
@@ -55,17 +57,13 @@ use std::sync::Arc;
 use anyhow::Result;
 use uuid::Uuid;
 
-use crate::determinism::DEFAULT_SEED;
 use crate::error::ScriptError;
-use crate::grants::GrantPolicy;
 use crate::guest::bindings::events::Event;
 use crate::guest::bindings::tasks::Wake;
 use crate::guest::engine::{Extension, ScriptComponent};
 use crate::guest::instance::ScriptInstance;
 use crate::guest::{Command, RuntimeShared, ScriptProfile};
-use crate::jobs::{Job, JobDelivery, JobWorkers, Jobs};
-use crate::limits::Quotas;
-use crate::log::{LogSink, TracingLog};
+use crate::jobs::{Job, JobWorkers, Jobs};
 use crate::scene::{Scene, SharedScene};
 use crate::sync::LockExt;
 use crate::time::{FrameClock, FrameTime};
@@ -79,73 +77,13 @@ use slots::Slots;
 use subscriptions::{Subscription, Subscriptions};
 use waits::Waits;
 
+pub use config::RuntimeConfig;
 pub use dispatch::{FramePool, frame_threads};
 pub use observe::RunObserver;
 pub use restart::RestartPolicy;
 pub use script_times::ScriptTime;
 pub use swap::SwapReport;
 pub use waits::{PendingWait, WaitStats};
-
-/// How a [`Runtime`] runs.
-#[derive(Clone)]
-pub struct RuntimeConfig {
-    /// Frames per second of game time (the fixed timestep is `1 / hz`).
-    pub hz: f64,
-    /// Where script log lines go.
-    pub log: Arc<dyn LogSink>,
-    /// Worker threads for background jobs (0: one per core), started with
-    /// the first job; ignored when `job_workers` is set.
-    pub job_threads: usize,
-    /// Workers shared with other runtimes (a server's worlds share one set).
-    pub job_workers: Option<JobWorkers>,
-    /// When finished jobs reach scripts.
-    pub jobs: JobDelivery,
-    /// What each instance may make the host keep or do.
-    pub quotas: Quotas,
-    /// What happens to an instance that fails.
-    pub restart: RestartPolicy,
-    /// The world's seed: each instance's WASI random numbers are a stream
-    /// keyed by it (see [`crate::determinism`]).
-    pub seed: u64,
-    /// Sample every instance's wasm stack on each CPU-deadline tick, for
-    /// [`Runtime::take_profiles`] (needs deadlines on; off: no cost).
-    pub profile: bool,
-    /// What each script may do (see [`crate::grants`]); empty: everything.
-    /// Applied to every instance started (spawns, swaps, restarts).
-    pub grants: GrantPolicy,
-    /// Threads a frame runs its scripts' calls on (0: one per core; 1: the
-    /// thread that calls [`Runtime::step`]). The scene a frame leaves is
-    /// the same for any number (see `docs/parallel-frames.md`). Ignored
-    /// when `frame_pool` is set.
-    pub frame_threads: usize,
-    /// Frame threads shared with other runtimes (a server's worlds share
-    /// one set).
-    pub frame_pool: Option<FramePool>,
-    /// Frames calling fewer instances than this run on the calling thread
-    /// (handing them to the frame threads would cost more than it saves;
-    /// the result is the same either way).
-    pub min_parallel_tasks: usize,
-}
-
-impl Default for RuntimeConfig {
-    fn default() -> Self {
-        RuntimeConfig {
-            hz: 60.0,
-            log: Arc::new(TracingLog),
-            job_threads: 0,
-            job_workers: None,
-            jobs: JobDelivery::WhenReady,
-            quotas: Quotas::default(),
-            restart: RestartPolicy::default(),
-            seed: DEFAULT_SEED,
-            grants: GrantPolicy::default(),
-            profile: false,
-            frame_threads: 0,
-            frame_pool: None,
-            min_parallel_tasks: 64,
-        }
-    }
-}
 
 /// An instance whose `entrypoint` trapped, with the error.
 type Failed = Box<(ScriptInstance, ScriptError)>;
@@ -435,21 +373,20 @@ impl Runtime {
             // The frame threads could not start: frames run on this thread.
             tracing::error!(target: "host", "{error:#}; frames run on one thread");
         }
-        let failures = &mut self.failures;
         if dispatch.has_writes() {
             dispatch.apply_writes(&mut *self.shared.scene.lock_unpoisoned());
         }
+        let mut failures = std::mem::take(&mut self.failures);
         dispatch.finish(
             |slot, error| failures.push((slot, error)),
             &mut self.commanded,
         );
         let frame = self.frame();
-        let mut failures = std::mem::take(&mut self.failures);
         for (slot, error) in failures.drain(..) {
             self.record(*error);
+            // Its task ended its frame already.
             if let Some(mut failed) = self.slots.take(slot) {
                 self.keep_profile(&mut failed);
-                failed.end_frame();
                 self.restarts.schedule(&failed, frame);
             }
             self.failed.push(slot);
