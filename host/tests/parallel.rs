@@ -137,3 +137,106 @@ fn a_recording_made_on_one_thread_replays_on_two() {
         common::stderr_of(&output)
     );
 }
+
+/// Runs `args` through `host run`, checks it succeeded, and returns its
+/// stderr.
+fn run_ok(args: &[&str]) -> String {
+    let output = host(args);
+    let stderr = common::stderr_of(&output);
+    assert!(output.status.success(), "{stderr}");
+    stderr
+}
+
+#[test]
+fn the_log_reads_the_same_on_one_two_and_four_threads() {
+    let script = common::build("counter");
+    let log = |threads: &str| -> Vec<String> {
+        let stderr = run_ok(&[
+            "run",
+            script.to_str().unwrap(),
+            "--headless",
+            "--instances",
+            "100",
+            "--frames",
+            "5",
+            "--frame-threads",
+            threads,
+        ]);
+        let lines: Vec<&str> = stderr
+            .lines()
+            .filter(|line| line.contains("tick "))
+            .collect();
+        // Ids differ from run to run; being v7, they sort in start order,
+        // so each is named by its rank.
+        let mut ids: Vec<&str> = lines
+            .iter()
+            .filter_map(|line| line.split("id=").nth(1)?.split(' ').next())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        lines
+            .iter()
+            .map(|line| {
+                ids.iter()
+                    .enumerate()
+                    .fold(line.to_string(), |line, (rank, id)| {
+                        line.replace(id, &format!("#{rank}"))
+                    })
+            })
+            .collect()
+    };
+    let one = log("1");
+    // 100 instances, 5 frames, one line each; each line names its instance.
+    assert_eq!(one.len(), 500, "{one:?}");
+    assert!(
+        one[0].contains("id=#0") && one[1].contains("id=#1"),
+        "{one:?}"
+    );
+    for threads in ["2", "4"] {
+        let other = log(threads);
+        assert!(
+            one == other,
+            "the log differs with 1 and {threads} frame threads:\n{}",
+            first_difference(&one, &other)
+        );
+    }
+}
+
+fn first_difference(a: &[String], b: &[String]) -> String {
+    let at = a
+        .iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    format!("line {at}: {:?}\n   against {:?}", a.get(at), b.get(at))
+}
+
+#[test]
+fn two_cubes_scripts_that_set_one_rotation_are_told_once() {
+    for threads in ["1", "2"] {
+        let stderr = run_ok(&[
+            "run",
+            "--headless",
+            "--instances",
+            "2",
+            "--frames",
+            "30",
+            "--frame-threads",
+            threads,
+        ]);
+        let warnings: Vec<&str> = stderr
+            .lines()
+            .filter(|line| line.contains("both set the rotation"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{stderr}");
+        let warning = warnings[0];
+        assert!(warning.contains("WARN"), "{warning}");
+        assert!(warning.contains("entity `cube`"), "{warning}");
+        // Both instances, by their ids.
+        let ids = warning
+            .split(['(', ')'])
+            .filter(|part| uuid::Uuid::parse_str(part).is_ok())
+            .count();
+        assert!(ids >= 2, "{warning}");
+    }
+}

@@ -136,6 +136,7 @@ impl LoopThread {
             let stepped = world.stepped(cost, self.world_budget, self.overrun_frames);
             record.updates += 1;
             record.script_errors += stepped.new_errors as u64;
+            record.lost_writes += stepped.new_lost_writes;
             if slowest.is_none_or(|(_, most)| cost > most) {
                 slowest = Some((world.id, cost));
             }
@@ -180,6 +181,7 @@ impl LoopThread {
         metrics.updates.inc_by(record.updates);
         metrics.overruns.inc_by(u64::from(record.overrun));
         metrics.script_errors.inc_by(record.script_errors);
+        metrics.lost_writes.inc_by(record.lost_writes);
         metrics.evicted.inc_by(record.evicted);
         metrics.worlds.set(record.worlds as i64);
         metrics.instances.set(record.instances as i64);

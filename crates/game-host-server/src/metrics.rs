@@ -52,6 +52,7 @@ pub struct Metrics {
     overruns: Family<ThreadLabel, Counter>,
     updates: Family<ThreadLabel, Counter>,
     script_errors: Family<ThreadLabel, Counter>,
+    lost_writes: Family<ThreadLabel, Counter>,
     evicted: Family<ThreadLabel, Counter>,
     worlds: Family<ThreadLabel, Gauge>,
     instances: Family<ThreadLabel, Gauge>,
@@ -82,6 +83,7 @@ pub struct ThreadMetrics {
     pub overruns: Counter,
     pub updates: Counter,
     pub script_errors: Counter,
+    pub lost_writes: Counter,
     pub evicted: Counter,
     pub worlds: Gauge,
     pub instances: Gauge,
@@ -105,6 +107,7 @@ impl Metrics {
         let overruns = Family::default();
         let updates = Family::default();
         let script_errors = Family::default();
+        let lost_writes = Family::default();
         let evicted = Family::default();
         let worlds = Family::default();
         let instances = Family::default();
@@ -129,6 +132,12 @@ impl Metrics {
             "script_errors",
             "Script instances that failed (trap, deadline, limit, quota)",
             script_errors.clone(),
+        );
+        registry.register(
+            "lost_writes",
+            "Writes to an entity's field lost to a later script's write of the same field in \
+             the same frame (each pair of scripts and entity is also logged once)",
+            lost_writes.clone(),
         );
         registry.register(
             "worlds_evicted",
@@ -177,6 +186,7 @@ impl Metrics {
             overruns,
             updates,
             script_errors,
+            lost_writes,
             evicted,
             worlds,
             instances,
@@ -195,6 +205,7 @@ impl Metrics {
             overruns: self.overruns.get_or_create(&label).clone(),
             updates: self.updates.get_or_create(&label).clone(),
             script_errors: self.script_errors.get_or_create(&label).clone(),
+            lost_writes: self.lost_writes.get_or_create(&label).clone(),
             evicted: self.evicted.get_or_create(&label).clone(),
             worlds: self.worlds.get_or_create(&label).clone(),
             instances: self.instances.get_or_create(&label).clone(),

@@ -60,6 +60,7 @@ pub struct FrameRecord {
     pub overrun: bool,
     pub script_errors: u64,
     pub evicted: u64,
+    pub lost_writes: u64,
 }
 
 impl ThreadStats {

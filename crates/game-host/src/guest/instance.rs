@@ -284,6 +284,32 @@ impl ScriptInstance {
         self.store.data().identity.end_frame();
     }
 
+    /// The script's name.
+    pub fn name(&self) -> &str {
+        &self.store.data().identity.name
+    }
+
+    /// Logs a host's note about the instance, as a warning in its log.
+    pub fn warn(&self, message: String) {
+        let identity = &self.store.data().identity;
+        identity.log(
+            crate::log::LogLevel::Warn,
+            crate::log::LogSource::Host,
+            message,
+        );
+    }
+
+    /// Holds its log lines until [`Self::release_log`] (its calls run
+    /// beside other instances' on other threads).
+    pub fn hold_log(&self) {
+        self.store.data().identity.hold();
+    }
+
+    /// Sends the log lines held since [`Self::hold_log`].
+    pub fn release_log(&self) {
+        self.store.data().identity.release();
+    }
+
     /// Whether the instance asked for anything since its commands were
     /// last taken.
     pub fn has_commands(&self) -> bool {

@@ -31,7 +31,7 @@ mod imports;
 pub(crate) mod instance;
 mod limiter;
 mod live;
-mod pending;
+pub(crate) mod pending;
 pub(crate) mod players;
 mod profile;
 mod shared;

@@ -179,6 +179,21 @@ pub(crate) struct SceneWrite {
 }
 
 impl SceneWrite {
+    /// The entity written.
+    pub fn entity(&self) -> EntityId {
+        self.pending.id
+    }
+
+    /// The fields set (none for a despawn).
+    pub fn fields(&self) -> Fields {
+        self.pending.fields
+    }
+
+    /// Whether the write despawns the entity.
+    pub fn despawns(&self) -> bool {
+        self.pending.despawned
+    }
+
     /// Makes the write on `scene`. A write to an entity gone by now
     /// (another call despawned it) is dropped.
     pub fn apply<S: GameScene + ?Sized>(&self, scene: &mut S) {

@@ -3,6 +3,11 @@
 //! per-frame log quotas: lines past them are dropped and summarised in one
 //! line, and long lines are cut, so a flooding script costs the host a
 //! bounded amount of log per frame.
+//!
+//! While a frame's calls run on several threads, an instance holds its
+//! lines ([`ScriptIdentity::hold`]) and the dispatch releases them in task
+//! order once every task has ended, so a frame's log reads the same on any
+//! number of frame threads.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -37,6 +42,10 @@ pub(crate) struct ScriptIdentity {
     budget: Mutex<Budget>,
     /// Whether `budget` holds dropped lines not yet summarised.
     dropped: AtomicBool,
+    /// Whether lines are held for [`Self::release`] rather than sent.
+    holding: AtomicBool,
+    /// Lines held while `holding`, oldest first.
+    held: Mutex<Vec<LogRecord>>,
 }
 
 /// Log lines and bytes of one frame, and what was dropped in it.
@@ -68,6 +77,27 @@ impl ScriptIdentity {
             quotas,
             budget: Mutex::new(Budget::default()),
             dropped: AtomicBool::new(false),
+            holding: AtomicBool::new(false),
+            held: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Holds lines from now on until [`Self::release`]: a frame's calls
+    /// run on several threads, and the lines must reach the sink in the
+    /// frame's task order, not in the order threads wrote them.
+    pub fn hold(&self) {
+        self.holding.store(true, Ordering::Relaxed);
+    }
+
+    /// Sends the lines held since [`Self::hold`], in their order, and sends
+    /// lines at once again.
+    pub fn release(&self) {
+        if !self.holding.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        let mut held = self.held.lock_unpoisoned();
+        for record in held.drain(..) {
+            self.log.log(record);
         }
     }
 
@@ -169,14 +199,19 @@ impl ScriptIdentity {
     }
 
     fn send(&self, frame: u64, level: LogLevel, source: LogSource, message: String) {
-        self.log.log(LogRecord {
+        let record = LogRecord {
             script: self.name.to_string(),
             instance: self.id,
             frame,
             level,
             source,
             message,
-        });
+        };
+        if self.holding.load(Ordering::Relaxed) {
+            self.held.lock_unpoisoned().push(record);
+        } else {
+            self.log.log(record);
+        }
     }
 
     /// Forgets stderr output of earlier calls; called before each call.
@@ -258,5 +293,31 @@ mod tests {
         let mut long = "é".repeat(10);
         cut(&mut long, 8);
         assert_eq!(long, "éééé [... 12 bytes cut]");
+    }
+
+    #[test]
+    fn held_lines_reach_the_sink_on_release_in_their_order() {
+        let sink = Arc::new(MemoryLog::new());
+        let clock = FrameClock::new(60.0);
+        let id = |name: &str| {
+            ScriptIdentity::new(
+                name.into(),
+                Uuid::now_v7(),
+                sink.clone(),
+                clock.clone(),
+                Quotas::default(),
+            )
+        };
+        let (a, b) = (id("a"), id("b"));
+        a.hold();
+        b.hold();
+        b.log(LogLevel::Info, LogSource::Api, "b1".into());
+        a.log(LogLevel::Info, LogSource::Stdout, "a1".into());
+        b.log(LogLevel::Info, LogSource::Api, "b2".into());
+        assert!(sink.messages().is_empty());
+        a.release();
+        b.release();
+        a.log(LogLevel::Info, LogSource::Api, "a2".into());
+        assert_eq!(sink.messages(), ["a1", "b1", "b2", "a2"]);
     }
 }

@@ -9,7 +9,9 @@
 //! applied after the last task, in task order; calls that depend on other
 //! scripts' spawns wait for their turn (`guest::turns`). So a frame ends
 //! in the same scene whatever the number of threads, and timing never
-//! changes a result (see `docs/parallel-frames.md`).
+//! changes a result (see `docs/parallel-frames.md`). On several threads
+//! each instance holds its log lines, and they are sent in task order after
+//! the last task, so the log reads the same too.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -17,6 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result};
 
+use super::overwrites::{Overwrite, Overwrites};
 use super::slots::Slots;
 use crate::error::ScriptError;
 use crate::guest::SceneWrite;
@@ -127,6 +130,8 @@ pub(super) struct Dispatch {
     workers: Vec<WorkerOutput>,
     /// Per worker: its next write to make, while they are merged.
     heads: Vec<usize>,
+    /// Fields that two tasks set this frame.
+    overwrites: Overwrites,
 }
 
 /// What one worker's tasks left, in the order it ran them (so in task
@@ -157,6 +162,7 @@ impl Dispatch {
             more: Vec::new(),
             workers: (0..threads).map(|_| WorkerOutput::default()).collect(),
             heads: Vec::new(),
+            overwrites: Overwrites::default(),
         }
     }
 
@@ -176,6 +182,7 @@ impl Dispatch {
         self.task_of.resize(slots as usize, NONE);
         self.tasks.clear();
         self.made.clear();
+        self.overwrites.begin();
     }
 
     /// The frame's next call: an update of subscription `key`.
@@ -284,6 +291,15 @@ impl Dispatch {
             }
             _ => frame.work(0, false),
         }
+        if parallel {
+            // Log lines were held by each instance: they go out in task
+            // order, as one thread would have written them.
+            for task in &self.tasks {
+                if let Some(Some(instance)) = slots.as_mut_slice().get(task.slot as usize) {
+                    instance.release_log();
+                }
+            }
+        }
         for worker in &mut self.workers {
             for (script, ticks) in worker.spans.drain(..) {
                 times(script, ticks);
@@ -297,15 +313,21 @@ impl Dispatch {
         self.workers.iter().any(|worker| !worker.writes.is_empty())
     }
 
-    /// Makes the tasks' scene writes on `scene`, in task order.
+    /// Makes the tasks' scene writes on `scene`, in task order, and finds
+    /// the fields two tasks set ([`Self::overwrites`]).
     pub fn apply_writes<S: GameScene + ?Sized>(&mut self, scene: &mut S) {
         // Each worker's writes are in task order: merge them (one list
-        // needs no merge).
+        // needs no merge, and one task's writes cannot overwrite another's).
         let mut lists = self.workers.iter().filter(|list| !list.writes.is_empty());
         match (lists.next(), lists.next()) {
             (None, _) => {}
             (Some(only), None) => {
+                let one_task =
+                    only.writes.first().map(|w| w.task) == only.writes.last().map(|w| w.task);
                 for write in &only.writes {
+                    if !one_task {
+                        self.overwrites.saw(write);
+                    }
                     write.apply(scene);
                 }
             }
@@ -314,6 +336,17 @@ impl Dispatch {
         for worker in &mut self.workers {
             worker.writes.clear();
         }
+    }
+
+    /// The fields that two tasks set in the frame whose writes were made
+    /// last (the earlier task's value was lost).
+    pub fn overwrites(&self) -> &[Overwrite] {
+        self.overwrites.found()
+    }
+
+    /// The slot of task `task` of the frame.
+    pub fn slot_of(&self, task: u32) -> u32 {
+        self.tasks[task as usize].slot
     }
 
     /// Hands each failed task's slot and error to `failed`, in task order,
@@ -351,7 +384,9 @@ impl Dispatch {
                 .filter_map(|(worker, list)| Some((list.writes.get(heads[worker])?.task, worker)))
                 .min();
             let Some((_, worker)) = next else { break };
-            lists[worker].writes[heads[worker]].apply(scene);
+            let write = &lists[worker].writes[heads[worker]];
+            self.overwrites.saw(write);
+            write.apply(scene);
             heads[worker] += 1;
         }
     }
@@ -460,6 +495,9 @@ impl Frame<'_> {
                 timing = Some((script, now));
             }
             instance.begin_task(index);
+            if shared {
+                instance.hold_log();
+            }
             instance.set_known_usage(task.waits, task.subscriptions);
             let more = &self.more[task.first as usize..(task.first + task.count) as usize];
             for call in std::iter::once(&task.call).chain(more) {
