@@ -247,13 +247,24 @@ fn replaying_an_edited_script_is_refused_or_names_the_first_divergent_frame() {
              if script::time::frame() > 40 { step *= 2.0; }",
         )
     });
+    // The recording names the crate: replay loads the component recorded,
+    // kept by its digest, and builds nothing, so it still agrees.
     let output = host(&["replay", recording.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    // The edited crate, given by the user, is built and refused.
+    let edited = dir.to_str().unwrap();
+    let output = host(&["replay", recording.to_str().unwrap(), edited]);
     assert_eq!(output.status.code(), Some(1));
     let error = stderr(&output);
     assert!(error.contains("is not the script recorded"), "{error}");
     assert!(error.contains("--allow-changed"), "{error}");
 
-    let output = host(&["replay", recording.to_str().unwrap(), "--allow-changed"]);
+    let output = host(&[
+        "replay",
+        recording.to_str().unwrap(),
+        edited,
+        "--allow-changed",
+    ]);
     assert_eq!(output.status.code(), Some(1));
     let error = stderr(&output);
     assert!(error.contains("the replay diverges at frame 41"), "{error}");
@@ -318,4 +329,83 @@ fn serve_records_each_world_for_replay() {
         let agree = format!("replay: {frames} frames agree");
         assert!(stdout(&output).contains(&agree), "{}", stdout(&output));
     }
+}
+
+/// A crate whose `build.rs` writes what it saw of the host's secret to
+/// `marker`, for the tests that show nothing is built, or handed secrets.
+fn crate_with_build_script(name: &str, marker: &Path) -> std::path::PathBuf {
+    let dir = common::standalone_crate("counter", name, |s| s.to_owned());
+    std::fs::write(
+        dir.join("build.rs"),
+        format!(
+            "fn main() {{\n    let seen = std::env::var(\"GAME_HOST_CONTROL_TOKEN\")\n        \
+             .unwrap_or_else(|_| \"unset\".into());\n    std::fs::write({:?}, seen).unwrap();\n}}\n",
+            marker.display().to_string()
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_recording_never_builds_what_it_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("built");
+    let evil = crate_with_build_script("replay-names-a-crate", &marker);
+    // A real recording, of a built component...
+    let recording = tmp.path().join("run.rec");
+    let counter = common::build("counter");
+    scene_after(&[&counter], 10, &["--record", recording.to_str().unwrap()]);
+    // ...whose header now names the crate, by a digest no cache holds.
+    let text = std::fs::read_to_string(&recording).unwrap();
+    let (header, rest) = text.split_once('\n').unwrap();
+    let mut header: Value = serde_json::from_str(header).unwrap();
+    header["scripts"][0]["source"] = Value::from(evil.to_str().unwrap());
+    header["scripts"][0]["sha256"] = Value::from("ab".repeat(32));
+    let forged = tmp.path().join("forged.rec");
+    std::fs::write(&forged, format!("{header}\n{rest}")).unwrap();
+    let output = host(&["replay", forged.to_str().unwrap()]);
+    let error = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{error}");
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert!(error.contains("which replay does not build"), "{error}");
+    assert!(error.contains("host build"), "{error}");
+    assert!(!marker.exists(), "the crate's build.rs ran");
+
+    // Header values past their bounds are refused in one line.
+    let mut huge = serde_json::from_str::<Value>(text.split_once('\n').unwrap().0).unwrap();
+    huge["scripts"][0]["instances"] = Value::from(4_000_000_000u64);
+    let bounded = tmp.path().join("huge.rec");
+    std::fs::write(&bounded, format!("{huge}\n{rest}")).unwrap();
+    let output = host(&["replay", bounded.to_str().unwrap()]);
+    let error = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{error}");
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert!(
+        error.contains("a recording holds at most 1000000"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_script_crates_build_is_never_handed_the_hosts_secrets() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("seen");
+    let probe = crate_with_build_script("secret-probe", &marker);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_host"))
+        .args([
+            "run",
+            probe.to_str().unwrap(),
+            "--headless",
+            "--frames",
+            "1",
+            "--cache-dir",
+        ])
+        .arg(common::cache_dir())
+        .env("GAME_HOST_CONTROL_TOKEN", "a-secret-of-sixteen-chars")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "unset");
 }

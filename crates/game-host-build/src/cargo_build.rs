@@ -2,7 +2,7 @@
 //! `cargo build --release --target wasm32-wasip2`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
@@ -72,7 +72,7 @@ fn build_crate(dir: &Path, output: BuildOutput, debug: bool) -> Result<PathBuf> 
         bail!("cannot build script crate `{}`: {missing}", dir.display());
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
+    let mut command = crate::process::tool(cargo);
     command.arg("build");
     if !debug {
         command.arg("--release");
@@ -168,7 +168,7 @@ fn diagnostics(stderr: &str) -> String {
 /// so with the command that adds it.
 fn missing_target(dir: &Path) -> Option<String> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let output = Command::new(rustc)
+    let output = crate::process::tool(rustc)
         .args(["--print", "sysroot"])
         .current_dir(dir)
         .stdin(Stdio::null())

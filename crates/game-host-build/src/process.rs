@@ -6,6 +6,14 @@ use std::process::{Command, ExitStatus, Stdio};
 
 use anyhow::{Context, Result};
 
+/// A command for build tool `program`, with none of the host's secrets in
+/// its environment (a script crate's `build.rs` runs under it).
+pub(crate) fn tool(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut command = Command::new(program);
+    game_host::secrets::without_secrets(&mut command);
+    command
+}
+
 /// Runs `command` to its end. Each line of its stdout goes to `on_line` as
 /// it comes; its stderr is returned whole when `capture_stderr` (drained on
 /// its own thread, so a chatty tool cannot block on a full pipe), or left

@@ -229,6 +229,11 @@ impl ScriptSource {
         for_debugger: bool,
     ) -> Result<ScriptComponent> {
         let (name, bytes) = self.build_as(output, engine.cache_dir(), for_debugger)?;
+        // What was built is kept by its digest, so a replay of a recording
+        // of it loads it without building anything.
+        if let (Some(cache), false) = (engine.cache_dir(), matches!(self, ScriptSource::File(_))) {
+            game_host::record::kept::keep(cache, &bytes);
+        }
         engine
             .load_bytes(&name, &bytes)
             .map(|script| script.with_source(self.path()))

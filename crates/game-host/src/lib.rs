@@ -36,8 +36,8 @@
 //! interface, bindings) -> [`scene`] (entities and transforms). Beside
 //! them: [`jobs`] (background work), [`record`] (recordings and replays),
 //! [`players`] (a served world's players and messages to their clients),
-//! [`log`], and leaves such as [`time`], [`ticks`], [`limits`], [`grants`] and
-//! [`determinism`].
+//! [`log`], and leaves such as [`time`], [`ticks`], [`limits`], [`grants`],
+//! [`secrets`] and [`determinism`].
 //!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {
@@ -70,6 +70,7 @@ pub mod runner;
 pub mod runtime;
 pub mod scene;
 pub mod sealed;
+pub mod secrets;
 pub mod sync;
 pub mod ticks;
 pub mod time;

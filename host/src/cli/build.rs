@@ -12,6 +12,7 @@ use clap::Args;
 use game_host::files::write_atomic;
 use game_host::guest::engine::default_cache_dir;
 use game_host_build::{BuildOutput, ScriptSource};
+use sha2::{Digest, Sha256};
 
 #[derive(Debug, Args)]
 pub struct BuildArgs {
@@ -48,9 +49,10 @@ pub fn build(args: BuildArgs) -> Result<ExitCode> {
     write_atomic(&output, &bytes)
         .with_context(|| format!("failed to write `{}`", output.display()))?;
     eprintln!(
-        "wrote `{}` ({:.1} MB): run it with `host run {}`",
+        "wrote `{}` ({:.1} MB, sha256:{}): run it with `host run {}`",
         output.display(),
         bytes.len() as f64 / 1e6,
+        game_host::hex::hex(&Sha256::digest(&bytes)),
         output.display()
     );
     Ok(ExitCode::SUCCESS)

@@ -7,8 +7,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use game_host::record::{Recording, replay as run_replay};
+use game_host::record::{RecordedScript, Recording, kept, replay as run_replay};
 use game_host::{Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
+use game_host_build::ScriptSource;
 
 use super::engine_args::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME, EngineArgs, load_script};
 
@@ -19,7 +20,9 @@ pub struct ReplayArgs {
     recording: PathBuf,
 
     /// The scripts to replay, in the recording's order, as for `host run`
-    /// [default: the sources the recording names].
+    /// [default: the components the recording names, by their digest, from
+    /// the cache, or a recorded `.wasm` path; nothing a recording names is
+    /// ever built].
     scripts: Vec<PathBuf>,
 
     /// Replay scripts whose content differs from what was recorded (with a
@@ -74,7 +77,7 @@ pub fn replay(mut args: ReplayArgs) -> Result<ExitCode> {
     for (index, recorded) in header.scripts.iter().enumerate() {
         let script = match args.scripts.get(index) {
             Some(path) => load_script(&engine, path)?,
-            None => recorded_script(&engine, &recorded.source)?,
+            None => recorded_script(&engine, recorded, &args.recording, index)?,
         };
         if script.digest_hex() != recorded.sha256 {
             changed.push(format!(
@@ -103,12 +106,12 @@ pub fn replay(mut args: ReplayArgs) -> Result<ExitCode> {
             recording.frames()
         );
     }
-    let mut runtime = Runtime::new(args.engine.runtime_config(
-        header.hz,
-        header.seed,
-        true,
-        RuntimeConfig::default().log,
-    ));
+    let mut runtime = Runtime::new(RuntimeConfig {
+        open_to_players: header.open_to_players.clone(),
+        ..args
+            .engine
+            .runtime_config(header.hz, header.seed, true, RuntimeConfig::default().log)
+    });
     let started = Instant::now();
     let report = run_replay(&recording, &mut runtime, &scripts)?;
     match report.divergence {
@@ -128,15 +131,48 @@ pub fn replay(mut args: ReplayArgs) -> Result<ExitCode> {
     }
 }
 
-/// The script a recording names by its source: a path, or a built-in.
-fn recorded_script(engine: &ScriptEngine, source: &str) -> Result<ScriptComponent> {
-    match source.strip_prefix("builtin:") {
-        Some(DEFAULT_SCRIPT_NAME) => engine.load_bytes(DEFAULT_SCRIPT_NAME, DEFAULT_SCRIPT),
-        Some(name) => bail!("the recording names a built-in script `{name}` this host lacks"),
-        None => load_script(engine, Path::new(source)).with_context(|| {
-            format!("the recorded script `{source}` could not be loaded (give its path after the recording)")
-        }),
+/// The script a recording names (the `index`th): a built-in, the component
+/// kept in the cache under its digest, or a recorded `.wasm` file. A
+/// recording is data from anywhere: nothing it names is built (a crate's
+/// `build.rs` would run as the user), and a source that would need a build
+/// is refused, saying which argument to give instead.
+fn recorded_script(
+    engine: &ScriptEngine,
+    recorded: &RecordedScript,
+    recording: &Path,
+    index: usize,
+) -> Result<ScriptComponent> {
+    let source = recorded.source.as_str();
+    if let Some(name) = source.strip_prefix("builtin:") {
+        return match name {
+            DEFAULT_SCRIPT_NAME => engine.load_bytes(DEFAULT_SCRIPT_NAME, DEFAULT_SCRIPT),
+            _ => bail!("the recording names a built-in script `{name}` this host lacks"),
+        };
     }
+    if let Some(bytes) = engine
+        .cache_dir()
+        .and_then(|cache| kept::find(cache, &recorded.sha256))
+    {
+        return engine.load_bytes(&recorded.name, &bytes);
+    }
+    let path = Path::new(source);
+    if let Ok(ScriptSource::File(file)) = ScriptSource::new(path) {
+        return engine.load_file(&file).with_context(|| {
+            format!("the recorded script `{source}` could not be loaded (give its path after the recording)")
+        });
+    }
+    let arguments = (0..index)
+        .map(|_| " SCRIPT")
+        .chain([" SCRIPT.wasm"])
+        .collect::<String>();
+    bail!(
+        "script `{}` was recorded from `{source}`, which replay does not build (a build runs the \
+         source's code), and no component with its digest {} is in the cache: build it \
+         (`host build {source}`) and give the .wasm after the recording (`host replay {}{arguments}`)",
+        recorded.name,
+        short(&recorded.sha256),
+        recording.display()
+    )
 }
 
 /// The first 12 hex digits of a digest, for messages.

@@ -28,7 +28,7 @@ mod live;
 mod tool;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
@@ -185,7 +185,7 @@ fn snapshot(
 /// The tool's version line, or an error saying how to install it.
 fn tool_version(language: Language) -> Result<String> {
     let tool = language.tool();
-    let output = Command::new(tool)
+    let output = crate::process::tool(tool)
         .arg("--version")
         .stdin(Stdio::null())
         .output()

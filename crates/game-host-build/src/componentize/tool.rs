@@ -4,7 +4,7 @@
 //! error from `node --check` with file and line), not the tool's backtrace.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use anyhow::{Context, Result, bail};
 
@@ -33,7 +33,7 @@ pub(super) fn run_tool(
         check_javascript(copy, entry, work)?;
     }
     let out = work.join(format!("{name}.wasm"));
-    let mut command = Command::new(language.tool());
+    let mut command = crate::process::tool(language.tool());
     match language {
         Language::Python => {
             let dir = copy.parent().expect("a file has a directory");
@@ -107,7 +107,7 @@ pub(super) fn run_tool(
 fn check_javascript(copy: &Path, entry: &Path, work: &Path) -> Result<()> {
     let module = work.join("check.mjs");
     std::fs::copy(copy, &module).context("failed to copy the module for a syntax check")?;
-    let mut command = Command::new("node");
+    let mut command = crate::process::tool("node");
     command.arg("--check").arg(&module).stdin(Stdio::null());
     let Ok((status, text)) = run_captured(&mut command) else {
         return Ok(()); // no node here: componentize-js will say so

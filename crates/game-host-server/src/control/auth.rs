@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use super::routes::Answer;
 
 /// The environment variable a token may come from instead of a file.
-pub(crate) const TOKEN_ENV: &str = "GAME_HOST_CONTROL_TOKEN";
+pub(crate) const TOKEN_ENV: &str = game_host::secrets::CONTROL_TOKEN_ENV;
 
 /// Longest token file read (a token is a line of text).
 const MAX_TOKEN_FILE: u64 = 4 << 10;

@@ -26,6 +26,7 @@ use crate::files::read_capped;
 use crate::guest::bindings::events::{Event, ScriptMessage};
 use crate::guest::bindings::players::{PlayerEvent, PlayerInput};
 use crate::input::{key_by_name, key_name};
+use crate::players::OpenToPlayers;
 use crate::scene::{GameScene, entity_digest};
 
 /// The `format` of every recording's header.
@@ -68,6 +69,10 @@ pub struct Header {
     /// Absent in recordings of hosts before 0.2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arch: Option<String>,
+    /// Which of players' input reached ordinary event waits. Absent in
+    /// recordings of hosts before the setting, when all of it did.
+    #[serde(default = "OpenToPlayers::all")]
+    pub open_to_players: OpenToPlayers,
     /// The scripts, in the order their instances were started.
     pub scripts: Vec<RecordedScript>,
 }
@@ -77,7 +82,7 @@ fn yes() -> bool {
 }
 
 /// How a recorded run ran, besides its scripts and input.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct RunSettings {
     /// Frames per second of game time.
     pub hz: f64,
@@ -87,6 +92,8 @@ pub struct RunSettings {
     pub checkpoint_every: u64,
     /// Whether NaNs are canonical.
     pub canonical_nans: bool,
+    /// Which of players' input reaches ordinary event waits.
+    pub open_to_players: OpenToPlayers,
 }
 
 /// A script of a recorded run.
@@ -285,6 +292,9 @@ impl Recording {
             }
             _ => bail!("expected one of `frame` or `end`"),
         };
+        if frame > MAX_FRAMES {
+            bail!("frame {frame} is past the most a recording may run ({MAX_FRAMES} frames)");
+        }
         if (line.input.is_some() || line.player.is_some()) && frame == 0 {
             bail!("input is due at frame 1 or later");
         }
@@ -335,6 +345,15 @@ impl Recording {
     }
 }
 
+/// Most frames a recording may run (about 19 days at 60 Hz): a frame or
+/// `end` past it is refused rather than replayed for ever.
+pub const MAX_FRAMES: u64 = 100_000_000;
+
+/// Most scripts, and instances of them all, a recording may start (the
+/// CLI's `--max-instances` range).
+const MAX_SCRIPTS: usize = 10_000;
+const MAX_INSTANCES: u64 = 1_000_000;
+
 fn parse_header(text: &str) -> Result<Header> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -356,8 +375,24 @@ fn parse_header(text: &str) -> Result<Header> {
     if header.checkpoint_every == 0 {
         bail!("`checkpoint_every` is 0");
     }
+    if header.checkpoint_every > MAX_FRAMES {
+        bail!(
+            "`checkpoint_every` {} is over {MAX_FRAMES}",
+            header.checkpoint_every
+        );
+    }
     if header.scripts.is_empty() {
         bail!("it names no script");
+    }
+    if header.scripts.len() > MAX_SCRIPTS {
+        bail!(
+            "it names {} scripts; a recording holds at most {MAX_SCRIPTS}",
+            header.scripts.len()
+        );
+    }
+    let instances: u64 = header.scripts.iter().map(|s| u64::from(s.instances)).sum();
+    if instances > MAX_INSTANCES {
+        bail!("it starts {instances} instances; a recording holds at most {MAX_INSTANCES}");
     }
     Ok(header)
 }
@@ -368,6 +403,30 @@ mod tests {
     use crate::scene::Scene;
 
     const HEADER: &str = r#"{"format":"game-host-recording","version":1,"host":"0.1.0","hz":60.0,"seed":7,"checkpoint_every":2,"scripts":[{"name":"a","source":"/a.wasm","sha256":"00","instances":1}]}"#;
+
+    #[test]
+    fn header_values_and_frames_are_bounded() {
+        let refused = |header: &str, rest: &str| {
+            let error = Recording::parse(&format!("{header}\n{rest}\n")).unwrap_err();
+            format!("{error:#}")
+        };
+        let many = HEADER.replace(r#""instances":1"#, r#""instances":4000000000"#);
+        assert!(
+            refused(&many, "").contains("at most 1000000"),
+            "{}",
+            refused(&many, "")
+        );
+        let every = HEADER.replace(
+            r#""checkpoint_every":2"#,
+            r#""checkpoint_every":18446744073709551615"#,
+        );
+        assert!(refused(&every, "").contains("`checkpoint_every`"));
+        let end = refused(HEADER, r#"{"end":18446744073709551615}"#);
+        assert!(
+            end.contains("line 2: frame 18446744073709551615 is past"),
+            "{end}"
+        );
+    }
 
     #[test]
     fn reads_what_a_recorder_writes() {

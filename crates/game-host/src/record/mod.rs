@@ -8,8 +8,11 @@
 //! - `recorder`: a [`Recorder`] that writes a recording as a runtime runs.
 //! - `replay`: runs a recording again and names the first frame that
 //!   diverges, and the entities that differ.
+//! - [`kept`]: components kept by their digest, so a replay loads what a
+//!   recording names without building it.
 
 mod format;
+pub mod kept;
 mod recorder;
 mod replay;
 

@@ -47,6 +47,7 @@ impl Recorder {
             seed: settings.seed,
             checkpoint_every: settings.checkpoint_every.max(1),
             canonical_nans: settings.canonical_nans,
+            open_to_players: settings.open_to_players,
             arch: Some(std::env::consts::ARCH.to_owned()),
             scripts: scripts
                 .iter()

@@ -1,0 +1,37 @@
+//! The environment variables that hold the host's secrets. No child the
+//! host starts (a build tool running a script crate's `build.rs`, a
+//! componentizer) is handed them: [`without_secrets`] removes them from a
+//! command's environment.
+
+use std::process::Command;
+
+/// The control surface's token (`host serve`).
+pub const CONTROL_TOKEN_ENV: &str = "GAME_HOST_CONTROL_TOKEN";
+
+/// Every variable that holds a secret.
+pub const SECRET_ENV: &[&str] = &[CONTROL_TOKEN_ENV];
+
+/// `command`, with none of [`SECRET_ENV`] in its environment.
+pub fn without_secrets(command: &mut Command) -> &mut Command {
+    for name in SECRET_ENV {
+        command.env_remove(name);
+    }
+    command
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_never_sees_the_token() {
+        let mut command = Command::new("sh");
+        command.env(CONTROL_TOKEN_ENV, "sixteen-chars-or-more");
+        without_secrets(&mut command);
+        let seen = command
+            .args(["-c", "printf %s \"${GAME_HOST_CONTROL_TOKEN-unset}\""])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&seen.stdout), "unset");
+    }
+}
