@@ -3,7 +3,9 @@
 //! own cube runs as before without grants; under a policy whose imports
 //! leave out `events` it is refused at load in one line; under `writes = []`
 //! its write to `cube` fails naming the entity while the game goes on; a
-//! `[script.NAME]` table gives it the cube back. The same holds for a hot
+//! `[source."PATH"]` table, keyed by where it was loaded from, gives it the
+//! cube back, and a mod that takes the name of the game's trusted script
+//! gets nothing of that script's table. The same holds for a hot
 //! swap to a version that asks for more, and for a world whose `POST
 //! /worlds` narrows the server's grants. The control surface answers every
 //! health probe under a flood of 1,000 slow clients (slowhttptest).
@@ -107,11 +109,14 @@ fn a_mod_gets_what_the_game_grants_and_no_more() {
         "{stderr}"
     );
 
-    // Its own table gives the cube back.
+    // Its own table, by where it comes from, gives the cube back.
     let cube = grants_file(
         dir.path(),
         "cube.toml",
-        "[default]\nwrites = []\n\n[script.test_cube_mod]\nwrites = [\"cube\"]\n",
+        &format!(
+            "[default]\nwrites = []\n\n[source.{:?}]\nwrites = [\"cube\"]\n",
+            workspace().join(MOD).display().to_string()
+        ),
     );
     let (code, stderr, scene) = run_mod(Some(&cube), dir.path());
     assert_eq!(code, Some(0), "{stderr}");
@@ -231,8 +236,10 @@ fn a_world_can_narrow_the_servers_grants_and_never_widen_them() {
         "--grants",
         grants.to_str().unwrap(),
     ]);
-    let body = r#"{"grants": {"default": {"writes": ["*"]}, "script": {"test_cube_mod": {"writes": ["cube"]}}}}"#;
-    assert_cube_kept(&server, body);
+    let body = format!(
+        r#"{{"grants": {{"default": {{"writes": ["*"]}}, "source": {{{component:?}: {{"writes": ["cube"]}}}}}}}}"#
+    );
+    assert_cube_kept(&server, &body);
 }
 
 /// Starts a world with `body`, lets it run, stops it: the mod's write to
@@ -318,5 +325,83 @@ fn health_probes_get_through_a_flood_of_slow_clients() {
             .contains("closing the ones that waited longest"),
         "{}",
         server.stderr()
+    );
+}
+
+#[test]
+fn a_mod_named_like_the_games_script_gets_none_of_its_grants() {
+    // The game trusts its director, at game/director.wasm, with every
+    // entity; mods get only what they spawn. A mod whose file is named
+    // director.wasm, in mods/, is a mod still.
+    let dir = tempfile::tempdir().unwrap();
+    for folder in ["game", "mods"] {
+        std::fs::create_dir(dir.path().join(folder)).unwrap();
+    }
+    let built = common::build("cube-mod");
+    let game = dir.path().join("game/director.wasm");
+    let posing = dir.path().join("mods/director.wasm");
+    std::fs::copy(&built, &game).unwrap();
+    std::fs::copy(&built, &posing).unwrap();
+    let grants = grants_file(
+        dir.path(),
+        "grants.toml",
+        "[default]\nwrites = []\n\n[source.\"game/director.wasm\"]\nwrites = [\"*\"]\n",
+    );
+    let scene = dir.path().join("scene.json");
+    let run = |script: &Path| {
+        let _ = std::fs::remove_file(&scene);
+        let output = run_host(
+            &[
+                "run",
+                script.to_str().unwrap(),
+                "host/tests/scripts/counter",
+                "--headless",
+                "--frames",
+                "10",
+                "--dump-scene",
+                scene.to_str().unwrap(),
+                "--grants",
+                grants.to_str().unwrap(),
+            ],
+            &cache_dir(),
+        );
+        let scene: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&scene).unwrap()).unwrap();
+        (stderr_of(&output), scene)
+    };
+    let (stderr, scene) = run(&game);
+    assert!(!stderr.contains("may not write"), "{stderr}");
+    assert_eq!(dumped_position(&scene, "cube"), [9.0, 9.0, 9.0]);
+    let (stderr, scene) = run(&posing);
+    assert!(
+        stderr.contains("may not write entity") && stderr.contains("cube"),
+        "{stderr}"
+    );
+    assert_eq!(dumped_position(&scene, "cube"), [0.0, 0.0, 0.0]);
+
+    // A grants file that still keys a table by name is refused, saying what
+    // to write instead.
+    let old = grants_file(
+        dir.path(),
+        "old.toml",
+        "[script.director]\nwrites = [\"*\"]\n",
+    );
+    let output = run_host(
+        &[
+            "run",
+            game.to_str().unwrap(),
+            "--headless",
+            "--frames",
+            "1",
+            "--grants",
+            old.to_str().unwrap(),
+        ],
+        &cache_dir(),
+    );
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("[script.director]: grants are no longer given by a script's name"),
+        "{stderr}"
     );
 }

@@ -1,7 +1,7 @@
 //! The options `run` and `serve` share: the compile cache, the instance
 //! pool, the sandbox's limits, restarts and job threads.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -76,7 +76,9 @@ pub struct EngineArgs {
     quotas: Vec<(String, u64)>,
 
     /// What each script may do: a TOML file with a `[default]` table and
-    /// `[script.NAME]` tables (keys `imports`, `writes`, `send`, `listen`,
+    /// `[source."PATTERN"]` tables, by where a script was loaded from (a
+    /// path pattern relative to the file, such as `mods/**`, or
+    /// `sha256:HEX`) (keys `imports`, `writes`, `send`, `listen`,
     /// `keys`, `jobs`, `deadline_ms`, `memory_mib`, `quotas`; README:
     /// Grants). Without it every script may use every interface and change
     /// every entity.
@@ -180,7 +182,12 @@ fn parse_grants(path: &str) -> Result<GrantPolicy, String> {
             None => format!("`{path}`: {message}"),
         }
     })?;
-    GrantPolicy::new(file).map_err(|error| format!("`{path}`: {error}"))
+    // Its path patterns are relative to the file itself.
+    let base = std::path::absolute(path)
+        .ok()
+        .and_then(|file| file.parent().map(Path::to_owned))
+        .unwrap_or_default();
+    GrantPolicy::new(file.relative_to(&base)).map_err(|error| format!("`{path}`: {error}"))
 }
 
 /// `--quota NAME=N`, checked against the quotas' own table.

@@ -27,4 +27,4 @@ mod spec;
 
 pub use effective::Grants;
 pub use rule::NameRule;
-pub use spec::{GrantFile, GrantPolicy, GrantSpec, INTERFACES};
+pub use spec::{GrantFile, GrantPolicy, GrantSpec, INTERFACES, ScriptOrigin};

@@ -3,6 +3,7 @@
 //! values), every key optional.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -34,7 +35,7 @@ pub const INTERFACES: &[&str] = &[
 const MAX_DEADLINE_MS: f64 = 60_000.0;
 
 /// One table of grants, every key optional: a missing key leaves what the
-/// table below it says (a `[script.NAME]` table overrides `[default]` key by
+/// table below it says (a `[source."PATTERN"]` table overrides `[default]` key by
 /// key; `[default]` overrides "everything"). The keys:
 /// - `imports`: the `game:engine` interfaces a script may import, by name
 ///   (`"scene"`, `"events"`, ...), or an extension's as `"game:terrain/terrain"`.
@@ -167,42 +168,149 @@ impl GrantSpec {
 }
 
 /// A game's grants: a `[default]` table for every script, and
-/// `[script.NAME]` tables for the scripts named (as the log names them),
-/// each over `[default]` key by key. As TOML (`host --grants FILE`):
+/// `[source."PATTERN"]` tables for the scripts loaded from where the game
+/// says, each over `[default]` key by key. A table is keyed by what the
+/// game controls, never by a name the script chooses: a path pattern
+/// (`"mods/**"`, `"game/director.wasm"`; `*` within one path segment, `**`
+/// across segments), matched against the file or directory the script was
+/// loaded from, or `"sha256:HEX"`, the digest of the component's bytes
+/// (`host build` prints it). A relative pattern is relative to the grants
+/// file (`host --grants FILE`), or to the server's working directory (a
+/// world's grants in `POST /worlds`). A script that several tables match
+/// gets what all of them grant (each over `[default]`, narrowed together);
+/// one that none matches gets `[default]`. As TOML:
 ///
 /// ```toml
 /// [default]
 /// imports = ["log", "runtime", "scene", "entity"]
 /// writes = []            # only the entities a script spawned itself
 ///
-/// [script.cube_mover]
+/// [source."game/**"]
+/// writes = ["*"]
+///
+/// [source."mods/cube_mover.wasm"]
 /// writes = ["cube"]
 /// ```
+///
+/// The `[script.NAME]` tables of earlier hosts are refused, saying how to
+/// key them by source instead.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GrantFile {
     #[serde(default)]
     pub default: GrantSpec,
     #[serde(default)]
+    pub source: BTreeMap<String, GrantSpec>,
+    /// Tables by script name, as earlier hosts read them: refused by
+    /// [`GrantFile::check`], naming the table and its migration.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub script: BTreeMap<String, GrantSpec>,
 }
 
+/// Where a script came from, as grant tables match it.
+#[derive(Debug, Clone, Copy)]
+pub struct ScriptOrigin<'a> {
+    /// The file or directory it was loaded from, absolute (`None`: built
+    /// in, or given as bytes).
+    pub path: Option<&'a Path>,
+    /// SHA-256 of its component's bytes, in hex.
+    pub sha256: &'a str,
+}
+
 impl GrantFile {
-    /// The table that applies to script `name`.
-    pub fn for_script(&self, name: &str) -> GrantSpec {
-        match self.script.get(name) {
-            Some(spec) => spec.over(&self.default),
-            None => self.default.clone(),
+    /// The tables that match `origin`, each over `[default]` (just
+    /// `[default]` when none does).
+    pub fn for_origin(&self, origin: ScriptOrigin<'_>) -> Vec<GrantSpec> {
+        let matched: Vec<GrantSpec> = self
+            .source
+            .iter()
+            .filter(|(key, _)| source_matches(key, origin))
+            .map(|(_, spec)| spec.over(&self.default))
+            .collect();
+        if matched.is_empty() {
+            vec![self.default.clone()]
+        } else {
+            matched
         }
     }
 
-    /// Checks every table (see [`GrantSpec::check`]).
+    /// This file with its relative path patterns made relative to `base`
+    /// (the grants file's directory).
+    pub fn relative_to(mut self, base: &Path) -> Self {
+        self.source = std::mem::take(&mut self.source)
+            .into_iter()
+            .map(|(key, spec)| {
+                let absolute = key.starts_with(SHA256) || Path::new(&key).is_absolute();
+                let key = if absolute {
+                    key
+                } else {
+                    base.join(&key).display().to_string()
+                };
+                (key, spec)
+            })
+            .collect();
+        self
+    }
+
+    /// Checks every table (see [`GrantSpec::check`]) and every key.
     pub fn check(&self) -> Result<(), String> {
+        if let Some(name) = self.script.keys().next() {
+            return Err(format!(
+                "[script.{name}]: grants are no longer given by a script's name, which a mod \
+                 chooses itself; key the table by where the script comes from instead: \
+                 [source.\"mods/{name}.wasm\"] (a path pattern, relative to the grants file; \
+                 `*` and `**` match) or [source.\"sha256:HEX\"] (its digest, which `host build` \
+                 prints)"
+            ));
+        }
         self.default.check("[default]")?;
-        for (name, spec) in &self.script {
-            spec.check(&format!("[script.{name}]"))?;
+        for (key, spec) in &self.source {
+            let at = format!("[source.\"{key}\"]");
+            match key.strip_prefix(SHA256) {
+                Some(hex) if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                    return Err(format!(
+                        "{at}: `{hex}` is not a SHA-256 digest (64 hex digits)"
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    glob::Pattern::new(key)
+                        .map_err(|error| format!("{at}: not a path pattern: {error}"))?;
+                }
+            }
+            spec.check(&at)?;
         }
         Ok(())
+    }
+}
+
+const SHA256: &str = "sha256:";
+
+/// Whether table key `key` (a digest or a path pattern) matches `origin`.
+fn source_matches(key: &str, origin: ScriptOrigin<'_>) -> bool {
+    if let Some(hex) = key.strip_prefix(SHA256) {
+        return hex.eq_ignore_ascii_case(origin.sha256);
+    }
+    let Some(path) = origin.path else {
+        return false;
+    };
+    let Ok(pattern) = glob::Pattern::new(key) else {
+        return false;
+    };
+    let options = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: false,
+    };
+    let key_path = Path::new(key);
+    if key_path.is_absolute() {
+        pattern.matches_path_with(path, options)
+    } else {
+        // Relative to the working directory (a world's grants).
+        std::env::current_dir()
+            .ok()
+            .and_then(|dir| glob::Pattern::new(&dir.join(key).display().to_string()).ok())
+            .is_some_and(|pattern| pattern.matches_path_with(path, options))
     }
 }
 
@@ -227,11 +335,13 @@ impl GrantPolicy {
         Ok(self)
     }
 
-    /// The grants of script `name`: every file's table for it, in turn,
-    /// narrowing `base`.
-    pub fn grants_for(&self, name: &str, base: &Grants) -> Grants {
+    /// The grants of the script from `origin`: every file's tables that
+    /// match it, in turn, narrowing `base`.
+    pub fn grants_for(&self, origin: ScriptOrigin<'_>, base: &Grants) -> Grants {
         self.files.iter().fold(base.clone(), |grants, file| {
-            file.for_script(name).narrow(&grants)
+            file.for_origin(origin)
+                .iter()
+                .fold(grants.clone(), |narrowed, spec| spec.narrow(&narrowed))
         })
     }
 
@@ -245,17 +355,80 @@ impl GrantPolicy {
 mod tests {
     use super::*;
 
+    const DIGEST: &str = "00000000000000000000000000000000000000000000000000000000000000aa";
+
+    fn origin(path: &str) -> ScriptOrigin<'_> {
+        ScriptOrigin {
+            path: Some(Path::new(path)),
+            sha256: DIGEST,
+        }
+    }
+
     #[test]
-    fn script_tables_override_the_default_key_by_key() {
+    fn source_tables_override_the_default_key_by_key() {
         let file: GrantFile = serde_json::from_str(
             r#"{"default": {"imports": ["scene", "log"], "writes": []},
-                "script": {"mover": {"writes": ["cube"]}}}"#,
+                "source": {"/game/mods/**": {"writes": ["cube"]},
+                           "/game/*.wasm": {"writes": ["*"]}}}"#,
         )
         .unwrap();
-        let mover = file.for_script("mover");
+        file.check().unwrap();
+        let mover = &file.for_origin(origin("/game/mods/a/mover.wasm"))[0];
         assert_eq!(mover.writes, Some(vec!["cube".to_owned()]));
         assert_eq!(mover.imports, Some(vec!["scene".into(), "log".into()]));
-        assert_eq!(file.for_script("other").writes, Some(vec![]));
+        // `*` stays within a segment: a mod's file is not the game's.
+        let game = file.for_origin(origin("/game/director.wasm"));
+        assert_eq!(game[0].writes, Some(vec!["*".to_owned()]));
+        let named_like_it = file.for_origin(origin("/game/mods/director.wasm"));
+        assert_eq!(named_like_it.len(), 1);
+        assert_eq!(named_like_it[0].writes, Some(vec!["cube".to_owned()]));
+        assert_eq!(
+            file.for_origin(origin("/elsewhere/x.wasm"))[0].writes,
+            Some(vec![])
+        );
+    }
+
+    #[test]
+    fn a_digest_table_matches_the_code_and_a_name_table_is_refused() {
+        let file: GrantFile = serde_json::from_str(&format!(
+            r#"{{"source": {{"sha256:{DIGEST}": {{"keys": false}}}}}}"#
+        ))
+        .unwrap();
+        file.check().unwrap();
+        assert_eq!(file.for_origin(origin("/any/where"))[0].keys, Some(false));
+        let built_in = ScriptOrigin {
+            path: None,
+            sha256: "ff",
+        };
+        assert_eq!(file.for_origin(built_in)[0].keys, None);
+        let old: GrantFile =
+            serde_json::from_str(r#"{"script": {"director": {"writes": ["*"]}}}"#).unwrap();
+        let error = old.check().unwrap_err();
+        assert!(
+            error.starts_with("[script.director]: grants are no longer"),
+            "{error}"
+        );
+        assert!(
+            error.contains(r#"[source."mods/director.wasm"]"#),
+            "{error}"
+        );
+        let bad: GrantFile = serde_json::from_str(r#"{"source": {"sha256:xyz": {}}}"#).unwrap();
+        assert!(bad.check().unwrap_err().contains("not a SHA-256 digest"));
+    }
+
+    #[test]
+    fn relative_patterns_are_taken_from_the_grants_files_directory() {
+        let file: GrantFile =
+            serde_json::from_str(r#"{"source": {"mods/**": {"keys": false}}}"#).unwrap();
+        let file = file.relative_to(Path::new("/srv/game"));
+        assert_eq!(
+            file.for_origin(origin("/srv/game/mods/x.wasm"))[0].keys,
+            Some(false)
+        );
+        assert_eq!(
+            file.for_origin(origin("/srv/other/mods/x.wasm"))[0].keys,
+            None
+        );
     }
 
     #[test]
@@ -278,7 +451,7 @@ mod tests {
             ..GrantFile::default()
         };
         let policy = GrantPolicy::new(server).unwrap().narrowed(world).unwrap();
-        let grants = policy.grants_for("any", &Grants::all());
+        let grants = policy.grants_for(origin("/any.wasm"), &Grants::all());
         assert!(grants.imports("scene"));
         assert!(!grants.imports("events"));
         assert!(!grants.imports("log"));
@@ -299,7 +472,7 @@ mod tests {
             quotas: Some([("nope".to_owned(), 3)].into()),
             ..GrantSpec::default()
         };
-        assert!(spec.check("[script.x]").unwrap_err().contains("nope"));
+        assert!(spec.check("[source.\"x\"]").unwrap_err().contains("nope"));
         let spec = GrantSpec {
             deadline_ms: Some(1e300),
             ..GrantSpec::default()

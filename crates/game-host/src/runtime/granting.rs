@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use crate::grants::{GrantPolicy, Grants};
+use crate::grants::{GrantPolicy, Grants, ScriptOrigin};
 use crate::guest::engine::ScriptComponent;
 
 /// Components given their grants, kept for the next instance; the oldest
@@ -42,7 +42,16 @@ impl Granting {
         if let Some((_, granted)) = found {
             return Ok(granted.clone());
         }
-        let grants = self.policy.grants_for(component.name(), &Grants::all());
+        // By where the script came from, never by the name it chose.
+        let path = component
+            .source()
+            .map(|path| std::path::absolute(path).unwrap_or_else(|_| path.to_owned()));
+        let digest = component.digest_hex();
+        let origin = ScriptOrigin {
+            path: path.as_deref(),
+            sha256: &digest,
+        };
+        let grants = self.policy.grants_for(origin, &Grants::all());
         let granted = component.with_grants(&grants)?;
         if self.given.len() >= KEPT {
             self.given.remove(0);

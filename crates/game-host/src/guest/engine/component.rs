@@ -406,12 +406,14 @@ impl ScriptComponent {
     }
 
     /// Whether `other` is this component in every way grants depend on:
-    /// its name, code, engine (its extensions), limits and grants so far.
+    /// its name, code, source, engine (its extensions), limits and grants
+    /// so far.
     /// (Both hold what they point to, so no address is reused while they
     /// are compared.)
     pub(crate) fn same_as(&self, other: &ScriptComponent) -> bool {
         self.name == other.name
             && self.digest == other.digest
+            && self.source == other.source
             && self.limits == other.limits
             && Arc::ptr_eq(&self.grants, &other.grants)
             && Arc::ptr_eq(&self.extensions, &other.extensions)
