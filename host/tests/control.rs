@@ -69,7 +69,7 @@ fn world_count(serve: &Serve) -> usize {
 
 fn post(path: &str, body: &[u8], extra: &str) -> Vec<u8> {
     let mut bytes = format!(
-        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n{extra}\r\n",
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: {}\r\n{extra}\r\n",
         body.len()
     )
     .into_bytes();
@@ -83,14 +83,16 @@ fn bodies_too_large_cut_off_or_not_utf8_are_refused_and_nothing_is_started() {
     // A declared length of 100 GB is answered before any of it is read.
     let (status, body) = raw(
         &serve,
-        b"POST /worlds HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n",
+        b"POST /worlds HTTP/1.1\r\nHost: localhost\r\nContent-Length: 99999999999\r\n\r\n",
     );
     assert_eq!(status, 413, "{body}");
     assert!(body.contains("larger than 65536 bytes"), "{body}");
     // Chunked, with no declared length: refused once it grows past the limit.
     let mut stream = TcpStream::connect(&serve.addr).unwrap();
     stream
-        .write_all(b"POST /worlds HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        .write_all(
+            b"POST /worlds HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n",
+        )
         .unwrap();
     for _ in 0..20 {
         if stream.write_all(b"1000\r\n").is_err()
@@ -104,7 +106,9 @@ fn bodies_too_large_cut_off_or_not_utf8_are_refused_and_nothing_is_started() {
     // Cut off: 100 bytes declared, 10 sent, then the client closes its side.
     let mut stream = TcpStream::connect(&serve.addr).unwrap();
     stream
-        .write_all(b"POST /worlds HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"frames\":")
+        .write_all(
+            b"POST /worlds HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{\"frames\":",
+        )
         .unwrap();
     stream.shutdown(Shutdown::Write).unwrap();
     let (status, _) = read_answer(&mut stream);
@@ -128,7 +132,7 @@ fn slow_clients_time_out_and_hold_up_neither_others_nor_sigterm() {
     headers.write_all(b"GET /healthz HTTP/1.1\r\n").unwrap();
     // A slow body: a byte now and then.
     let mut body = TcpStream::connect(&serve.addr).unwrap();
-    body.write_all(b"POST /worlds HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
+    body.write_all(b"POST /worlds HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n\r\n{")
         .unwrap();
     let dripping = std::thread::spawn(move || {
         let started = Instant::now();
@@ -164,7 +168,7 @@ fn slow_clients_time_out_and_hold_up_neither_others_nor_sigterm() {
     // not wait for it.
     let mut stuck = TcpStream::connect(&serve.addr).unwrap();
     stuck
-        .write_all(b"POST /worlds HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{")
+        .write_all(b"POST /worlds HTTP/1.1\r\nHost: localhost\r\nContent-Length: 50\r\n\r\n{")
         .unwrap();
     std::thread::sleep(Duration::from_millis(200));
     let signalled = Instant::now();
@@ -200,7 +204,7 @@ fn connections_past_the_cap_make_room_for_new_ones_and_threads_stay_few() {
             .set_read_timeout(Some(Duration::from_secs(5)))
             .unwrap();
         probe
-            .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             .unwrap();
         assert_eq!(read_answer(&mut probe).0, 200, "{}", serve.stderr());
     }
@@ -269,7 +273,7 @@ fn changing_the_worlds_needs_the_token_when_one_is_set() {
         assert!(body.contains(why), "{body}");
         let (status, _) = raw(
             &serve,
-            format!("DELETE /worlds/1 HTTP/1.1\r\nHost: x\r\n{header}\r\n").as_bytes(),
+            format!("DELETE /worlds/1 HTTP/1.1\r\nHost: localhost\r\n{header}\r\n").as_bytes(),
         );
         assert_eq!(status, 401);
     }
@@ -466,4 +470,50 @@ fn unusable_paths_and_options_out_of_range_fail_at_start_in_one_line() {
         assert_eq!(errors.len(), 1, "{args:?}: {stderr}");
         assert!(errors[0].contains(says), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn without_a_token_cross_site_requests_are_refused() {
+    let serve = Serve::start(&["--worlds", "1"]);
+    let port = serve.addr.rsplit(':').next().unwrap().to_owned();
+    // A page elsewhere posts a form-like body to admit a player: refused,
+    // for its Origin, and for its Content-Type with no Origin at all.
+    let admit = |headers: &str| {
+        raw(
+            &serve,
+            format!(
+                "POST /worlds/1/players HTTP/1.1\r\n{headers}Content-Length: 2\r\n\
+                 Connection: close\r\n\r\n{{}}"
+            )
+            .as_bytes(),
+        )
+    };
+    let (status, body) = admit(&format!(
+        "Host: 127.0.0.1:{port}\r\nOrigin: https://evil.example\r\nContent-Type: text/plain\r\n"
+    ));
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("Origin: https://evil.example"), "{body}");
+    let (status, body) = admit(&format!(
+        "Host: 127.0.0.1:{port}\r\nContent-Type: text/plain\r\n"
+    ));
+    assert_eq!(status, 415, "{body}");
+    // DNS rebinding: the page's own name, resolved to loopback.
+    let (status, body) = admit(&format!(
+        "Host: evil.example:{port}\r\nContent-Type: application/json\r\n"
+    ));
+    assert_eq!(status, 403, "{body}");
+    let (status, body) = raw(
+        &serve,
+        format!("GET /worlds HTTP/1.1\r\nHost: evil.example:{port}\r\nConnection: close\r\n\r\n")
+            .as_bytes(),
+    );
+    assert_eq!(status, 403, "{body}");
+    // Nobody was admitted; the server's own clients are answered.
+    let (status, body) = request("GET", &serve.url("/worlds/1"), None);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json(&body)["players"], 0, "{body}");
+    let (status, body) = admit(&format!(
+        "Host: localhost:{port}\r\nOrigin: http://localhost:{port}\r\nContent-Type: application/json\r\n"
+    ));
+    assert_eq!(status, 201, "{body}");
 }

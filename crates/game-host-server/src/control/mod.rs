@@ -38,6 +38,7 @@
 //! is used.
 
 mod auth;
+mod cross_site;
 mod limits;
 mod routes;
 mod shed;
@@ -126,6 +127,7 @@ impl ControlServer {
             .build()
             .context("failed to start the control surface's runtime")?;
         let context = Arc::new(ControlState {
+            listen: addr,
             server,
             catalog,
             token: config.token,
@@ -306,12 +308,21 @@ async fn handle(
     waiting: Waiting,
     request: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
-    let answer = match Route::of(request.method(), request.uri().path()) {
-        Ok(Route::Stream(id)) => match upgrade::upgrade(&context, id, request) {
+    let route = Route::of(request.method(), request.uri().path());
+    let changes = route
+        .as_ref()
+        .is_ok_and(|route| route.mutates() || matches!(route, Route::Stream(_)));
+    let refused = match context.token {
+        None => cross_site::check(request.headers(), changes, context.listen).err(),
+        Some(_) => None,
+    };
+    let answer = match (refused, route) {
+        (Some(refused), _) => refused,
+        (None, Ok(Route::Stream(id))) => match upgrade::upgrade(&context, id, request) {
             Ok(response) => return Ok(response),
             Err(answer) => answer,
         },
-        _ => answer(&context, &waiting, request).await,
+        (None, _) => answer(&context, &waiting, request).await,
     };
     // The answer is on its way: the connection waits on its client again.
     waiting.waiting();

@@ -14,6 +14,8 @@ use crate::stream::StreamLimits;
 
 /// What every request handler shares.
 pub(super) struct ControlState {
+    /// The address the server listens on.
+    pub listen: std::net::SocketAddr,
     pub server: Arc<Server>,
     pub catalog: Catalog,
     pub token: Option<ControlToken>,
