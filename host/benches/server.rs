@@ -97,6 +97,7 @@ fn ramp(case: &Case, threads: usize, hz: f64, max_instances: usize) -> Ramp {
         seed: None,
         stream_every: None,
         grants: None,
+        open_to_players: None,
     };
     let dt = Duration::from_secs_f64(1.0 / hz);
     let (settle, length) = (
@@ -184,6 +185,7 @@ fn main() {
             seed: None,
             stream_every: None,
             grants: None,
+            open_to_players: None,
         };
         fill(&server, &spec, 100);
         let rss = memory::status_kib("VmRSS");
@@ -214,6 +216,7 @@ fn main() {
                 seed: None,
                 stream_every: None,
                 grants: None,
+                open_to_players: None,
             };
             fill(&server, &spec, steady);
             let figures = window(&server, Duration::from_millis(200), Duration::from_secs(3));

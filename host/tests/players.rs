@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use common::serve::{Serve, json, request};
 use game_host::GameScene;
 use game_host::input::{Event, Key};
-use game_host::players::{PlayerEvent, PlayerInput, PlayerMessage};
+use game_host::players::{OpenToPlayers, PlayerEvent, PlayerInput, PlayerMessage};
+use game_host::{GrantFile, GrantPolicy, RuntimeConfig};
 use serde_json::Value;
 use tungstenite::{Message, WebSocket};
 
@@ -104,7 +105,14 @@ fn scale_y(message: &Value, name: &str) -> Option<f64> {
 fn a_player_sees_the_window_open_and_closes_it_with_enter() {
     // The world starts when asked, at 20 Hz: its window opens over the
     // first second, while the player watches.
-    let serve = Serve::start(&["examples/message-window", "--worlds", "0", "--hz", "20"]);
+    let serve = Serve::start(&[
+        "examples/message-window",
+        "--worlds",
+        "0",
+        "--hz",
+        "20",
+        "--player-keys",
+    ]);
     let (status, body) = request("POST", &serve.url("/worlds"), Some("{}"));
     assert_eq!(status, 201, "{body}");
     let (player, stream) = admit(&serve, 1);
@@ -405,4 +413,131 @@ fn a_played_world_replays_frame_for_frame() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{}", common::stderr_of(&output));
     assert!(stdout.contains("replay: 180 frames agree"), "{stdout}");
+}
+
+/// What `players-probe` logs after player 7 joins, sends `give-gold` on
+/// `admin`, `gg` on `chat` and `psst` on `whisper`, and presses Enter, in a runtime with
+/// `config`.
+fn probe_hears(config: RuntimeConfig) -> Vec<String> {
+    let engine = common::engine();
+    let (mut runtime, log) = common::runtime_with(config);
+    runtime
+        .spawn(&common::load(&engine, "players-probe"))
+        .unwrap();
+    runtime.step();
+    let input = |event| PlayerEvent::Input(PlayerInput { player: 7, event });
+    let message = |channel: &str, payload: &str| {
+        input(Event::Message(game_host::input::ScriptMessage {
+            channel: channel.into(),
+            payload: payload.into(),
+        }))
+    };
+    runtime.push_player(PlayerEvent::Joined(7));
+    runtime.push_player(message("admin", "give-gold"));
+    runtime.push_player(message("chat", "gg"));
+    runtime.push_player(message("whisper", "psst"));
+    runtime.push_player(input(Event::KeyPressed(Key::Enter)));
+    runtime.run_frames(3);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    log.messages()
+}
+
+#[test]
+fn a_player_reaches_scripts_as_a_player_within_their_grants_and_never_as_a_script() {
+    // Nothing open (the default): the forged `admin` message reaches no
+    // `admin` wait; every event reaches the players listener, with its
+    // sender.
+    let heard = probe_hears(RuntimeConfig::default());
+    assert_eq!(
+        heard,
+        [
+            "joined 7",
+            "message 7 admin: give-gold",
+            "message 7 chat: gg",
+            "message 7 whisper: psst",
+            "key 7 Key::Enter"
+        ]
+    );
+    // A world that opens `admin` to players lets it through.
+    let heard = probe_hears(RuntimeConfig {
+        open_to_players: OpenToPlayers {
+            keys: false,
+            channels: vec!["adm*".into()],
+        },
+        ..RuntimeConfig::default()
+    });
+    assert!(
+        heard.iter().any(|line| line == "admin: give-gold"),
+        "{heard:?}"
+    );
+    // A mod granted no keys and only `chat` and `admin` hears neither the
+    // keys nor other channels through `players`, as through `events`.
+    let grants = "[default]\nkeys = false\nlisten = [\"chat\", \"admin\"]\n";
+    let heard = probe_hears(RuntimeConfig {
+        grants: GrantPolicy::new(toml::from_str::<GrantFile>(grants).unwrap()).unwrap(),
+        ..RuntimeConfig::default()
+    });
+    assert_eq!(
+        heard,
+        [
+            "joined 7",
+            "message 7 admin: give-gold",
+            "message 7 chat: gg"
+        ]
+    );
+}
+
+/// The resident memory of process `pid`, in MiB.
+fn rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    kib / 1024.0
+}
+
+#[test]
+fn a_broadcast_flood_to_a_client_that_stops_reading_is_stopped_within_the_worlds_budget() {
+    // The flood script broadcasts 6 MB a frame; beside it, the spinning
+    // cube keeps the world doing something. One player connects, reads its
+    // snapshot, then reads nothing.
+    let flood = common::build("flood");
+    let serve = Serve::start(&[flood.to_str().unwrap(), "examples/spinning-cube"]);
+    let pid = serve.child.id();
+    let (_, stream) = admit(&serve, 1);
+    let mut reader = Client::connect(&serve, &stream).unwrap();
+    reader.until(Duration::from_secs(10), |m| m.get("entities").is_some());
+    let started = Instant::now();
+    let mut peak: f64 = 0.0;
+    while started.elapsed() < Duration::from_secs(4) {
+        peak = peak.max(rss_mib(pid));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let log = serve.stderr();
+    // The flood was stopped, naming the budget, in the frame it went past
+    // it (4 messages of 60 KiB fit in 256 KiB; the fifth does not).
+    assert!(
+        log.contains("player-bytes-per-frame") && log.contains("test_flood"),
+        "{log}"
+    );
+    // Before this budget the server grew to 448 MiB in 1.5 s.
+    assert!(
+        peak < 200.0,
+        "the server's memory peaked at {peak:.0} MiB\n{log}"
+    );
+    // The world, the server and its probes go on.
+    assert_eq!(request("GET", &serve.url("/healthz"), None).0, 200);
+    let first = json(&request("GET", &serve.url("/worlds"), None).1)[0]["frame"]
+        .as_u64()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let worlds = json(&request("GET", &serve.url("/worlds"), None).1);
+    assert!(worlds[0]["frame"].as_u64().unwrap() > first, "{worlds}");
+    assert!(
+        worlds[0]["script_errors"].as_u64().unwrap() >= 1,
+        "{worlds}"
+    );
+    drop(reader);
 }

@@ -34,6 +34,7 @@ fn start(server: &Server, scripts: &[&ScriptComponent], frames: u64) -> WorldId 
         seed: None,
         stream_every: None,
         grants: None,
+        open_to_players: None,
     };
     server.start_world(&spec).expect("world starts")
 }
@@ -84,6 +85,7 @@ fn worlds_start_and_stop_mid_run_and_count_every_frame() {
         seed: None,
         stream_every: None,
         grants: None,
+        open_to_players: None,
     };
     // A world that cannot start as asked is `Invalid`, whatever the room.
     let empty = WorldSpec {
@@ -348,6 +350,7 @@ fn big_worlds_on_shared_frame_threads_end_as_on_one_thread() {
             seed: None,
             stream_every: None,
             grants: None,
+            open_to_players: None,
         };
         let worlds: Vec<WorldId> = (0..3).map(|_| server.start_world(&spec).unwrap()).collect();
         assert!(server.wait_idle(Duration::from_secs(60)));

@@ -138,7 +138,14 @@ impl Drop for Browser<'_> {
 
 #[test]
 fn the_view_page_draws_the_world_and_sends_its_keys() {
-    let serve = Serve::start(&["examples/message-window", "--worlds", "0", "--hz", "20"]);
+    let serve = Serve::start(&[
+        "examples/message-window",
+        "--worlds",
+        "0",
+        "--hz",
+        "20",
+        "--player-keys",
+    ]);
     let (status, body) = request("POST", &serve.url("/worlds"), Some("{}"));
     assert_eq!(status, 201, "{body}");
     let (status, body) = request("POST", &serve.url("/worlds/1/players"), None);

@@ -84,4 +84,7 @@ pub struct WorldSpec {
     /// Grants that narrow the server's ([`RuntimeConfig::grants`]) for this
     /// world's scripts; they can take away, never add.
     pub grants: Option<GrantFile>,
+    /// Which of players' input reaches this world's ordinary event waits
+    /// (`None`: the server's, [`RuntimeConfig::open_to_players`]).
+    pub open_to_players: Option<game_host::players::OpenToPlayers>,
 }

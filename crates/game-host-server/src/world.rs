@@ -131,6 +131,8 @@ pub(super) struct World {
     overrun_streak: u32,
     /// Script errors already counted.
     errors_seen: usize,
+    /// Lost writes already counted.
+    lost_writes_seen: u64,
     pub last_cost: Duration,
     /// Its players and their clients.
     pub hub: Arc<WorldHub>,
@@ -146,6 +148,9 @@ const MAX_STREAM_EVERY: u32 = 3600;
 pub(super) struct Stepped {
     /// New script errors in the frame.
     pub new_errors: usize,
+    /// Writes lost in the frame to another script's write of the same
+    /// field.
+    pub new_lost_writes: u64,
     /// Set when the world ends after this frame.
     pub end: Option<EndReason>,
 }
@@ -171,9 +176,14 @@ impl World {
                 .map_err(|error| anyhow::anyhow!("bad grants: {error}"))?,
             None => config.runtime.grants.clone(),
         };
+        let open_to_players = spec
+            .open_to_players
+            .clone()
+            .unwrap_or_else(|| config.runtime.open_to_players.clone());
         let mut runtime = Runtime::new(RuntimeConfig {
             seed,
             grants,
+            open_to_players: open_to_players.clone(),
             ..config.runtime.clone()
         });
         for script in &spec.scripts {
@@ -189,6 +199,7 @@ impl World {
                 seed,
                 checkpoint_every: config.checkpoint_every,
                 canonical_nans: config.canonical_nans,
+                open_to_players,
             };
             let recorder = Recorder::create(&path, settings, &scripts)
                 .with_context(|| format!("{id} could not be recorded"))?;
@@ -200,12 +211,14 @@ impl World {
 
     fn new(id: WorldId, runtime: Runtime, frames: Option<u64>, hub: Arc<WorldHub>) -> Self {
         let errors_seen = runtime.errors().len();
+        let lost_writes_seen = runtime.lost_writes();
         World {
             id,
             runtime,
             frames,
             overrun_streak: 0,
             errors_seen,
+            lost_writes_seen,
             last_cost: Duration::ZERO,
             hub,
             tracker: SceneTracker::default(),
@@ -227,6 +240,9 @@ impl World {
         let errors = self.runtime.errors().len();
         let new_errors = errors - self.errors_seen;
         self.errors_seen = errors;
+        let lost_writes = self.runtime.lost_writes();
+        let new_lost_writes = lost_writes - self.lost_writes_seen;
+        self.lost_writes_seen = lost_writes;
         self.overrun_streak = if cost > budget {
             self.overrun_streak + 1
         } else {
@@ -248,7 +264,11 @@ impl World {
         } else {
             None
         };
-        Stepped { new_errors, end }
+        Stepped {
+            new_errors,
+            new_lost_writes,
+            end,
+        }
     }
 
     pub fn status(&self, thread: usize) -> WorldStatus {

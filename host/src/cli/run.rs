@@ -198,6 +198,7 @@ pub fn run(mut args: RunArgs) -> Result<ExitCode> {
             seed: runtime.seed(),
             checkpoint_every: args.world.checkpoint_every,
             canonical_nans: engine.deterministic_floats(),
+            open_to_players: runtime.open_to_players().clone(),
         };
         let recorder = Recorder::create(file, settings, &started_scripts)?;
         runtime.observe(Box::new(recorder));

@@ -12,7 +12,8 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use game_host::files::{ensure_writable_dir, write_atomic};
 use game_host::log::QuietTracingLog;
-use game_host::{ScriptComponent, ScriptEngine};
+use game_host::players::OpenToPlayers;
+use game_host::{RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_server::control::{
     Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken,
 };
@@ -71,6 +72,28 @@ pub struct ServeArgs {
     /// (messages go every frame); a POSTed world may ask for its own.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=3600))]
     stream_every: u32,
+
+    /// Players' key presses also reach scripts' ordinary key waits
+    /// (`events`), as the view page's keys do. Without it they reach only
+    /// `players` listeners, with their sender.
+    #[arg(long)]
+    player_keys: bool,
+
+    /// Players' messages on channel NAME (a name or `*` pattern; repeat
+    /// for more) also reach scripts' ordinary message waits. On any other
+    /// channel they reach only `players` listeners, with their sender, so a
+    /// player can never pass for a script (a POSTed world may set its own:
+    /// `{"open_to_players": {"keys": true, "channels": ["chat"]}}`).
+    #[arg(long, value_name = "NAME")]
+    player_channel: Vec<String>,
+
+    /// Bytes a world's scripts may send to players in one frame, all
+    /// together: a script whose message goes past it is stopped, naming the
+    /// quota. The server keeps each byte for slow clients, so this bounds a
+    /// world's memory for them (about 128 frames' worth).
+    #[arg(long, value_name = "BYTES", default_value_t = game_host::runtime::DEFAULT_PLAYER_BYTES_PER_FRAME as u64,
+          value_parser = clap::value_parser!(u64).range(1..=(64 << 20)))]
+    player_bytes_per_frame: u64,
 
     /// Players' streams (WebSockets) open at once, over all worlds.
     #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
@@ -164,6 +187,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             seed: None,
             stream_every: None,
             grants: None,
+            open_to_players: None,
         },
         args.worlds,
     )?;
@@ -214,12 +238,19 @@ fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfi
     ServerConfig {
         threads: args.threads,
         // A recorded world must replay frame for frame.
-        runtime: args.engine.runtime_config(
-            args.hz,
-            args.world.seed(),
-            args.record_worlds.is_some(),
-            Arc::new(QuietTracingLog),
-        ),
+        runtime: RuntimeConfig {
+            open_to_players: OpenToPlayers {
+                keys: args.player_keys,
+                channels: args.player_channel.clone(),
+            },
+            player_bytes_per_frame: args.player_bytes_per_frame as usize,
+            ..args.engine.runtime_config(
+                args.hz,
+                args.world.seed(),
+                args.record_worlds.is_some(),
+                Arc::new(QuietTracingLog),
+            )
+        },
         world_budget: args
             .world_budget_ms
             .map(|ms| Duration::from_secs_f64(ms / 1e3)),

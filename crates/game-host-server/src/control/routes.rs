@@ -256,6 +256,7 @@ struct StartBody {
     seed: Option<u64>,
     stream_every: Option<u32>,
     grants: Option<GrantFile>,
+    open_to_players: Option<game_host::players::OpenToPlayers>,
 }
 
 /// Reads the body and finds its scripts in the catalog; every check of the
@@ -297,6 +298,7 @@ fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
         seed: body.seed,
         stream_every: body.stream_every,
         grants: body.grants,
+        open_to_players: body.open_to_players,
     };
     match server.start_world(&spec) {
         Ok(id) => Answer::json(

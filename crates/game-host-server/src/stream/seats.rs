@@ -16,6 +16,15 @@ use game_host::players::{PlayerId, PlayerMessage};
 /// are dropped past this.
 pub(crate) const MAILBOX: usize = 256;
 
+/// Bytes of messages (channel and payload) kept for a player whose client
+/// is not connected; older ones are dropped past this, so a world's
+/// absent players hold at most this much each.
+pub(crate) const MAILBOX_BYTES: usize = 1 << 20;
+
+fn size(message: &PlayerMessage) -> usize {
+    message.channel.len() + message.payload.len()
+}
+
 /// Connections a player may open within [`CONNECTS_WITHIN`].
 const CONNECTS: usize = 5;
 const CONNECTS_WITHIN: Duration = Duration::from_secs(10);
@@ -30,6 +39,8 @@ struct Seat {
     /// Tells the client streaming for the player, if any, to close, and why.
     client: Option<(u64, oneshot::Sender<&'static str>)>,
     mailbox: VecDeque<PlayerMessage>,
+    /// The bytes of `mailbox`'s messages.
+    mailbox_bytes: usize,
     /// What its clients may still send (made on first use, kept across
     /// reconnections).
     bucket: Option<Bucket>,
@@ -80,6 +91,7 @@ impl Seats {
             token: digest(&token),
             client: None,
             mailbox: VecDeque::new(),
+            mailbox_bytes: 0,
             bucket: None,
             connects: VecDeque::new(),
         };
@@ -167,6 +179,7 @@ impl Seats {
         if let Some((_, older)) = seat.client.replace((self.connections, tell)) {
             let _ = older.send("another client connected for this player");
         }
+        seat.mailbox_bytes = 0;
         Some((self.connections, told, seat.mailbox.drain(..).collect()))
     }
 
@@ -191,10 +204,14 @@ impl Seats {
             None => Route::Nobody,
             Some(seat) if seat.client.is_some() => Route::Clients,
             Some(seat) => {
-                if seat.mailbox.len() == MAILBOX {
-                    seat.mailbox.pop_front();
-                }
+                seat.mailbox_bytes += size(message);
                 seat.mailbox.push_back(message.clone());
+                while seat.mailbox.len() > MAILBOX || seat.mailbox_bytes > MAILBOX_BYTES {
+                    let Some(dropped) = seat.mailbox.pop_front() else {
+                        break;
+                    };
+                    seat.mailbox_bytes -= size(&dropped);
+                }
                 Route::Kept
             }
         }
@@ -258,5 +275,25 @@ mod tests {
         assert!((0..CONNECTS).all(|_| seats.may_connect(one)));
         assert!(!seats.may_connect(one));
         assert!(!seats.may_connect(99));
+    }
+
+    #[test]
+    fn an_absent_players_mailbox_keeps_at_most_its_bytes() {
+        let mut seats = Seats::default();
+        let (one, _) = seats.admit(1).unwrap();
+        let big = |n: usize| PlayerMessage {
+            to: Some(one),
+            channel: "c".into(),
+            payload: n.to_string().repeat(60 << 10),
+        };
+        for n in 0..40 {
+            seats.route(&big(n % 10));
+        }
+        let (_, _, kept) = seats.connect(one).unwrap();
+        let bytes: usize = kept.iter().map(size).sum();
+        assert!(bytes <= MAILBOX_BYTES, "{bytes}");
+        assert_eq!(kept.len(), MAILBOX_BYTES / ((60 << 10) + 1));
+        // The newest are kept.
+        assert_eq!(kept.last().unwrap().payload, big(39 % 10).payload);
     }
 }

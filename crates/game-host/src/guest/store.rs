@@ -10,7 +10,7 @@ use uuid::Uuid;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use super::bindings::events::EventFilter;
+use super::bindings::events::{Event, EventFilter};
 use super::bindings::players::PlayerEvent;
 use super::bindings::runtime::FrameClock as WitFrameClock;
 use super::bindings::tasks::Wake;
@@ -384,8 +384,25 @@ impl ScriptState {
 
     /// Keeps player events for the script's next `take-events`; the first
     /// time older ones are dropped before it takes them, a warning says so.
+    /// Players' input goes only as far as the script's grants: key presses
+    /// with `keys`, messages on channels its `listen` allows (as for
+    /// `events`); joins and leaves always.
     pub(crate) fn push_player_events(&mut self, events: &[PlayerEvent]) {
-        if self.players.push(events) {
+        let grants = &self.grants;
+        let allowed = |event: &&PlayerEvent| match event {
+            PlayerEvent::Input(input) => match &input.event {
+                Event::KeyPressed(_) | Event::KeyReleased(_) => grants.keys,
+                Event::Message(message) => grants.listen.allows(&message.channel),
+            },
+            _ => true,
+        };
+        let dropped = if events.iter().all(|event| allowed(&event)) {
+            self.players.push(events)
+        } else {
+            let kept: Vec<PlayerEvent> = events.iter().filter(allowed).cloned().collect();
+            self.players.push(&kept)
+        };
+        if dropped {
             self.identity.log(
                 LogLevel::Warn,
                 LogSource::Host,

@@ -5,6 +5,7 @@ use super::Runtime;
 use super::waits::{Wait, WaitKey};
 use crate::guest::Command;
 use crate::guest::bindings::events::Event;
+use crate::{ScriptError, ScriptExport};
 
 impl Runtime {
     /// Applies the commands the instance in `slot` made since the last time.
@@ -19,6 +20,7 @@ impl Runtime {
         let mut commands = std::mem::take(&mut self.command_buffer);
         instance.swap_commands(&mut commands);
         let now = self.shared.clock.now().frame;
+        let mut over_budget = None;
         for command in commands.drain(..) {
             match command {
                 Command::Subscribe(id) => self.subscriptions.subscribe(slot, id),
@@ -52,7 +54,16 @@ impl Runtime {
                     speed,
                 } => self.waits.add_motion((slot, token), entity, target, speed),
                 Command::ListenPlayers(token) => self.waits.add_players((slot, token)),
-                Command::ToPlayers { to, message } => self.send_to_players(to, message),
+                Command::ToPlayers { to, message } => {
+                    let bytes = message.channel.len() + message.payload.len();
+                    let budget = self.player_bytes_per_frame;
+                    if let Err(cause) = self.outbox.charge(now, bytes, budget) {
+                        // It is stopped: nothing more it asked for is done.
+                        over_budget = Some(cause);
+                        break;
+                    }
+                    self.send_to_players(to, message)
+                }
                 Command::Job { token, kind, key } => {
                     // A reused token replaces the older wait, job included.
                     self.cancel_wait((slot, token));
@@ -63,7 +74,11 @@ impl Runtime {
                 }
             }
         }
+        commands.clear();
         self.command_buffer = commands;
+        if let Some(cause) = over_budget {
+            self.stop(slot, cause);
+        }
     }
 
     /// Withdraws one wait, and its job request if it is one.
@@ -82,5 +97,27 @@ impl Runtime {
                 self.jobs.withdraw(key, kind, job);
             }
         }
+    }
+
+    /// Stops the instance in `slot` for `cause` (a quota it went past while
+    /// its commands were applied), as a failed call stops one: the error is
+    /// recorded, naming it, and it restarts if the policy says so.
+    fn stop(&mut self, slot: u32, cause: String) {
+        let frame = self.frame();
+        let Some(mut stopped) = self.slots.take(slot) else {
+            return;
+        };
+        self.record(ScriptError {
+            script: stopped.name().to_owned(),
+            instance: stopped.id(),
+            export: ScriptExport::OnUpdate,
+            frame,
+            cause,
+            guest_stderr: None,
+            backtrace: None,
+        });
+        self.keep_profile(&mut stopped);
+        self.restarts.schedule(&stopped, frame);
+        self.release_host_state(slot);
     }
 }

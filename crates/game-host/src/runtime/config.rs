@@ -9,6 +9,7 @@ use crate::grants::GrantPolicy;
 use crate::jobs::{JobDelivery, JobWorkers};
 use crate::limits::Quotas;
 use crate::log::{LogSink, TracingLog};
+use crate::players::OpenToPlayers;
 
 /// How a [`Runtime`](super::Runtime) runs.
 #[derive(Clone)]
@@ -49,7 +50,19 @@ pub struct RuntimeConfig {
     /// (handing them to the frame threads would cost more than it saves;
     /// the result is the same either way).
     pub min_parallel_tasks: usize,
+    /// Which of players' input also reaches ordinary event waits (none by
+    /// default: see [`OpenToPlayers`]).
+    pub open_to_players: OpenToPlayers,
+    /// Bytes the world's scripts may send to players in one frame, all
+    /// together (channel and payload): a script whose message goes past it
+    /// is stopped, naming the quota. Each byte is one the server keeps for
+    /// slow clients, so this bounds a world's memory for them.
+    pub player_bytes_per_frame: usize,
 }
+
+/// [`RuntimeConfig::player_bytes_per_frame`]'s default: four of the
+/// largest messages (64 KiB) a frame, 15 MiB/s at 60 Hz.
+pub const DEFAULT_PLAYER_BYTES_PER_FRAME: usize = 256 << 10;
 
 impl Default for RuntimeConfig {
     fn default() -> Self {
@@ -67,6 +80,8 @@ impl Default for RuntimeConfig {
             frame_threads: 0,
             frame_pool: None,
             min_parallel_tasks: 64,
+            open_to_players: OpenToPlayers::default(),
+            player_bytes_per_frame: DEFAULT_PLAYER_BYTES_PER_FRAME,
         }
     }
 }

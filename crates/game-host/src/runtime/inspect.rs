@@ -90,6 +90,18 @@ impl Runtime {
         &self.errors
     }
 
+    /// Writes lost so far: a field of an entity that a later call of the
+    /// same frame set too (each pair of instances and entity is also said
+    /// once in the log).
+    pub fn lost_writes(&self) -> u64 {
+        self.lost_writes.count()
+    }
+
+    /// Which of players' input reaches ordinary event waits.
+    pub fn open_to_players(&self) -> &crate::players::OpenToPlayers {
+        &self.open_to_players
+    }
+
     /// Number of instances still running.
     pub fn live_instances(&self) -> usize {
         self.slots.iter().count()

@@ -31,8 +31,9 @@
 //! `dispatch` (the frame's calls, on its threads), `commands` (applying
 //! what scripts asked for), `inspect` (read-only views for tools and
 //! tests), `swap` (hot-swapping an instance), `observe` (what a recorder
-//! sees), and the tables: `subscriptions`, `waits`, `motion`, `events`, `restart`, `outbox`. Only
-//! `mod.rs`, `inspect`, `swap`, `commands` and `players` extend
+//! sees), and the tables: `subscriptions`, `waits`, `motion`, `events`, `restart`, `outbox`, and `overwrites` (writes lost to another
+//! script's). Only `mod.rs`, `inspect`, `swap`, `commands`, `players` and
+//! `overwrites` extend
 //! [`Runtime`]; each table keeps itself, knowing nothing of the runtime.
 
 mod commands;
@@ -44,6 +45,7 @@ mod inspect;
 mod motion;
 mod observe;
 mod outbox;
+mod overwrites;
 mod players;
 mod restart;
 mod script_times;
@@ -71,13 +73,14 @@ use dispatch::Dispatch;
 use events::{EventQueue, Incoming};
 use granting::Granting;
 use outbox::Outbox;
+use overwrites::LostWrites;
 use restart::Restarts;
 use script_times::ScriptTimes;
 use slots::Slots;
 use subscriptions::{Subscription, Subscriptions};
 use waits::Waits;
 
-pub use config::RuntimeConfig;
+pub use config::{DEFAULT_PLAYER_BYTES_PER_FRAME, RuntimeConfig};
 pub use dispatch::{FramePool, frame_threads};
 pub use observe::RunObserver;
 pub use restart::RestartPolicy;
@@ -131,6 +134,12 @@ pub struct Runtime {
     /// Profiles of profiled instances that are gone (failed, removed,
     /// swapped out), for [`Runtime::take_profiles`].
     profiles: Vec<ScriptProfile>,
+    /// Writes lost to another script's write of the same field.
+    lost_writes: LostWrites,
+    /// Which of players' input reaches ordinary event waits.
+    open_to_players: crate::players::OpenToPlayers,
+    /// The world's budget of bytes sent to players per frame.
+    player_bytes_per_frame: usize,
 }
 
 impl Runtime {
@@ -190,6 +199,9 @@ impl Runtime {
             granting: Granting::new(config.grants),
             times: ScriptTimes::default(),
             profiles: Vec::new(),
+            lost_writes: LostWrites::default(),
+            open_to_players: config.open_to_players,
+            player_bytes_per_frame: config.player_bytes_per_frame,
         }
     }
 
@@ -375,7 +387,11 @@ impl Runtime {
         }
         if dispatch.has_writes() {
             dispatch.apply_writes(&mut *self.shared.scene.lock_unpoisoned());
+            if !dispatch.overwrites().is_empty() {
+                self.say_overwrites();
+            }
         }
+        let dispatch = &mut self.dispatch;
         let mut failures = std::mem::take(&mut self.failures);
         dispatch.finish(
             |slot, error| failures.push((slot, error)),

@@ -32,10 +32,13 @@ impl Runtime {
     }
 
     /// Step 5 of the frame for one player event: the roster follows it, its
-    /// input reaches event waits, and it is kept for the player listeners.
+    /// input reaches event waits where the world opens them to players
+    /// ([`OpenToPlayers`](crate::players::OpenToPlayers)), and it is kept for the player listeners.
     pub(super) fn deliver_player_event(&mut self, event: PlayerEvent) {
         self.shared.players.apply(&event);
-        if let PlayerEvent::Input(input) = &event {
+        if let PlayerEvent::Input(input) = &event
+            && self.open_to_players.admits(&input.event)
+        {
             self.waits.deliver_event(&input.event, &mut self.completed);
         }
         self.player_events.push(event);
