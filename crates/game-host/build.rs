@@ -5,7 +5,11 @@
 //! It also embeds the newest package's files (`$OUT_DIR/engine_wit.rs`),
 //! for the builders that hand them to componentize-py and -js, and reads
 //! the version of the host's own `game:live` package (`wit/live.wit`) as
-//! `env!("GAME_LIVE_VERSION")`.
+//! `env!("GAME_LIVE_VERSION")`. And it lists the interfaces from the WIT
+//! itself, so no list in the host can miss one: `$OUT_DIR/interfaces.rs`
+//! (every interface of the newest package and of 0.1 that declares
+//! functions: the names grants use) and `$OUT_DIR/engine_modules.rs` (the
+//! newest package's interfaces, as the bindings' modules).
 
 use std::path::{Path, PathBuf};
 
@@ -25,6 +29,99 @@ fn main() {
     println!("cargo:rustc-env=GAME_ENGINE_V0_1={v0_1}");
     println!("cargo:rustc-env=GAME_LIVE_VERSION={live}");
     embed_files(&wit);
+    list_interfaces(&wit);
+}
+
+/// Writes `$OUT_DIR/interfaces.rs` (`&["entities", ...]`: each interface
+/// that declares functions, the newest package's then 0.1's others, each
+/// sorted) and `$OUT_DIR/engine_modules.rs` (`pub use game::engine::{...};`
+/// of every interface of the newest package).
+fn list_interfaces(wit: &Path) {
+    let newest = interfaces(&wit_files(wit));
+    let old = interfaces(&wit_files(&wit.join("v0.1")));
+    let mut granted: Vec<&str> = newest
+        .iter()
+        .filter(|(_, funcs)| *funcs)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    granted.sort_unstable();
+    let mut older: Vec<&str> = old
+        .iter()
+        .filter(|(name, funcs)| *funcs && !granted.contains(&name.as_str()))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    older.sort_unstable();
+    granted.extend(older);
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
+    write(&out.join("interfaces.rs"), &format!("&{granted:?}\n"));
+    let mut modules: Vec<String> = newest
+        .iter()
+        .map(|(name, _)| name.replace('-', "_"))
+        .collect();
+    modules.sort_unstable();
+    write(
+        &out.join("engine_modules.rs"),
+        &format!("pub use game::engine::{{{}}};\n", modules.join(", ")),
+    );
+}
+
+/// Each `interface NAME { ... }` of `files`, with whether it declares a
+/// function.
+fn interfaces(files: &[PathBuf]) -> Vec<(String, bool)> {
+    let mut found = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("failed to read `{}`: {e}", path.display()));
+        let mut rest = text.as_str();
+        while let Some(at) = find_interface(rest) {
+            let after = &rest[at + "interface ".len()..];
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            let body_start = after.find('{').expect("an interface has a body");
+            let mut depth = 0;
+            let mut end = after.len();
+            for (index, c) in after[body_start..].char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = body_start + index;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let body = &after[body_start..end];
+            let funcs = body
+                .lines()
+                .map(|line| line.split("//").next().unwrap_or_default())
+                .any(|line| line.contains("func("));
+            found.push((name, funcs));
+            rest = &after[end..];
+        }
+    }
+    found
+}
+
+/// Where the next `interface` declaration starts at the start of a line.
+fn find_interface(text: &str) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with("interface ") {
+            return Some(offset + (line.len() - line.trim_start().len()));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text)
+        .unwrap_or_else(|e| panic!("failed to write `{}`: {e}", path.display()));
 }
 
 /// Writes `$OUT_DIR/engine_wit.rs`: `ENGINE_WIT`, each `.wit` file of the

@@ -405,3 +405,50 @@ fn a_mod_named_like_the_games_script_gets_none_of_its_grants() {
         "{stderr}"
     );
 }
+
+#[test]
+fn reading_entities_and_game_data_is_granted_too() {
+    let engine = common::engine();
+    let start = |grants: &str, script: &str| {
+        let (mut runtime, _log) = common::runtime_with(RuntimeConfig {
+            grants: policy(grants),
+            ..RuntimeConfig::default()
+        });
+        let started = runtime.spawn(&common::load(&engine, script));
+        let started = started.map_err(|error| format!("{error:#}"));
+        if started.is_ok() {
+            runtime.run_frames(2);
+        }
+        let errors: Vec<String> = runtime.errors().iter().map(ToString::to_string).collect();
+        (started, errors)
+    };
+    // The spinning cube reads the cube's rotation before it turns it.
+    let (started, errors) = start("[default]\nreads = []\n", "spinning-cube");
+    assert!(started.is_ok(), "{started:?}");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("may not read entity `cube` (id 0)")
+            && errors[0].contains("its grants' reads allow []"),
+        "{errors:?}"
+    );
+    let (_, errors) = start("[default]\nreads = [\"cu*\"]\n", "spinning-cube");
+    assert!(errors.is_empty(), "{errors:?}");
+
+    // Game data, by component: the crates' `Health` is the script's own
+    // entities' data, so only the component grants stand in its way.
+    let (started, _) = start("[default]\ndata_reads = [\"Mana\"]\n", "game-data");
+    let error = started.unwrap_err();
+    assert!(
+        error.contains("may not read game data `Health`: its grants' data_reads allow [\"Mana\"]"),
+        "{error}"
+    );
+    let (started, _) = start("[default]\ndata_writes = []\n", "game-data");
+    let error = started.unwrap_err();
+    assert!(
+        error.contains("may not write game data `Health`"),
+        "{error}"
+    );
+    let (started, errors) = start("[default]\nreads = []\nwrites = []\n", "game-data");
+    assert!(started.is_ok(), "its own crates are its own: {started:?}");
+    assert!(errors.is_empty(), "{errors:?}");
+}

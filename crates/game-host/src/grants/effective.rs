@@ -17,6 +17,12 @@ pub struct Grants {
     pub imports: Option<BTreeSet<String>>,
     /// Entities it may change besides its own.
     pub writes: NameRule,
+    /// Entities whose transforms and data it may read besides its own.
+    pub reads: NameRule,
+    /// Game-data components it may read.
+    pub data_reads: NameRule,
+    /// Game-data components it may write (on entities it may write).
+    pub data_writes: NameRule,
     /// Channels it may send on.
     pub send: NameRule,
     /// Channels it may wait for or listen to.
@@ -46,6 +52,9 @@ impl Grants {
         Grants {
             imports: None,
             writes: NameRule::any(),
+            reads: NameRule::any(),
+            data_reads: NameRule::any(),
+            data_writes: NameRule::any(),
             send: NameRule::any(),
             listen: NameRule::any(),
             keys: true,
@@ -70,6 +79,9 @@ impl Grants {
         Grants {
             imports: intersect(&self.imports, &other.imports),
             writes: self.writes.both(&other.writes),
+            reads: self.reads.both(&other.reads),
+            data_reads: self.data_reads.both(&other.data_reads),
+            data_writes: self.data_writes.both(&other.data_writes),
             send: self.send.both(&other.send),
             listen: self.listen.both(&other.listen),
             keys: self.keys && other.keys,
@@ -132,6 +144,9 @@ impl Grants {
         }
         for (key, rule) in [
             ("writes", &self.writes),
+            ("reads", &self.reads),
+            ("data_reads", &self.data_reads),
+            ("data_writes", &self.data_writes),
             ("send", &self.send),
             ("listen", &self.listen),
         ] {

@@ -13,22 +13,10 @@ use super::rule::NameRule;
 use crate::limits::Quotas;
 
 /// The `game:engine` interfaces that declare functions, by the names grants
-/// use (the newest release's, and 0.1's `frame` and `terrain`).
-pub const INTERFACES: &[&str] = &[
-    "log",
-    "runtime",
-    "scene",
-    "entity",
-    "entities",
-    "tasks",
-    "events",
-    "motion",
-    "lifetime",
-    "game-data",
-    "players",
-    "frame",
-    "terrain",
-];
+/// use: the newest release's, then 0.1's others (`terrain`; its `frame` declares no function). Made
+/// from `wit/` when the crate is built, so it never misses one; each has
+/// its entry in [`GUARDS`](super::GUARDS) (a test checks).
+pub const INTERFACES: &[&str] = include!(concat!(env!("OUT_DIR"), "/interfaces.rs"));
 
 /// The longest CPU deadline a grant may name, in milliseconds (as
 /// `--script-deadline-ms` allows; a grant only ever lowers the game's).
@@ -44,6 +32,11 @@ const MAX_DEADLINE_MS: f64 = 60_000.0;
 /// - `writes`: entity names the script may change (move, despawn, give
 ///   data), besides the entities it spawned itself; `*` matches any run of
 ///   characters (`"enemy-*"`). `[]`: only its own.
+/// - `reads`: entity names whose transforms and game data the script may
+///   read, besides the entities it spawned itself (patterns as for
+///   `writes`). `[]`: only its own.
+/// - `data_reads`, `data_writes`: the game-data components (by name,
+///   patterns) it may read, and write on the entities it may write.
 /// - `send`, `listen`: event channels it may send on and listen to
 ///   (patterns as for `writes`).
 /// - `keys`: whether it may wait for or listen to key input.
@@ -57,6 +50,12 @@ pub struct GrantSpec {
     pub imports: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writes: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reads: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_reads: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_writes: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -79,6 +78,12 @@ impl GrantSpec {
         GrantSpec {
             imports: self.imports.clone().or_else(|| base.imports.clone()),
             writes: self.writes.clone().or_else(|| base.writes.clone()),
+            reads: self.reads.clone().or_else(|| base.reads.clone()),
+            data_reads: self.data_reads.clone().or_else(|| base.data_reads.clone()),
+            data_writes: self
+                .data_writes
+                .clone()
+                .or_else(|| base.data_writes.clone()),
             send: self.send.clone().or_else(|| base.send.clone()),
             listen: self.listen.clone().or_else(|| base.listen.clone()),
             keys: self.keys.or(base.keys),
@@ -110,6 +115,9 @@ impl GrantSpec {
         Grants {
             imports: set(&self.imports),
             writes: rule(&self.writes),
+            reads: rule(&self.reads),
+            data_reads: rule(&self.data_reads),
+            data_writes: rule(&self.data_writes),
             send: rule(&self.send),
             listen: rule(&self.listen),
             keys: self.keys.unwrap_or(true),

@@ -13,10 +13,9 @@ wasmtime::component::bindgen!({
     },
 });
 
-pub use game::engine::{
-    entities, entity, events, game_data, input, lifetime, log, motion, players, runtime, scene,
-    tasks, types,
-};
+// `pub use game::engine::{...}` of every interface in `wit/`, listed when
+// the crate is built (build.rs).
+include!(concat!(env!("OUT_DIR"), "/engine_modules.rs"));
 
 /// Bindings of the host's own `game:live` package (`crates/game-host/wit/live.wit`):
 /// what the live Python and JavaScript runtime components import and

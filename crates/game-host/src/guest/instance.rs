@@ -255,7 +255,7 @@ impl ScriptInstance {
 
     /// Starts its part of a frame's dispatch, as task `task`: its scene
     /// writes are kept until [`Self::end_task`], and calls that depend on
-    /// other scripts' spawns wait for its turn (see `guest::view`).
+    /// other scripts' spawns wait for its turn (see `guest::store::view`).
     pub fn begin_task(&mut self, task: usize) {
         let state = self.store.data_mut();
         state.task = Some(task);

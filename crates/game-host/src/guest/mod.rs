@@ -12,11 +12,11 @@
 //!     |
 //!  imports (the host side of each WIT interface, one file per interface)
 //!     |
-//!  store (ScriptState, the store data)
+//!  store (ScriptState, the store data; its children `view`, what a call
+//!     |   sees of the scene and where its writes go, and `access`, the
+//!     |   proofs of the grants `view` asks for)
 //!     |
-//!  view (what a call sees of the scene, where its writes go)
-//!     |
-//!  shared  command  usage  limiter  deadline  live  writes  profile
+//!  shared  command  usage  limiter  deadline  live  entity_guard  profile
 //!  pending  turns
 //!     |
 //!  bindings (the `bindgen!` output)
@@ -26,6 +26,7 @@ pub mod bindings;
 mod command;
 mod deadline;
 pub mod engine;
+mod entity_guard;
 mod exports;
 mod imports;
 pub(crate) mod instance;
@@ -39,8 +40,6 @@ mod store;
 pub(crate) mod turns;
 mod usage;
 pub mod v0_1;
-mod view;
-mod writes;
 
 pub(crate) use command::Command;
 pub(crate) use limiter::ScriptLimiter;

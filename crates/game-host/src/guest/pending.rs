@@ -8,9 +8,13 @@
 //! wrote at once, and what other scripts write from the next frame on.
 //! Writes are kept per entity and per field (position, rotation, scale),
 //! so two scripts that change different fields of one entity both take
-//! effect; where two change the same field, the later call wins.
+//! effect; where two set the same field, the later call wins. Relative
+//! writes (`relative.translate`, `relative.rotate`) combine instead: each
+//! is kept as a change, and applied in task order on what the earlier tasks
+//! left, so every script's nudge counts, on any number of threads.
 
 use fnv::FnvHashMap;
+use glam::{Quat, Vec3};
 
 use crate::scene::{EntityId, GameScene, Transform};
 
@@ -20,6 +24,10 @@ pub(crate) const POSITION: Fields = 1;
 pub(crate) const ROTATION: Fields = 2;
 pub(crate) const SCALE: Fields = 4;
 pub(crate) const ALL: Fields = POSITION | ROTATION | SCALE;
+/// Relative changes: a move of the position, a turn of the rotation,
+/// applied on what the scene holds when the write is made.
+pub(crate) const TRANSLATE: Fields = 8;
+pub(crate) const ROTATE: Fields = 16;
 
 /// Entries looked up by a scan before an index is kept.
 const SCANNED: usize = 8;
@@ -27,9 +35,12 @@ const SCANNED: usize = 8;
 #[derive(Debug, Clone, Copy)]
 struct Pending {
     id: EntityId,
-    /// The fields written, with their values in `transform`.
+    /// The fields written, with their values in `transform`, and the
+    /// relative changes kept (`moved`, `turned`).
     fields: Fields,
     transform: Transform,
+    moved: Vec3,
+    turned: Quat,
     /// The instance despawned the entity (its writes are dropped).
     despawned: bool,
 }
@@ -102,6 +113,8 @@ impl PendingWrites {
                     id,
                     fields: 0,
                     transform: Transform::default(),
+                    moved: Vec3::ZERO,
+                    turned: Quat::IDENTITY,
                     despawned: false,
                 });
                 if at == SCANNED {
@@ -131,10 +144,7 @@ impl PendingWrites {
             return transform;
         }
         match self.find(id) {
-            Some(at) => {
-                let pending = &self.entries[at];
-                merge(transform, pending.fields, &pending.transform)
-            }
+            Some(at) => self.entries[at].on(transform),
             None => transform,
         }
     }
@@ -143,8 +153,41 @@ impl PendingWrites {
     #[inline]
     pub fn write(&mut self, id: EntityId, fields: Fields, transform: Transform) {
         let entry = self.entry(id);
+        // A set replaces the relative changes kept for its field.
+        if fields & POSITION != 0 {
+            entry.fields &= !TRANSLATE;
+            entry.moved = Vec3::ZERO;
+        }
+        if fields & ROTATION != 0 {
+            entry.fields &= !ROTATE;
+            entry.turned = Quat::IDENTITY;
+        }
         entry.fields |= fields;
         entry.transform = merge(entry.transform, fields, &transform);
+    }
+
+    /// Keeps a move of `id` by `offset`: onto the position it set, if it
+    /// did, else onto the scene's when the writes are made.
+    pub fn translate(&mut self, id: EntityId, offset: Vec3) {
+        let entry = self.entry(id);
+        if entry.fields & POSITION != 0 {
+            entry.transform.position += offset;
+        } else {
+            entry.fields |= TRANSLATE;
+            entry.moved += offset;
+        }
+    }
+
+    /// Keeps a turn of `id` by `delta` (`delta * rotation`), as
+    /// [`Self::translate`] keeps a move.
+    pub fn rotate(&mut self, id: EntityId, delta: Quat) {
+        let entry = self.entry(id);
+        if entry.fields & ROTATION != 0 {
+            entry.transform.rotation = turn(entry.transform.rotation, delta);
+        } else {
+            entry.fields |= ROTATE;
+            entry.turned = delta * entry.turned;
+        }
     }
 
     /// Keeps the despawn of `id`: its pending writes are dropped.
@@ -200,8 +243,10 @@ impl SceneWrite {
         let pending = &self.pending;
         if pending.despawned {
             scene.despawn(pending.id);
-        } else {
+        } else if pending.fields & (TRANSLATE | ROTATE) == 0 {
             write_fields(scene, pending.id, pending.fields, &pending.transform);
+        } else if let Some(current) = scene.transform(pending.id) {
+            scene.set_transform(pending.id, pending.on(current));
         }
     }
 }
@@ -224,6 +269,28 @@ pub(crate) fn write_fields<S: GameScene + ?Sized>(
             None => false,
         },
     }
+}
+
+impl Pending {
+    /// `current` (the scene's) with these writes made on it.
+    #[inline]
+    fn on(&self, current: Transform) -> Transform {
+        let mut out = merge(current, self.fields, &self.transform);
+        if self.fields & TRANSLATE != 0 {
+            out.position += self.moved;
+        }
+        if self.fields & ROTATE != 0 {
+            out.rotation = turn(out.rotation, self.turned);
+        }
+        out
+    }
+}
+
+/// `rotation` turned by `delta` (`delta * rotation`, normalised, as the
+/// SDK's `rotate` always did).
+#[inline]
+pub(crate) fn turn(rotation: Quat, delta: Quat) -> Quat {
+    (delta * rotation).normalize()
 }
 
 /// `current` with `fields` taken from `value`.
@@ -310,6 +377,50 @@ mod tests {
         assert_eq!(
             (t.position, t.rotation, t.scale),
             (Vec3::splat(30.0), Quat::IDENTITY, Vec3::splat(2.0))
+        );
+    }
+
+    #[test]
+    fn relative_writes_of_two_tasks_combine_in_task_order() {
+        let mut scene = Scene::with_default_cube();
+        let cube = GameScene::find(&mut scene, "cube").unwrap();
+        let quarter = Quat::from_rotation_y(std::f32::consts::FRAC_PI_4);
+        let (mut a, mut b) = (PendingWrites::default(), PendingWrites::default());
+        for pending in [&mut a, &mut b] {
+            pending.defer();
+            pending.rotate(cube, quarter);
+            pending.translate(cube, Vec3::X);
+            // Each sees its own change on top of the scene.
+            let seen = pending.overlay(cube, GameScene::transform(&mut scene, cube).unwrap());
+            assert_eq!(seen.position, Vec3::X);
+        }
+        let mut writes = Vec::new();
+        a.take(0, &mut writes);
+        b.take(1, &mut writes);
+        for write in &writes {
+            write.apply(&mut scene);
+        }
+        let t = GameScene::transform(&mut scene, cube).unwrap();
+        assert_eq!(t.position, Vec3::new(2.0, 0.0, 0.0));
+        let half = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+        assert!(t.rotation.abs_diff_eq(half, 1e-6), "{:?}", t.rotation);
+        // A set after a move replaces it; a move after a set adds to it.
+        let mut c = PendingWrites::default();
+        c.defer();
+        c.translate(cube, Vec3::Y);
+        c.write(
+            cube,
+            POSITION,
+            Transform {
+                position: Vec3::Z,
+                ..Transform::default()
+            },
+        );
+        c.translate(cube, Vec3::Z);
+        apply(&mut c, &mut scene);
+        assert_eq!(
+            GameScene::transform(&mut scene, cube).unwrap().position,
+            Vec3::new(0.0, 0.0, 2.0)
         );
     }
 }

@@ -32,9 +32,8 @@
 //! what scripts asked for), `inspect` (read-only views for tools and
 //! tests), `swap` (hot-swapping an instance), `observe` (what a recorder
 //! sees), and the tables: `subscriptions`, `waits`, `motion`, `events`, `restart`, `outbox`, and `overwrites` (writes lost to another
-//! script's). Only `mod.rs`, `inspect`, `swap`, `commands`, `players` and
-//! `overwrites` extend
-//! [`Runtime`]; each table keeps itself, knowing nothing of the runtime.
+//! script's). Only `mod.rs`, `inspect`, `swap`, `commands` and `players`
+//! extend [`Runtime`]; each table keeps itself, knowing nothing of the runtime.
 
 mod commands;
 mod config;
@@ -66,7 +65,7 @@ use crate::guest::engine::{Extension, ScriptComponent};
 use crate::guest::instance::ScriptInstance;
 use crate::guest::{Command, RuntimeShared, ScriptProfile};
 use crate::jobs::{Job, JobWorkers, Jobs};
-use crate::scene::{Scene, SharedScene};
+use crate::scene::{GameScene, Scene, SharedScene};
 use crate::sync::LockExt;
 use crate::time::{FrameClock, FrameTime};
 use dispatch::Dispatch;
@@ -388,7 +387,13 @@ impl Runtime {
         if dispatch.has_writes() {
             dispatch.apply_writes(&mut *self.shared.scene.lock_unpoisoned());
             if !dispatch.overwrites().is_empty() {
-                self.say_overwrites();
+                let (slots, scene) = (&self.slots, &self.shared.scene);
+                self.lost_writes.say(
+                    dispatch.overwrites(),
+                    self.shared.clock.now().frame,
+                    |task| slots.get(dispatch.slot_of(task)),
+                    |id| scene.lock_unpoisoned().name(id).unwrap_or_default(),
+                );
             }
         }
         let dispatch = &mut self.dispatch;

@@ -10,11 +10,10 @@ use std::hash::{Hash, Hasher};
 
 use fnv::{FnvHashMap, FnvHashSet, FnvHasher};
 
-use super::Runtime;
 use crate::guest::SceneWrite;
-use crate::guest::pending::{POSITION, ROTATION, SCALE};
-use crate::scene::{EntityId, GameScene};
-use crate::sync::LockExt;
+use crate::guest::instance::ScriptInstance;
+use crate::guest::pending::{POSITION, ROTATE, ROTATION, SCALE, TRANSLATE};
+use crate::scene::EntityId;
 
 /// No task has written the field yet.
 const NONE: u32 = u32::MAX;
@@ -61,18 +60,18 @@ impl Overwrites {
             return;
         }
         let last = self.last.entry(entity).or_insert([NONE; 3]);
-        for (at, (field, name)) in [
-            (POSITION, "position"),
-            (ROTATION, "rotation"),
-            (SCALE, "scale"),
+        let fields = write.fields();
+        for (at, (set, relative, name)) in [
+            (POSITION, TRANSLATE, "position"),
+            (ROTATION, ROTATE, "rotation"),
+            (SCALE, 0, "scale"),
         ]
         .into_iter()
         .enumerate()
         {
-            if write.fields() & field == 0 {
-                continue;
-            }
-            if last[at] != NONE && last[at] != write.task {
+            // A set replaces what an earlier task set or changed; a
+            // relative change combines with it, and loses nothing.
+            if fields & set != 0 && last[at] != NONE && last[at] != write.task {
                 self.found.push(Overwrite {
                     earlier: last[at],
                     later: write.task,
@@ -80,7 +79,9 @@ impl Overwrites {
                     field: name,
                 });
             }
-            last[at] = write.task;
+            if fields & (set | relative) != 0 {
+                last[at] = write.task;
+            }
         }
     }
 
@@ -115,42 +116,36 @@ impl LostWrites {
     }
 }
 
-impl Runtime {
-    /// Counts the frame's lost writes, and says each pair of instances and
-    /// entity once, in the log of the instance whose write stood.
-    pub(super) fn say_overwrites(&mut self) {
-        let frame = self.frame();
-        for index in 0..self.dispatch.overwrites().len() {
-            let lost = self.dispatch.overwrites()[index];
-            let (earlier, later) = (
-                self.dispatch.slot_of(lost.earlier),
-                self.dispatch.slot_of(lost.later),
-            );
-            let (Some(earlier), Some(later)) = (self.slots.get(earlier), self.slots.get(later))
+impl LostWrites {
+    /// Counts `found`, the lost writes of frame `frame`, and says each pair
+    /// of scripts and entity once, in the log of the instance whose write
+    /// stood. `instance` gives the instance of a task, `name` an entity's
+    /// name.
+    pub fn say<'a>(
+        &mut self,
+        found: &[Overwrite],
+        frame: u64,
+        instance: impl Fn(u32) -> Option<&'a ScriptInstance>,
+        mut name: impl FnMut(EntityId) -> String,
+    ) {
+        for lost in found {
+            let (Some(earlier), Some(later)) = (instance(lost.earlier), instance(lost.later))
             else {
                 continue;
             };
-            if !self
-                .lost_writes
-                .lost(earlier.name(), later.name(), lost.entity)
-            {
+            if !self.lost(earlier.name(), later.name(), lost.entity) {
                 continue;
             }
-            let entity = self
-                .shared
-                .scene
-                .lock_unpoisoned()
-                .name(lost.entity)
-                .unwrap_or_default();
             later.warn(format!(
-                "scripts `{}` ({}) and `{}` ({}) both set the {} of entity `{entity}` ({}) in \
-                 frame {frame}: the later call's value stands and the other is lost (said once \
-                 for these scripts and this entity; see docs/parallel-frames.md)",
+                "scripts `{}` ({}) and `{}` ({}) both set the {} of entity `{}` ({}) in frame \
+                 {frame}: the later call's value stands and the other is lost (said once for \
+                 these scripts and this entity; see docs/parallel-frames.md)",
                 earlier.name(),
                 earlier.id(),
                 later.name(),
                 later.id(),
                 lost.field,
+                name(lost.entity),
                 lost.entity.index(),
             ));
         }

@@ -51,16 +51,17 @@ impl Host for ScriptState {
 
     fn transforms(&mut self, ids: Vec<WitEntityId>) -> wasmtime::Result<Vec<f32>> {
         let mut values = Vec::with_capacity(ids.len() * TRANSFORM);
-        let read = self.entity_transforms(&ids, &mut values);
+        let readable = self.may_read_all(&ids)?;
+        let read = self.entity_transforms(readable, &mut values);
         read.map_err(|id| unknown("entities", id))?;
         Ok(values)
     }
 
     fn set_transforms(&mut self, ids: Vec<WitEntityId>, values: Vec<f32>) -> wasmtime::Result<()> {
-        self.may_write_all(&ids)?;
+        let writable = self.may_write_all(&ids)?;
         let values = chunks::<TRANSFORM>("set-transforms", &ids, &values)?;
         let set = self.write_entities(
-            &ids,
+            writable,
             ALL,
             |at| transform_of(&values[at]),
             |scene| scene.set_transforms(&ids, values),
@@ -69,10 +70,10 @@ impl Host for ScriptState {
     }
 
     fn set_positions(&mut self, ids: Vec<WitEntityId>, values: Vec<f32>) -> wasmtime::Result<()> {
-        self.may_write_all(&ids)?;
+        let writable = self.may_write_all(&ids)?;
         let values = chunks::<VEC3>("set-positions", &ids, &values)?;
         let set = self.write_entities(
-            &ids,
+            writable,
             POSITION,
             |at| Transform {
                 position: glam::Vec3::from_array(values[at]),
@@ -84,10 +85,10 @@ impl Host for ScriptState {
     }
 
     fn set_rotations(&mut self, ids: Vec<WitEntityId>, values: Vec<f32>) -> wasmtime::Result<()> {
-        self.may_write_all(&ids)?;
+        let writable = self.may_write_all(&ids)?;
         let values = chunks::<QUAT>("set-rotations", &ids, &values)?;
         let set = self.write_entities(
-            &ids,
+            writable,
             ROTATION,
             |at| Transform {
                 rotation: glam::Quat::from_array(values[at]),

@@ -16,7 +16,8 @@ impl ScriptState {
     /// The transform of entity `id`, or the error naming it.
     #[inline]
     fn entity(&mut self, id: WitEntityId) -> wasmtime::Result<Transform> {
-        self.entity_transform(EntityId::from(id))
+        let readable = self.may_read(EntityId::from(id))?;
+        self.entity_transform(readable)
             .ok_or_else(|| unknown("entity", id))
     }
 
@@ -28,9 +29,8 @@ impl ScriptState {
         fields: Fields,
         value: Transform,
     ) -> wasmtime::Result<()> {
-        let entity = EntityId::from(id);
-        self.may_write(entity)?;
-        if self.write_entity(entity, fields, value) {
+        let writable = self.may_write(EntityId::from(id))?;
+        if self.write_entity(writable, fields, value) {
             Ok(())
         } else {
             Err(unknown("entity", id))

@@ -6,8 +6,7 @@
 use crate::guest::ScriptState;
 use crate::guest::bindings::game_data::{Field as WitField, Host, Value as WitValue};
 use crate::guest::bindings::scene::EntityId as WitEntityId;
-use crate::scene::{EntityId, Field, GameData, GameScene, Value};
-use crate::sync::LockExt;
+use crate::scene::{EntityId, Field, Value};
 
 impl From<WitValue> for Value {
     fn from(value: WitValue) -> Self {
@@ -37,36 +36,20 @@ impl From<Value> for WitValue {
     }
 }
 
-/// The error of every call on a scene without game data.
-const NO_GAME_DATA: &str = "game-data: this game gives scripts no game data";
-
-impl ScriptState {
-    /// Runs `call` on the scene's game data, or answers [`NO_GAME_DATA`].
-    fn with_data<R>(
-        &mut self,
-        call: impl FnOnce(&mut dyn GameData) -> Result<R, String>,
-    ) -> Result<R, String> {
-        self.take_turn();
-        let mut scene = self.scene.lock_unpoisoned();
-        match scene.game_data() {
-            Some(data) => call(data),
-            None => Err(NO_GAME_DATA.to_owned()),
-        }
-    }
-}
-
 type Answer<T> = wasmtime::Result<Result<T, String>>;
 
 impl Host for ScriptState {
     fn has(&mut self, id: WitEntityId, component: String) -> wasmtime::Result<bool> {
+        let access = self.may_read_data(EntityId::from(id), &component)?;
         Ok(self
-            .with_data(|data| Ok(data.has(EntityId::from(id), &component)))
+            .with_data(access, |data, id, component| Ok(data.has(id, component)))
             .unwrap_or(false))
     }
 
     fn get(&mut self, id: WitEntityId, component: String) -> Answer<Vec<WitField>> {
-        Ok(self.with_data(|data| {
-            let fields = data.get(EntityId::from(id), &component)?;
+        let access = self.may_read_data(EntityId::from(id), &component)?;
+        Ok(self.with_data(access, |data, id, component| {
+            let fields = data.get(id, component)?;
             Ok(fields
                 .into_iter()
                 .map(|f| WitField {
@@ -78,10 +61,9 @@ impl Host for ScriptState {
     }
 
     fn get_field(&mut self, id: WitEntityId, component: String, field: String) -> Answer<WitValue> {
-        Ok(self.with_data(|data| {
-            Ok(data
-                .get_field(EntityId::from(id), &component, &field)?
-                .into())
+        let access = self.may_read_data(EntityId::from(id), &component)?;
+        Ok(self.with_data(access, |data, id, component| {
+            Ok(data.get_field(id, component, &field)?.into())
         }))
     }
 
@@ -92,22 +74,25 @@ impl Host for ScriptState {
         field: String,
         value: WitValue,
     ) -> Answer<()> {
-        self.may_write(EntityId::from(id))?;
-        Ok(self
-            .with_data(|data| data.set_field(EntityId::from(id), &component, &field, value.into())))
+        let access = self.may_write_data(EntityId::from(id), &component)?;
+        Ok(self.with_data(access, |data, id, component| {
+            data.set_field(id, component, &field, value.into())
+        }))
     }
 
     fn insert(&mut self, id: WitEntityId, component: String, fields: Vec<WitField>) -> Answer<()> {
-        self.may_write(EntityId::from(id))?;
+        let access = self.may_write_data(EntityId::from(id), &component)?;
         let fields = fields
             .into_iter()
             .map(|f| Field::new(f.name, f.value.into()))
             .collect();
-        Ok(self.with_data(|data| data.insert(EntityId::from(id), &component, fields)))
+        Ok(self.with_data(access, |data, id, component| {
+            data.insert(id, component, fields)
+        }))
     }
 
     fn remove(&mut self, id: WitEntityId, component: String) -> Answer<bool> {
-        self.may_write(EntityId::from(id))?;
-        Ok(self.with_data(|data| data.remove(EntityId::from(id), &component)))
+        let access = self.may_write_data(EntityId::from(id), &component)?;
+        Ok(self.with_data(access, |data, id, component| data.remove(id, component)))
     }
 }

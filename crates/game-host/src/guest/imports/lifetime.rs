@@ -8,8 +8,8 @@ use crate::scene::EntityId;
 
 impl Host for ScriptState {
     fn despawn(&mut self, id: WitEntityId) -> wasmtime::Result<bool> {
-        self.may_write(EntityId::from(id))?;
-        Ok(self.despawn_entity(EntityId::from(id)))
+        let writable = self.may_write(EntityId::from(id))?;
+        Ok(self.despawn_entity(writable))
     }
 
     fn exists(&mut self, id: WitEntityId) -> wasmtime::Result<bool> {

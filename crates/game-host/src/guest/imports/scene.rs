@@ -72,7 +72,8 @@ impl ScriptState {
     /// The transform behind `handle`.
     fn read(&mut self, handle: &Resource<TransformHandle>) -> wasmtime::Result<Transform> {
         let entity = self.entity_of(handle)?;
-        self.entity_transform(entity)
+        let readable = self.may_read(entity)?;
+        self.entity_transform(readable)
             .ok_or_else(|| Self::despawned(entity))
     }
 
@@ -85,8 +86,8 @@ impl ScriptState {
         value: Transform,
     ) -> wasmtime::Result<()> {
         let entity = self.entity_of(handle)?;
-        self.may_write(entity)?;
-        if self.write_entity(entity, fields, value) {
+        let writable = self.may_write(entity)?;
+        if self.write_entity(writable, fields, value) {
             Ok(())
         } else {
             Err(Self::despawned(entity))

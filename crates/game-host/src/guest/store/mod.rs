@@ -2,6 +2,9 @@
 //! identity, WASI context, resource table, the commands and wakes it has
 //! pending, its quotas and usage, and the job API extensions call.
 
+mod access;
+pub(crate) mod view;
+
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -10,28 +13,27 @@ use uuid::Uuid;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use super::bindings::events::{Event, EventFilter};
-use super::bindings::players::PlayerEvent;
-use super::bindings::runtime::FrameClock as WitFrameClock;
-use super::bindings::tasks::Wake;
-use super::command::Command;
-use super::deadline::CallDeadline;
-use super::limiter::ScriptLimiter;
-use super::live::LiveSources;
-use super::pending::PendingWrites;
-use super::players::PlayerInbox;
-use super::profile::ScriptProfile;
-use super::shared::RuntimeShared;
-use super::turns::Turns;
-use super::usage::{Charge, Usage};
-use super::writes::WriteGuard;
 use crate::determinism::seed_wasi;
 use crate::grants::Grants;
+use crate::guest::bindings::events::{Event, EventFilter};
+use crate::guest::bindings::players::PlayerEvent;
+use crate::guest::bindings::runtime::FrameClock as WitFrameClock;
+use crate::guest::bindings::tasks::Wake;
+use crate::guest::command::Command;
+use crate::guest::deadline::CallDeadline;
+use crate::guest::entity_guard::EntityGuard;
+use crate::guest::limiter::ScriptLimiter;
+use crate::guest::live::LiveSources;
+use crate::guest::pending::PendingWrites;
+use crate::guest::players::PlayerInbox;
+use crate::guest::profile::ScriptProfile;
+use crate::guest::shared::RuntimeShared;
+use crate::guest::turns::Turns;
+use crate::guest::usage::{Charge, Usage};
 use crate::jobs::{ErasedKey, Job, JobRegistry};
 use crate::limits::{Quotas, ScriptLimits};
 use crate::log::{LogLevel, LogSource, ScriptIdentity, ScriptStdio};
-use crate::scene::{EntityId, GameScene, SharedScene};
-use crate::sync::LockExt;
+use crate::scene::SharedScene;
 use crate::time::{FrameClock, FrameTime};
 
 /// Host-side count of an instance's `transform-component` handles.
@@ -55,7 +57,10 @@ pub struct ScriptState {
     pub(crate) wasi: WasiCtx,
     /// The runtime's frame clock (see [`Self::now`]).
     pub(crate) clock: FrameClock,
-    pub(crate) scene: SharedScene,
+    /// The scene: private, so that only this module and its children reach
+    /// it, and the host functions only through `view`, with a proof of the
+    /// grants made by `access`.
+    scene: SharedScene,
     /// Commands made since they were last applied.
     pub(crate) commands: Vec<Command>,
     /// Completed waits not yet delivered to the script.
@@ -81,10 +86,12 @@ pub struct ScriptState {
     /// What the instance may do (its component's grants).
     pub(crate) grants: Arc<Grants>,
     /// Which entities it may change.
-    pub(crate) writes: WriteGuard,
+    pub(crate) writes: EntityGuard,
+    /// Which entities it may read.
+    pub(crate) reads: EntityGuard,
     /// Its profile, while it is profiled.
     pub(crate) profile: Option<Box<ScriptProfile>>,
-    /// Its scene writes during a frame's dispatch (see `guest::view`).
+    /// Its scene writes during a frame's dispatch (see `guest::store::view`).
     pub(crate) pending: PendingWrites,
     /// Where the runtime's frame workers are, and this instance's place in
     /// the frame being dispatched (`None` outside a dispatch).
@@ -131,7 +138,8 @@ impl ScriptState {
             live: None,
             players: PlayerInbox::new(shared.players.clone()),
             grants: Arc::new(Grants::all()),
-            writes: WriteGuard::default(),
+            writes: EntityGuard::default(),
+            reads: EntityGuard::default(),
             profile: None,
             pending: PendingWrites::default(),
             turns: shared.turns.clone(),
@@ -145,75 +153,9 @@ impl ScriptState {
             return;
         }
         self.quotas = grants.quotas(self.quotas);
-        self.writes = WriteGuard::new(&grants.writes);
+        self.writes = EntityGuard::new(&grants.writes);
+        self.reads = EntityGuard::new(&grants.reads);
         self.grants = grants.clone();
-    }
-
-    /// Fails (a trap naming the entity) unless the instance may change
-    /// entity `id`: it spawned it, or its grants' `writes` allow its name.
-    /// An id that names no entity passes: the write itself fails on it.
-    #[inline]
-    pub(crate) fn may_write(&mut self, id: EntityId) -> wasmtime::Result<()> {
-        if !self.writes.restricted() {
-            return Ok(());
-        }
-        self.check_write(id)
-    }
-
-    /// [`Self::may_write`] for each of `ids`.
-    pub(crate) fn may_write_all(&mut self, ids: &[u32]) -> wasmtime::Result<()> {
-        if !self.writes.restricted() {
-            return Ok(());
-        }
-        ids.iter().try_for_each(|&id| {
-            let id = EntityId::from(id);
-            match self.writes.decided(id) {
-                Some(true) => Ok(()),
-                _ => self.check_write(id),
-            }
-        })
-    }
-
-    /// The instance spawned `id`: it may change it whatever its grants.
-    pub(crate) fn spawned(&mut self, id: EntityId) {
-        self.writes.spawned(id);
-    }
-
-    /// The entities the instance spawned, while its writes are checked
-    /// (for the instance that succeeds it: a hot swap or a restart).
-    pub(crate) fn spawned_entities(&self) -> Vec<EntityId> {
-        self.writes.own().to_vec()
-    }
-
-    #[cold]
-    fn check_write(&mut self, id: EntityId) -> wasmtime::Result<()> {
-        let allowed = match self.writes.decided(id) {
-            Some(allowed) => allowed,
-            None => {
-                let name = {
-                    let mut scene = self.scene.lock_unpoisoned();
-                    match scene.name(id) {
-                        Some(name) => name,
-                        // An engine's entity may have no name: only a `*`
-                        // pattern allows it.
-                        None if scene.contains(id) => String::new(),
-                        None => return Ok(()),
-                    }
-                };
-                self.writes.decide(id, &name)
-            }
-        };
-        if allowed {
-            return Ok(());
-        }
-        let name = self.scene.lock_unpoisoned().name(id).unwrap_or_default();
-        Err(wasmtime::format_err!(
-            "grants: script `{}` may not write entity `{name}` (id {}): it did not spawn it, \
-             and its grants' writes allow {}",
-            self.identity.name,
-            id.index(),
-            self.writes.rule()
-        ))
     }
 
     /// Fails (a trap naming the channel) unless the instance may send on
@@ -294,7 +236,9 @@ impl ScriptState {
                 self.may_send(&message.channel)?
             }
             Command::WaitEvent { filter, .. } => self.may_listen(filter)?,
-            Command::MoveTo { entity, .. } => self.may_write(*entity)?,
+            Command::MoveTo { entity, .. } => {
+                self.may_write(*entity)?;
+            }
             _ => {}
         }
         let queued = self.commands.len();

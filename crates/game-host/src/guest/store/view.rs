@@ -4,13 +4,35 @@
 //! top of the scene (see `guest::pending` and `docs/parallel-frames.md`).
 //! Calls whose result depends on other scripts' spawns (spawning, finding
 //! by name, the game's data) first wait for their turn (`guest::turns`).
+//!
+//! The scene is reached only here (the store's field is private to it and
+//! its children), and a read or a change of an entity or of the game's data
+//! takes a proof that the instance's grants allow it (`access`).
 
-use super::pending::{Fields, write_fields};
-use super::store::ScriptState;
-use crate::scene::{EntityId, GameScene, TRANSFORM, Transform, transform_of};
+use std::sync::MutexGuard;
+
+use super::ScriptState;
+use super::access::{DataAccess, Readable, ReadableIds, Writable, WritableIds};
+use crate::guest::pending::{Fields, turn, write_fields};
+use crate::scene::{AnyScene, EntityId, GameData, GameScene, TRANSFORM, Transform, transform_of};
 use crate::sync::LockExt;
 
+/// A relative change of an entity's transform.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Nudge {
+    Translate(glam::Vec3),
+    Rotate(glam::Quat),
+}
+
+/// The error of every game-data call on a scene without game data.
+pub(crate) const NO_GAME_DATA: &str = "game-data: this game gives scripts no game data";
+
 impl ScriptState {
+    /// The scene, locked: for this module's functions alone.
+    fn lock_scene(&self) -> MutexGuard<'_, AnyScene> {
+        self.scene.lock_unpoisoned()
+    }
+
     /// In a frame's dispatch, waits until every call before this one in the
     /// frame's order has ended; at once otherwise. The wait is not charged
     /// to the call's deadline.
@@ -28,19 +50,19 @@ impl ScriptState {
     /// when none is, the call waits for its turn (an earlier call's spawn
     /// may be the answer) and looks again.
     pub(crate) fn find_entity(&mut self, name: &str) -> Option<EntityId> {
-        let found = self.scene.lock_unpoisoned().find(name);
+        let found = self.lock_scene().find(name);
         if found.is_some() || self.task.is_none() {
             return found;
         }
         self.take_turn();
-        self.scene.lock_unpoisoned().find(name)
+        self.lock_scene().find(name)
     }
 
     /// Spawns `count` entities named `name`, in the frame's order.
     pub(crate) fn spawn_entities(&mut self, name: &str, count: u32) -> Vec<EntityId> {
         self.take_turn();
         let ids: Vec<EntityId> = {
-            let mut scene = self.scene.lock_unpoisoned();
+            let mut scene = self.lock_scene();
             (0..count).map(|_| scene.spawn(name)).collect()
         };
         for &id in &ids {
@@ -51,11 +73,12 @@ impl ScriptState {
 
     /// The transform of entity `id` as this call sees it.
     #[inline]
-    pub(crate) fn entity_transform(&mut self, id: EntityId) -> Option<Transform> {
+    pub(crate) fn entity_transform(&mut self, id: Readable) -> Option<Transform> {
+        let id = id.entity();
         if self.pending.despawned(id) {
             return None;
         }
-        let transform = self.scene.lock_unpoisoned().transform(id)?;
+        let transform = self.lock_scene().transform(id)?;
         self.pending.saw(id);
         Some(self.pending.overlay(id, transform))
     }
@@ -63,7 +86,18 @@ impl ScriptState {
     /// Whether `id` names an entity, as this call sees it.
     #[inline]
     pub(crate) fn entity_exists(&mut self, id: EntityId) -> bool {
-        !self.pending.despawned(id) && self.scene.lock_unpoisoned().contains(id)
+        !self.pending.despawned(id) && self.lock_scene().contains(id)
+    }
+
+    /// The name of entity `id` for a grant's check: `""` for an entity
+    /// with no name (only a `*` pattern allows it), `None` for no entity.
+    pub(crate) fn entity_name_for_grants(&mut self, id: EntityId) -> Option<String> {
+        let mut scene = self.lock_scene();
+        match scene.name(id) {
+            Some(name) => Some(name),
+            None if scene.contains(id) => Some(String::new()),
+            None => None,
+        }
     }
 
     /// The name of entity `id`, as this call sees it.
@@ -71,13 +105,14 @@ impl ScriptState {
         if self.pending.despawned(id) {
             return None;
         }
-        self.scene.lock_unpoisoned().name(id)
+        self.lock_scene().name(id)
     }
 
     /// Writes `fields` of entity `id` from `value`; false if `id` names no
     /// entity.
     #[inline]
-    pub(crate) fn write_entity(&mut self, id: EntityId, fields: Fields, value: Transform) -> bool {
+    pub(crate) fn write_entity(&mut self, id: Writable, fields: Fields, value: Transform) -> bool {
+        let id = id.entity();
         if self.pending.deferring() {
             if !self.pending.known(id) && !self.entity_exists(id) {
                 return false;
@@ -85,13 +120,40 @@ impl ScriptState {
             self.pending.write(id, fields, value);
             return true;
         }
-        write_fields(&mut *self.scene.lock_unpoisoned(), id, fields, &value)
+        write_fields(&mut *self.lock_scene(), id, fields, &value)
+    }
+
+    /// Moves entity `id` by `offset`, or turns it by `delta`: a relative
+    /// change, which combines with other tasks' in task order (see
+    /// `guest::pending`); false if `id` names no entity.
+    pub(crate) fn nudge_entity(&mut self, id: Writable, nudge: Nudge) -> bool {
+        let id = id.entity();
+        if self.pending.deferring() {
+            if !self.pending.known(id) && !self.entity_exists(id) {
+                return false;
+            }
+            match nudge {
+                Nudge::Translate(offset) => self.pending.translate(id, offset),
+                Nudge::Rotate(delta) => self.pending.rotate(id, delta),
+            }
+            return true;
+        }
+        let mut scene = self.lock_scene();
+        let Some(mut transform) = scene.transform(id) else {
+            return false;
+        };
+        match nudge {
+            Nudge::Translate(offset) => transform.position += offset,
+            Nudge::Rotate(delta) => transform.rotation = turn(transform.rotation, delta),
+        }
+        scene.set_transform(id, transform)
     }
 
     /// Despawns entity `id`; false if it names none.
-    pub(crate) fn despawn_entity(&mut self, id: EntityId) -> bool {
+    pub(crate) fn despawn_entity(&mut self, id: Writable) -> bool {
+        let id = id.entity();
         if !self.pending.deferring() {
-            return self.scene.lock_unpoisoned().despawn(id);
+            return self.lock_scene().despawn(id);
         }
         if !self.entity_exists(id) {
             return false;
@@ -102,9 +164,14 @@ impl ScriptState {
 
     /// Appends the transforms of `ids` to `out`, or names the first id that
     /// is no entity.
-    pub(crate) fn entity_transforms(&mut self, ids: &[u32], out: &mut Vec<f32>) -> Result<(), u32> {
+    pub(crate) fn entity_transforms(
+        &mut self,
+        ids: ReadableIds<'_>,
+        out: &mut Vec<f32>,
+    ) -> Result<(), u32> {
+        let ids = ids.ids();
         let start = out.len();
-        self.scene.lock_unpoisoned().transforms(ids, out)?;
+        self.lock_scene().transforms(ids, out)?;
         if self.pending.is_empty() {
             return Ok(());
         }
@@ -127,15 +194,16 @@ impl ScriptState {
     /// the scene when calls are not deferred (its many-entity call).
     pub(crate) fn write_entities(
         &mut self,
-        ids: &[u32],
+        ids: WritableIds<'_>,
         fields: Fields,
         values: impl Fn(usize) -> Transform,
         direct: impl FnOnce(&mut dyn GameScene) -> Result<(), u32>,
     ) -> Result<(), u32> {
+        let ids = ids.ids();
         if !self.pending.deferring() {
-            return direct(&mut *self.scene.lock_unpoisoned());
+            return direct(&mut *self.lock_scene());
         }
-        self.scene.lock_unpoisoned().check(ids)?;
+        self.lock_scene().check(ids)?;
         if let Some(&gone) = ids
             .iter()
             .find(|&&id| self.pending.despawned(EntityId::from(id)))
@@ -146,5 +214,20 @@ impl ScriptState {
             self.pending.write(EntityId::from(id), fields, values(at));
         }
         Ok(())
+    }
+
+    /// Runs `call` on the scene's game data, for the entity and component
+    /// of `access`, or answers [`NO_GAME_DATA`].
+    pub(crate) fn with_data<R>(
+        &mut self,
+        access: DataAccess<'_>,
+        call: impl FnOnce(&mut dyn GameData, EntityId, &str) -> Result<R, String>,
+    ) -> Result<R, String> {
+        self.take_turn();
+        let mut scene = self.lock_scene();
+        match scene.game_data() {
+            Some(data) => call(data, access.entity(), access.component()),
+            None => Err(NO_GAME_DATA.to_owned()),
+        }
     }
 }

@@ -1,6 +1,8 @@
-//! [`WriteGuard`]: which entities one instance may change, by its grants'
-//! `writes` rule and the entities it spawned itself, decided once per
-//! entity (an entity's name never changes, nor is its id reused).
+//! [`EntityGuard`]: which entities one instance may read, or change, by
+//! its grants' `reads` or `writes` rule and the entities it spawned
+//! itself, decided once per entity (an entity's name never changes, nor is
+//! its id reused). An instance has one for its reads and one for its
+//! writes (`guest::store::access`).
 
 use fnv::FnvHashMap;
 
@@ -16,9 +18,9 @@ const UNDECIDED: u8 = 0;
 const ALLOWED: u8 = 1;
 const REFUSED: u8 = 2;
 
-/// The write side of an instance's grants.
+/// One side (reads or writes) of an instance's grants on entities.
 #[derive(Debug, Default)]
-pub(crate) struct WriteGuard {
+pub(crate) struct EntityGuard {
     /// `None`: every entity (no check at all).
     rule: Option<NameRule>,
     /// Entities decided so far (those it spawned are allowed), by id: a
@@ -29,10 +31,10 @@ pub(crate) struct WriteGuard {
     own: Vec<EntityId>,
 }
 
-impl WriteGuard {
+impl EntityGuard {
     /// A guard for `rule`.
     pub fn new(rule: &NameRule) -> Self {
-        WriteGuard {
+        EntityGuard {
             rule: (!rule.is_any()).then(|| rule.clone()),
             flat: Vec::new(),
             decided: FnvHashMap::default(),
@@ -40,13 +42,13 @@ impl WriteGuard {
         }
     }
 
-    /// Whether writes are checked at all.
+    /// Whether anything is checked at all.
     #[inline]
     pub fn restricted(&self) -> bool {
         self.rule.is_some()
     }
 
-    /// The instance spawned `id`: it may change it.
+    /// The instance spawned `id`: it may read and change it.
     pub fn spawned(&mut self, id: EntityId) {
         if self.restricted() {
             self.record(id, true);
@@ -59,7 +61,7 @@ impl WriteGuard {
         &self.own
     }
 
-    /// Whether it was decided that `id` may be written (`None`: not yet).
+    /// Whether it was decided that `id` is allowed (`None`: not yet).
     #[inline]
     pub fn decided(&self, id: EntityId) -> Option<bool> {
         let index = id.index();
@@ -92,7 +94,7 @@ impl WriteGuard {
         }
     }
 
-    /// The rule, as the error of a refused write shows it.
+    /// The rule, as the error of a refused read or write shows it.
     pub fn rule(&self) -> String {
         self.rule
             .as_ref()
@@ -106,7 +108,7 @@ mod tests {
 
     #[test]
     fn decisions_are_kept_for_low_and_high_ids() {
-        let mut guard = WriteGuard::new(&NameRule::only(&["cube"]));
+        let mut guard = EntityGuard::new(&NameRule::only(&["cube"]));
         assert!(guard.restricted());
         for index in [3, FLAT as u32 + 7] {
             let id = EntityId::from(index);
@@ -120,6 +122,6 @@ mod tests {
         guard.spawned(own);
         assert_eq!(guard.decided(own), Some(true));
         assert_eq!(guard.decided(cube), Some(true));
-        assert!(!WriteGuard::new(&NameRule::any()).restricted());
+        assert!(!EntityGuard::new(&NameRule::any()).restricted());
     }
 }
