@@ -8,8 +8,10 @@
 //! `env!("GAME_LIVE_VERSION")`. And it lists the interfaces from the WIT
 //! itself, so no list in the host can miss one: `$OUT_DIR/interfaces.rs`
 //! (every interface of the newest package and of 0.1 that declares
-//! functions: the names grants use) and `$OUT_DIR/engine_modules.rs` (the
-//! newest package's interfaces, as the bindings' modules).
+//! functions: the names grants use), `$OUT_DIR/engine_interfaces.rs` (the
+//! newest package's interfaces, each with whether it declares functions:
+//! for the Python and JavaScript loaders) and `$OUT_DIR/engine_modules.rs`
+//! (the same, as the bindings' modules).
 
 use std::path::{Path, PathBuf};
 
@@ -54,6 +56,9 @@ fn list_interfaces(wit: &Path) {
     granted.extend(older);
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
     write(&out.join("interfaces.rs"), &format!("&{granted:?}\n"));
+    let mut all: Vec<(String, bool)> = newest.clone();
+    all.sort();
+    write(&out.join("engine_interfaces.rs"), &format!("&{all:?}\n"));
     let mut modules: Vec<String> = newest
         .iter()
         .map(|(name, _)| name.replace('-', "_"))

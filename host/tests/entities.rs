@@ -100,12 +100,15 @@ fn buffered_writes_of_mixed_kinds_land_in_the_order_made() {
 #[test]
 fn an_entity_kept_by_id_turns_as_one_kept_by_handle() {
     // The peers script and the spinning cube both turn the cube a quarter
-    // turn per second. Each reads the rotation the frame began with (writes
-    // of other scripts land after the frame's calls: docs/parallel-frames.md),
-    // so both write the same rotation and the cube turns once a frame.
+    // turn per second. The cube's `rotate` is a relative write, applied
+    // after the frame's calls on what the peers script left (by id: it read
+    // the rotation the frame began with and set it turned; kept by a
+    // transform or a handle: a relative write too), so both turns count and
+    // the cube turns twice a frame (docs/parallel-frames.md).
     let mut expected = Quat::IDENTITY;
+    let turn = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2 * DT);
     for _ in 0..10 {
-        expected = (Quat::from_rotation_y(std::f32::consts::FRAC_PI_2 * DT) * expected).normalize();
+        expected = (turn * (turn * expected).normalize()).normalize();
     }
     for mode in ["peers:kept", "peers:kept-transform", "peers:kept-handle"] {
         let mut runtime = peers(mode);

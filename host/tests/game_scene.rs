@@ -174,10 +174,12 @@ fn a_despawned_entity_fails_the_scripts_that_use_it_alone() {
         let message = error_of(finds);
         assert!(message.contains("no entity named `cube`"), "{message}");
         let message = error_of(keeps_id);
-        let named = format!("entity: no entity has id {}", id.index());
+        // By id: its read (`entity`) or its turn (`relative`) names the id.
+        let named = format!("no entity has id {}", id.index());
         assert!(message.contains(&named), "{message}");
+        // By handle: its turn is a relative write by the handle's id.
         let message = error_of(keeps_handle);
-        let named = format!("transform-component (id {}) was despawned", id.index());
+        let named = format!("relative: no entity has id {}", id.index());
         assert!(message.contains(&named), "{message}");
         // The other script runs on: its counter entity moved every frame.
         assert_eq!(runtime.live_instances(), 1);

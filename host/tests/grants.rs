@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use common::serve::{Serve, json, request};
 use common::{cache_dir, dumped_position, run_host, stderr_of, workspace};
-use game_host::{GrantFile, GrantPolicy, GrantSpec, RuntimeConfig};
+use game_host::{GameScene, GrantFile, GrantPolicy, GrantSpec, RuntimeConfig};
 
 /// Every interface that declares functions but `events`.
 const ALL_BUT_EVENTS: &str = r#"["log", "runtime", "scene", "entity", "entities", "tasks",
@@ -36,11 +36,20 @@ fn grants_file(dir: &Path, name: &str, text: &str) -> PathBuf {
 /// Runs the mod and the counter test script headless for 10 frames under
 /// `grants` (if any): exit code, stderr and the dumped scene.
 fn run_mod(grants: Option<&Path>, dir: &Path) -> (Option<i32>, String, serde_json::Value) {
+    run_beside_counter(MOD, grants, dir)
+}
+
+/// Runs `script` and the counter test script as [`run_mod`] runs the mod.
+fn run_beside_counter(
+    script: &str,
+    grants: Option<&Path>,
+    dir: &Path,
+) -> (Option<i32>, String, serde_json::Value) {
     let scene = dir.join("scene.json");
     let _ = std::fs::remove_file(&scene);
     let mut args = vec![
         "run",
-        MOD,
+        script,
         "host/tests/scripts/counter",
         "--headless",
         "--frames",
@@ -347,27 +356,10 @@ fn a_mod_named_like_the_games_script_gets_none_of_its_grants() {
         "grants.toml",
         "[default]\nwrites = []\n\n[source.\"game/director.wasm\"]\nwrites = [\"*\"]\n",
     );
-    let scene = dir.path().join("scene.json");
     let run = |script: &Path| {
-        let _ = std::fs::remove_file(&scene);
-        let output = run_host(
-            &[
-                "run",
-                script.to_str().unwrap(),
-                "host/tests/scripts/counter",
-                "--headless",
-                "--frames",
-                "10",
-                "--dump-scene",
-                scene.to_str().unwrap(),
-                "--grants",
-                grants.to_str().unwrap(),
-            ],
-            &cache_dir(),
-        );
-        let scene: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&scene).unwrap()).unwrap();
-        (stderr_of(&output), scene)
+        let (_, stderr, scene) =
+            run_beside_counter(script.to_str().unwrap(), Some(&grants), dir.path());
+        (stderr, scene)
     };
     let (stderr, scene) = run(&game);
     assert!(!stderr.contains("may not write"), "{stderr}");
@@ -414,6 +406,9 @@ fn reading_entities_and_game_data_is_granted_too() {
             grants: policy(grants),
             ..RuntimeConfig::default()
         });
+        // The peers script, in this mode, reads the cube's rotation by id
+        // and sets it turned.
+        runtime.scene().lock().unwrap().spawn("peers:kept");
         let started = runtime.spawn(&common::load(&engine, script));
         let started = started.map_err(|error| format!("{error:#}"));
         if started.is_ok() {
@@ -422,8 +417,7 @@ fn reading_entities_and_game_data_is_granted_too() {
         let errors: Vec<String> = runtime.errors().iter().map(ToString::to_string).collect();
         (started, errors)
     };
-    // The spinning cube reads the cube's rotation before it turns it.
-    let (started, errors) = start("[default]\nreads = []\n", "spinning-cube");
+    let (started, errors) = start("[default]\nreads = []\n", "peers");
     assert!(started.is_ok(), "{started:?}");
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
@@ -431,7 +425,7 @@ fn reading_entities_and_game_data_is_granted_too() {
             && errors[0].contains("its grants' reads allow []"),
         "{errors:?}"
     );
-    let (_, errors) = start("[default]\nreads = [\"cu*\"]\n", "spinning-cube");
+    let (_, errors) = start("[default]\nreads = [\"cu*\"]\n", "peers");
     assert!(errors.is_empty(), "{errors:?}");
 
     // Game data, by component: the crates' `Health` is the script's own

@@ -4,6 +4,7 @@
 
 use crate::bindings::game::engine::entity as single;
 use crate::bindings::game::engine::lifetime;
+use crate::bindings::game::engine::relative;
 use crate::bindings::game::engine::scene as wit_scene;
 use crate::bindings::game::engine::scene::TransformComponent as Handle;
 use crate::entities::{self, EntityId};
@@ -94,16 +95,22 @@ impl TransformComponent {
     }
 
     /// Applies `delta` on top of the current rotation (world axes):
-    /// `rotation = delta * rotation`, normalised.
+    /// `rotation = delta * rotation`, normalised. A relative write: where
+    /// several scripts turn one entity in a frame, every turn counts (see
+    /// [`relative`](crate::bindings::game::engine::relative)), where
+    /// [`set_rotation`](Self::set_rotation) keeps only the last.
     #[inline]
     pub fn rotate(&self, delta: Quat) {
-        self.set_rotation((delta * self.rotation()).normalize());
+        entities::flush();
+        relative::rotate(self.id, delta.into());
     }
 
-    /// Moves the position by `offset`.
+    /// Moves the position by `offset`. A relative write: where several
+    /// scripts move one entity in a frame, every move counts.
     #[inline]
     pub fn translate(&self, offset: Vec3) {
-        self.set_position(self.position() + offset);
+        entities::flush();
+        relative::translate(self.id, offset.into());
     }
 }
 
@@ -234,11 +241,10 @@ impl TransformExt for Handle {
     }
 
     fn rotate(&self, delta: glam::Quat) {
-        let rotation = (delta * self.orientation()).normalize();
-        self.set_orientation(rotation);
+        relative::rotate(self.id(), delta.into());
     }
 
     fn translate(&self, offset: glam::Vec3) {
-        self.set_translation(self.translation() + offset);
+        relative::translate(self.id(), offset.into());
     }
 }

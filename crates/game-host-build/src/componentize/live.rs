@@ -27,8 +27,8 @@ use super::cache::BuildCache;
 use super::tool::run_tool;
 use super::{ENGINE_WIT, Language, hash_wit, read_sources, tool_version, write_wit};
 use game_host::LiveSources;
-use game_host::guest::LIVE_VERSION;
 use game_host::guest::engine::API_VERSION;
+use game_host::guest::{ENGINE_INTERFACES, LIVE_VERSION};
 use game_host::hex::hex;
 use game_host::sync::LockExt;
 use game_host::{ScriptComponent, ScriptEngine};
@@ -63,7 +63,43 @@ impl Language {
             Language::Python => ("game_live_loader.py", include_str!("loaders/loader.py")),
             Language::JavaScript => ("loader.js", include_str!("loaders/loader.js")),
         };
+        // The interface lists, from the WIT the host was built with.
+        let camel = |name: &str| {
+            let mut parts = name.split('-');
+            let first = parts.next().unwrap_or_default().to_owned();
+            parts.fold(first, |mut out, part| {
+                let mut chars = part.chars();
+                if let Some(c) = chars.next() {
+                    out.push(c.to_ascii_uppercase());
+                    out.extend(chars);
+                }
+                out
+            })
+        };
+        let bound = || ENGINE_INTERFACES.iter().filter(|(_, funcs)| *funcs);
+        let imports: String = bound()
+            .map(|(name, _)| {
+                format!(
+                    "import * as {} from \"game:engine/{name}@{{{{engine-version}}}}\";\n",
+                    camel(name)
+                )
+            })
+            .collect();
+        let interfaces: String = ENGINE_INTERFACES
+            .iter()
+            .map(|(name, funcs)| {
+                let value = if *funcs { camel(name) } else { "{}".to_owned() };
+                format!("  \"game:engine/{name}\": {value},\n")
+            })
+            .collect();
+        let modules: String = ENGINE_INTERFACES
+            .iter()
+            .map(|(name, _)| format!("    {},\n", name.replace('-', "_")))
+            .collect();
         let text = text
+            .replace("{{engine-imports}}\n", &imports)
+            .replace("{{engine-interfaces}}\n", &interfaces)
+            .replace("{{engine-modules}}\n", &modules)
             .replace("{{engine-version}}", API_VERSION)
             .replace("{{live-version}}", LIVE_VERSION);
         (file, text)

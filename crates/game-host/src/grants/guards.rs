@@ -19,6 +19,7 @@ pub const GUARDS: &[(&str, &[&str])] = &[
     ("log", &["quotas"]),
     ("motion", &["writes", "quotas"]),
     ("players", &["send", "listen", "keys", "quotas"]),
+    ("relative", &["writes"]),
     ("runtime", &["quotas"]),
     ("scene", &["reads", "writes", "quotas"]),
     ("tasks", &["jobs", "quotas"]),

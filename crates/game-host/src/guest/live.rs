@@ -43,3 +43,10 @@ pub const LIVE_VERSION: &str = env!("GAME_LIVE_VERSION");
 /// file of the workspace's `wit/` (one per interface) as (file name, text),
 /// for the builders that hand it to componentize-py and -js.
 pub const ENGINE_WIT: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/engine_wit.rs"));
+
+/// Every interface of the newest `game:engine` package (`wit/`), sorted,
+/// each with whether it declares functions (`types` and `input` hold only
+/// records): what the Python and JavaScript loaders bind. Made from the WIT
+/// when the crate is built.
+pub const ENGINE_INTERFACES: &[(&str, bool)] =
+    include!(concat!(env!("OUT_DIR"), "/engine_interfaces.rs"));

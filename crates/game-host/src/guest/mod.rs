@@ -43,7 +43,7 @@ pub mod v0_1;
 
 pub(crate) use command::Command;
 pub(crate) use limiter::ScriptLimiter;
-pub use live::{ENGINE_WIT, LIVE_VERSION, LIVE_WIT, LiveSources};
+pub use live::{ENGINE_INTERFACES, ENGINE_WIT, LIVE_VERSION, LIVE_WIT, LiveSources};
 pub(crate) use pending::SceneWrite;
 pub use profile::ScriptProfile;
 pub(crate) use shared::RuntimeShared;

@@ -11,37 +11,18 @@
 // `restoreState`, each optional. The rewrite keeps every
 // line where it was, so errors name the script's own lines.
 //
-// The package versions below are placeholders the host fills in with its
-// own before it builds the runtime.
+// The package versions and the interface lists below are placeholders the
+// host fills in before it builds the runtime, from the WIT it was built
+// with (`game_host::guest::ENGINE_INTERFACES`): an interface added to the
+// package is bound here with nothing to edit.
 
-import * as log from "game:engine/log@{{engine-version}}";
-import * as runtime from "game:engine/runtime@{{engine-version}}";
-import * as scene from "game:engine/scene@{{engine-version}}";
-import * as tasks from "game:engine/tasks@{{engine-version}}";
-import * as events from "game:engine/events@{{engine-version}}";
-import * as motion from "game:engine/motion@{{engine-version}}";
-import * as entities from "game:engine/entities@{{engine-version}}";
-import * as entity from "game:engine/entity@{{engine-version}}";
-import * as lifetime from "game:engine/lifetime@{{engine-version}}";
-import * as gameData from "game:engine/game-data@{{engine-version}}";
-import * as players from "game:engine/players@{{engine-version}}";
+{{engine-imports}}
 import { files, root } from "game:live/sources@{{live-version}}";
 
-// `types` and `input` hold only records and enums: nothing to bind.
+// Every interface of the package: those that hold only records and enums
+// (`types`, `input`) have nothing to bind.
 const INTERFACES = {
-  "game:engine/types": {},
-  "game:engine/log": log,
-  "game:engine/runtime": runtime,
-  "game:engine/scene": scene,
-  "game:engine/tasks": tasks,
-  "game:engine/input": {},
-  "game:engine/events": events,
-  "game:engine/motion": motion,
-  "game:engine/entities": entities,
-  "game:engine/entity": entity,
-  "game:engine/lifetime": lifetime,
-  "game:engine/game-data": gameData,
-  "game:engine/players": players,
+{{engine-interfaces}}
 };
 
 const IDENT = "[A-Za-z_$][\\w$]*";

@@ -51,19 +51,7 @@ from wit_world.imports import sources as _sources
 
 # Every binding a script may import, loaded now for the same reason.
 from wit_world.imports import (  # noqa: F401
-    entities,
-    entity,
-    events,
-    game_data,
-    input,
-    lifetime,
-    log,
-    motion,
-    players,
-    runtime,
-    scene,
-    tasks,
-    types,
+{{engine-modules}}
 )
 
 

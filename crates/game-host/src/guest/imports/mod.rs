@@ -16,6 +16,7 @@ mod log;
 mod motion;
 mod players;
 mod poll;
+mod relative;
 mod runtime;
 mod scene;
 mod sources;

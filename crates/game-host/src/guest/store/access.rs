@@ -138,14 +138,7 @@ impl ScriptState {
         id: EntityId,
         component: &'a str,
     ) -> wasmtime::Result<DataAccess<'a>> {
-        if !self.grants.data_reads.allows(component) {
-            return Err(self.data_refused("read", component, &self.grants.data_reads.to_string()));
-        }
-        self.may_read(id)?;
-        Ok(DataAccess {
-            entity: id,
-            component,
-        })
+        self.may_data(Side::Read, id, component)
     }
 
     /// Fails (a trap naming the component, or the entity) unless the
@@ -155,11 +148,30 @@ impl ScriptState {
         id: EntityId,
         component: &'a str,
     ) -> wasmtime::Result<DataAccess<'a>> {
-        if !self.grants.data_writes.allows(component) {
-            let rule = self.grants.data_writes.to_string();
-            return Err(self.data_refused("write", component, &rule));
+        self.may_data(Side::Write, id, component)
+    }
+
+    fn may_data<'a>(
+        &mut self,
+        side: Side,
+        id: EntityId,
+        component: &'a str,
+    ) -> wasmtime::Result<DataAccess<'a>> {
+        let (rule, verb) = match side {
+            Side::Read => (&self.grants.data_reads, "read"),
+            Side::Write => (&self.grants.data_writes, "write"),
+        };
+        if !rule.allows(component) {
+            return Err(wasmtime::format_err!(
+                "grants: script `{}` may not {verb} game data `{component}`: its grants' \
+                 data_{verb}s allow {rule}",
+                self.identity.name
+            ));
         }
-        self.may_write(id)?;
+        match side {
+            Side::Read => self.may_read(id).map(drop)?,
+            Side::Write => self.may_write(id).map(drop)?,
+        }
         Ok(DataAccess {
             entity: id,
             component,
@@ -216,14 +228,5 @@ impl ScriptState {
             self.identity.name,
             id.index(),
         ))
-    }
-
-    #[cold]
-    fn data_refused(&self, verb: &str, component: &str, rule: &str) -> wasmtime::Error {
-        wasmtime::format_err!(
-            "grants: script `{}` may not {verb} game data `{component}`: its grants' data_{verb}s \
-             allow {rule}",
-            self.identity.name
-        )
     }
 }
