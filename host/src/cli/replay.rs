@@ -167,8 +167,9 @@ fn recorded_script(
         .collect::<String>();
     bail!(
         "script `{}` was recorded from `{source}`, which replay does not build (a build runs the \
-         source's code), and no component with its digest {} is in the cache: build it \
-         (`host build {source}`) and give the .wasm after the recording (`host replay {}{arguments}`)",
+         source's code), and no component with its digest {} is in the cache: give its built \
+         .wasm after the recording (`host replay {}{arguments}`; `host build {source}` makes one \
+         from a source you trust)",
         recorded.name,
         short(&recorded.sha256),
         recording.display()
