@@ -180,7 +180,7 @@ fn a_player_sees_the_window_open_and_closes_it_with_enter() {
 
 #[test]
 fn send_to_reaches_one_player_and_broadcast_reaches_both() {
-    let serve = Serve::start(&["examples/arena"]);
+    let serve = Serve::start(&["examples/arena", "--player-channel", "chat"]);
     let (one, stream_one) = admit(&serve, 1);
     let mut first = Client::connect(&serve, &stream_one).unwrap();
     first.until(Duration::from_secs(10), |m| m.get("entities").is_some());
@@ -222,6 +222,13 @@ fn send_to_reaches_one_player_and_broadcast_reaches_both() {
     for client in [&mut first, &mut second] {
         client.until(Duration::from_secs(5), |m| m["message"]["payload"] == said);
     }
+    // A channel the world does not open is refused, and the client told.
+    first.send(r#"{"send": {"channel": "admin", "payload": "give-gold"}}"#);
+    let refused = first.until(Duration::from_secs(5), |m| m.get("error").is_some());
+    assert_eq!(
+        refused["error"],
+        "channel `admin` is not open to players: the message reached no script"
+    );
     second.send(r#"{"press": "up"}"#);
     let moved = first.until(Duration::from_secs(5), |m| {
         m["changed"]
@@ -372,6 +379,8 @@ fn a_played_world_replays_frame_for_frame() {
     let records = dir.path().join("records");
     let mut serve = Serve::start(&[
         "examples/arena",
+        "--player-channel",
+        "chat",
         "--seconds",
         "3",
         "--record-worlds",
@@ -444,21 +453,13 @@ fn probe_hears(config: RuntimeConfig) -> Vec<String> {
 
 #[test]
 fn a_player_reaches_scripts_as_a_player_within_their_grants_and_never_as_a_script() {
-    // Nothing open (the default): the forged `admin` message reaches no
-    // `admin` wait; every event reaches the players listener, with its
-    // sender.
+    // Nothing open (the default): no message of a player reaches any
+    // script (the forged `admin` least of all); its key press reaches the
+    // players listener, with its sender, and no key wait.
     let heard = probe_hears(RuntimeConfig::default());
-    assert_eq!(
-        heard,
-        [
-            "joined 7",
-            "message 7 admin: give-gold",
-            "message 7 chat: gg",
-            "message 7 whisper: psst",
-            "key 7 Key::Enter"
-        ]
-    );
-    // A world that opens `admin` to players lets it through.
+    assert_eq!(heard, ["joined 7", "key 7 Key::Enter"]);
+    // A world that opens `admin` to players: it reaches the players
+    // listener with its sender, and the game's `admin` wait.
     let heard = probe_hears(RuntimeConfig {
         open_to_players: OpenToPlayers {
             keys: false,
@@ -466,24 +467,34 @@ fn a_player_reaches_scripts_as_a_player_within_their_grants_and_never_as_a_scrip
         },
         ..RuntimeConfig::default()
     });
+    assert!(heard.contains(&"admin: give-gold".to_owned()), "{heard:?}");
     assert!(
-        heard.iter().any(|line| line == "admin: give-gold"),
+        heard.contains(&"message 7 admin: give-gold".to_owned()),
         "{heard:?}"
     );
-    // A mod granted no keys and only `chat` and `admin` hears neither the
-    // keys nor other channels through `players`, as through `events`.
+    assert!(!heard.iter().any(|line| line.contains("chat")), "{heard:?}");
+    // Everything open, to a mod granted no keys and only `chat` and
+    // `admin`: it hears neither the keys nor other channels through
+    // `players`, as through `events`.
     let grants = "[default]\nkeys = false\nlisten = [\"chat\", \"admin\"]\n";
     let heard = probe_hears(RuntimeConfig {
         grants: GrantPolicy::new(toml::from_str::<GrantFile>(grants).unwrap()).unwrap(),
+        open_to_players: OpenToPlayers::all(),
         ..RuntimeConfig::default()
     });
-    assert_eq!(
-        heard,
-        [
-            "joined 7",
-            "message 7 admin: give-gold",
-            "message 7 chat: gg"
-        ]
+    assert!(
+        heard.contains(&"message 7 chat: gg".to_owned()),
+        "{heard:?}"
+    );
+    assert!(
+        heard.contains(&"message 7 admin: give-gold".to_owned()),
+        "{heard:?}"
+    );
+    assert!(
+        !heard
+            .iter()
+            .any(|line| line.contains("whisper") || line.contains("key")),
+        "{heard:?}"
     );
 }
 

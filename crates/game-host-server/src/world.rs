@@ -199,13 +199,13 @@ impl World {
                 seed,
                 checkpoint_every: config.checkpoint_every,
                 canonical_nans: config.canonical_nans,
-                open_to_players,
+                open_to_players: open_to_players.clone(),
             };
             let recorder = Recorder::create(&path, settings, &scripts)
                 .with_context(|| format!("{id} could not be recorded"))?;
             runtime.observe(Box::new(recorder));
         }
-        let hub = WorldHub::new(every, config.max_players);
+        let hub = WorldHub::new(every, config.max_players, open_to_players);
         Ok(World::new(id, runtime, spec.frames, hub))
     }
 

@@ -24,21 +24,27 @@ pub struct PlayerMessage {
     pub payload: String,
 }
 
-/// Which of players' input reaches scripts' ordinary event waits
-/// (`events.wait-event`, `events.listen`), beside `players` listeners. A
-/// player's input always reaches `players` listeners as a player event with
-/// its sender (each script within its `keys` and `listen` grants); it
-/// reaches the waits of the game's own events only where the world opens
-/// them, so a player cannot pass for a script (a forged `admin` message).
-/// Nothing is open by default.
+/// What players may send a world, and which of it reaches scripts' ordinary
+/// event waits (`events.wait-event`, `events.listen`) beside `players`
+/// listeners. As Roblox's RemoteEvents carry a client's message only on the
+/// events the game created:
+/// - a player's message is taken only on a channel the world opens
+///   (`channels`); on any other it is refused (the server tells the
+///   client) and reaches no script. One taken reaches `players` listeners
+///   with its sender, and the ordinary waits on its channel;
+/// - a player's key presses always reach `players` listeners, with their
+///   sender; the ordinary key waits only with `keys`.
+///
+/// Each script gets players' input within its own `keys` and `listen`
+/// grants. Nothing is open by default, so a player can never pass for a
+/// script (a forged `admin` message).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OpenToPlayers {
-    /// Players' key presses and releases reach key waits.
+    /// Players' key presses and releases reach ordinary key waits.
     #[serde(default)]
     pub keys: bool,
-    /// Channels (names, `*` patterns) on which players' messages reach
-    /// message waits.
+    /// Channels (names, `*` patterns) players may send messages on.
     #[serde(default)]
     pub channels: Vec<String>,
 }
@@ -53,14 +59,29 @@ impl OpenToPlayers {
         }
     }
 
-    /// Whether a player's `event` reaches ordinary event waits.
+    /// Whether players may send messages on `channel`.
+    pub fn takes(&self, channel: &str) -> bool {
+        self.channels
+            .iter()
+            .any(|pattern| crate::grants::NameRule::only(&[pattern]).allows(channel))
+    }
+
+    /// Whether a player's `event` also reaches ordinary event waits.
     pub fn admits(&self, event: &Event) -> bool {
         match event {
             Event::KeyPressed(_) | Event::KeyReleased(_) => self.keys,
-            Event::Message(message) => self
-                .channels
-                .iter()
-                .any(|pattern| crate::grants::NameRule::only(&[pattern]).allows(&message.channel)),
+            Event::Message(message) => self.takes(&message.channel),
+        }
+    }
+
+    /// Why a player's `event` is refused, if it is.
+    pub fn refusal(&self, event: &Event) -> Option<String> {
+        match event {
+            Event::Message(message) if !self.takes(&message.channel) => Some(format!(
+                "channel `{}` is not open to players: the message reached no script",
+                message.channel
+            )),
+            _ => None,
         }
     }
 }

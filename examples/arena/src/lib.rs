@@ -1,11 +1,12 @@
 //! Arena: a world for players. Each player who joins gets an entity of its
 //! own, `player-N`, that its arrow keys move one step per press. The script
 //! greets each player alone (`send-to`), tells everyone who joined and left
-//! (`broadcast`), and passes a player's `chat` messages on to all.
+//! (`broadcast`), and passes a player's `chat` messages on to all (the world
+//! must open `chat` to players: `--player-channel chat`).
 //!
 //! Serve it, admit a player, and open the page it answers with:
 //! ```text
-//! host serve examples/arena
+//! host serve examples/arena --player-channel chat
 //! curl -X POST http://127.0.0.1:9464/worlds/1/players
 //! # {"player":1,"token":"...","stream":"/worlds/1/stream?token=...","view":"/worlds/1/view?token=..."}
 //! ```

@@ -79,11 +79,12 @@ pub struct ServeArgs {
     #[arg(long)]
     player_keys: bool,
 
-    /// Players' messages on channel NAME (a name or `*` pattern; repeat
-    /// for more) also reach scripts' ordinary message waits. On any other
-    /// channel they reach only `players` listeners, with their sender, so a
-    /// player can never pass for a script (a POSTed world may set its own:
-    /// `{"open_to_players": {"keys": true, "channels": ["chat"]}}`).
+    /// A channel players may send messages on (a name or `*` pattern;
+    /// repeat for more): they reach `players` listeners with their sender,
+    /// and scripts' ordinary waits on that channel. A message on any other
+    /// channel is refused and the client told, so a player can never pass
+    /// for a script (a POSTed world may set its own: `{"open_to_players":
+    /// {"keys": true, "channels": ["chat"]}}`).
     #[arg(long, value_name = "NAME")]
     player_channel: Vec<String>,
 

@@ -13,7 +13,7 @@ use anyhow::{Result, bail};
 use super::seats::{Route, Seats};
 use super::tracker::SceneTracker;
 use super::wire::EntityState;
-use game_host::players::{PlayerEvent, PlayerId, PlayerMessage};
+use game_host::players::{OpenToPlayers, PlayerEvent, PlayerId, PlayerMessage};
 use game_host::runtime::Runtime;
 use game_host::sync::LockExt;
 
@@ -53,11 +53,14 @@ pub struct WorldHub {
     snapshots: Mutex<Vec<oneshot::Sender<Snapshot>>>,
     /// Player events for the world's next frame.
     inputs: Mutex<Vec<PlayerEvent>>,
+    /// What players may send the world.
+    open: OpenToPlayers,
 }
 
 impl WorldHub {
-    pub(crate) fn new(every: u32, max_players: usize) -> Arc<Self> {
+    pub(crate) fn new(every: u32, max_players: usize, open: OpenToPlayers) -> Arc<Self> {
         Arc::new(WorldHub {
+            open,
             every: u64::from(every.max(1)),
             max_players,
             updates: broadcast::channel(BACKLOG).0,
@@ -89,8 +92,14 @@ impl WorldHub {
         true
     }
 
-    /// Queues a player's input for the world's next frame.
+    /// Queues a player's input for the world's next frame; a message on a
+    /// channel the world does not open is refused, saying so.
     pub(crate) fn input(&self, event: PlayerEvent) -> Result<()> {
+        if let PlayerEvent::Input(input) = &event
+            && let Some(refusal) = self.open.refusal(&input.event)
+        {
+            bail!("{refusal}");
+        }
         let mut inputs = self.inputs.lock_unpoisoned();
         if inputs.len() >= MAX_INPUTS {
             bail!("the world has {MAX_INPUTS} player events waiting; try again");

@@ -50,8 +50,8 @@ pub struct RuntimeConfig {
     /// (handing them to the frame threads would cost more than it saves;
     /// the result is the same either way).
     pub min_parallel_tasks: usize,
-    /// Which of players' input also reaches ordinary event waits (none by
-    /// default: see [`OpenToPlayers`]).
+    /// What players may send the world, and which of it also reaches
+    /// ordinary event waits (nothing by default: see [`OpenToPlayers`]).
     pub open_to_players: OpenToPlayers,
     /// Bytes the world's scripts may send to players in one frame, all
     /// together (channel and payload): a script whose message goes past it

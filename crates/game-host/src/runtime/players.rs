@@ -34,13 +34,18 @@ impl Runtime {
     /// Step 5 of the frame for one player event: the roster follows it, its
     /// input reaches event waits where the world opens them to players
     /// ([`OpenToPlayers`](crate::players::OpenToPlayers)), and it is kept for the player listeners.
+    /// A message on a channel the world does not open is dropped (the
+    /// server refuses it before it gets here).
     pub(super) fn deliver_player_event(&mut self, event: PlayerEvent) {
-        self.shared.players.apply(&event);
-        if let PlayerEvent::Input(input) = &event
-            && self.open_to_players.admits(&input.event)
-        {
-            self.waits.deliver_event(&input.event, &mut self.completed);
+        if let PlayerEvent::Input(input) = &event {
+            if self.open_to_players.refusal(&input.event).is_some() {
+                return;
+            }
+            if self.open_to_players.admits(&input.event) {
+                self.waits.deliver_event(&input.event, &mut self.completed);
+            }
         }
+        self.shared.players.apply(&event);
         self.player_events.push(event);
     }
 
