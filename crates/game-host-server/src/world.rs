@@ -200,6 +200,7 @@ impl World {
                 checkpoint_every: config.checkpoint_every,
                 canonical_nans: config.canonical_nans,
                 open_to_players: open_to_players.clone(),
+                player_bytes_per_frame: config.runtime.player_bytes_per_frame,
             };
             let recorder = Recorder::create(&path, settings, &scripts)
                 .with_context(|| format!("{id} could not be recorded"))?;

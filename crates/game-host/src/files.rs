@@ -19,6 +19,10 @@ pub const MAX_TEXT_FILE: u64 = 16 << 20;
 /// The whole of `path`, if it is a regular file of at most `cap` bytes
 /// (`/dev/zero`, a directory or a FIFO is refused before it is read).
 pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>> {
+    // Looked at before it is opened: opening a FIFO would wait for a writer.
+    if !std::fs::metadata(path)?.is_file() {
+        bail!("it is not a regular file");
+    }
     let file = std::fs::File::open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {

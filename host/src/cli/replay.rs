@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use game_host::record::{RecordedScript, Recording, kept, replay as run_replay};
 use game_host::{Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
-use game_host_build::ScriptSource;
+use game_host_build::{BuildOutput, ScriptSource};
 
 use super::engine_args::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME, EngineArgs, load_script};
 
@@ -108,6 +108,7 @@ pub fn replay(mut args: ReplayArgs) -> Result<ExitCode> {
     }
     let mut runtime = Runtime::new(RuntimeConfig {
         open_to_players: header.open_to_players.clone(),
+        player_bytes_per_frame: header.player_bytes_per_frame,
         ..args
             .engine
             .runtime_config(header.hz, header.seed, true, RuntimeConfig::default().log)
@@ -132,10 +133,11 @@ pub fn replay(mut args: ReplayArgs) -> Result<ExitCode> {
 }
 
 /// The script a recording names (the `index`th): a built-in, the component
-/// kept in the cache under its digest, or a recorded `.wasm` file. A
-/// recording is data from anywhere: nothing it names is built (a crate's
-/// `build.rs` would run as the user), and a source that would need a build
-/// is refused, saying which argument to give instead.
+/// kept in the cache under its digest, a recorded `.wasm` file, or a
+/// Python or JavaScript project run live. A recording is data from
+/// anywhere: nothing it names is built (a crate's `build.rs` would run as
+/// the user), and a source that would need a build is refused, saying which
+/// argument to give instead.
 fn recorded_script(
     engine: &ScriptEngine,
     recorded: &RecordedScript,
@@ -156,10 +158,21 @@ fn recorded_script(
         return engine.load_bytes(&recorded.name, &bytes);
     }
     let path = Path::new(source);
-    if let Ok(ScriptSource::File(file)) = ScriptSource::new(path) {
-        return engine.load_file(&file).with_context(|| {
-            format!("the recorded script `{source}` could not be loaded (give its path after the recording)")
-        });
+    let could_not = || {
+        format!(
+            "the recorded script `{source}` could not be loaded (give its path after the recording)"
+        )
+    };
+    match ScriptSource::new(path) {
+        Ok(ScriptSource::File(file)) => return engine.load_file(&file).with_context(could_not),
+        // A Python or JavaScript project runs live on the host's own
+        // runtime, in the sandbox: nothing of it is built.
+        Ok(project @ ScriptSource::Foreign(..)) => {
+            return project
+                .load(engine, BuildOutput::Capture)
+                .with_context(could_not);
+        }
+        _ => {}
     }
     let arguments = (0..index)
         .map(|_| " SCRIPT")

@@ -199,6 +199,7 @@ pub fn run(mut args: RunArgs) -> Result<ExitCode> {
             checkpoint_every: args.world.checkpoint_every,
             canonical_nans: engine.deterministic_floats(),
             open_to_players: runtime.open_to_players().clone(),
+            player_bytes_per_frame: runtime.player_bytes_per_frame(),
         };
         let recorder = Recorder::create(file, settings, &started_scripts)?;
         runtime.observe(Box::new(recorder));

@@ -40,10 +40,15 @@ pub(super) fn check(headers: &HeaderMap, changes: bool, listen: SocketAddr) -> R
     }
     if let Some(origin) = headers.get(ORIGIN) {
         let origin = origin.to_str().unwrap_or("?");
-        let own = origin
-            .strip_prefix("http://")
-            .or_else(|| origin.strip_prefix("https://"))
-            .is_some_and(|host| local(host, listen));
+        // An origin names its port, or the scheme's (80, 443): another
+        // port on loopback is another site.
+        let own = [("http://", "80"), ("https://", "443")]
+            .into_iter()
+            .find_map(|(scheme, port)| Some((origin.strip_prefix(scheme)?, port)))
+            .is_some_and(|(host, port)| match host.rsplit_once(':') {
+                Some((_, at)) if !at.contains(']') => local(host, listen),
+                _ => local(&format!("{host}:{port}"), listen),
+            });
         if !own {
             return Err(Answer::error(
                 403,

@@ -243,8 +243,11 @@ impl GrantFile {
     }
 
     /// This file with its relative path patterns made relative to `base`
-    /// (the grants file's directory).
+    /// (the grants file's directory; resolved, with its glob characters
+    /// taken literally).
     pub fn relative_to(mut self, base: &Path) -> Self {
+        let base = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_owned());
+        let base = glob::Pattern::escape(&base.display().to_string());
         self.source = std::mem::take(&mut self.source)
             .into_iter()
             .map(|(key, spec)| {
@@ -252,7 +255,7 @@ impl GrantFile {
                 let key = if absolute {
                     key
                 } else {
-                    base.join(&key).display().to_string()
+                    format!("{base}/{key}")
                 };
                 (key, spec)
             })
@@ -282,6 +285,15 @@ impl GrantFile {
                 }
                 Some(_) => {}
                 None => {
+                    if Path::new(key)
+                        .components()
+                        .any(|part| part == std::path::Component::ParentDir)
+                    {
+                        return Err(format!(
+                            "{at}: a path pattern may not hold `..` (name the folder itself, \
+                             relative to the grants file or absolute)"
+                        ));
+                    }
                     glob::Pattern::new(key)
                         .map_err(|error| format!("{at}: not a path pattern: {error}"))?;
                 }
@@ -310,16 +322,31 @@ fn source_matches(key: &str, origin: ScriptOrigin<'_>) -> bool {
         require_literal_separator: true,
         require_literal_leading_dot: false,
     };
-    let key_path = Path::new(key);
-    if key_path.is_absolute() {
-        pattern.matches_path_with(path, options)
+    let pattern = if Path::new(key).is_absolute() {
+        pattern
     } else {
         // Relative to the working directory (a world's grants).
-        std::env::current_dir()
+        let Some(pattern) = std::env::current_dir()
             .ok()
-            .and_then(|dir| glob::Pattern::new(&dir.join(key).display().to_string()).ok())
-            .is_some_and(|pattern| pattern.matches_path_with(path, options))
-    }
+            .and_then(|dir| std::fs::canonicalize(&dir).ok().or(Some(dir)))
+            .and_then(|dir| {
+                let dir = glob::Pattern::escape(&dir.display().to_string());
+                glob::Pattern::new(&format!("{dir}/{key}")).ok()
+            })
+        else {
+            return false;
+        };
+        pattern
+    };
+    // A Python or JavaScript project is named by its entry file: its folder
+    // matches too.
+    let project = path
+        .file_name()
+        .is_some_and(|name| name == "app.py" || name == "app.js")
+        .then(|| path.parent())
+        .flatten();
+    pattern.matches_path_with(path, options)
+        || project.is_some_and(|folder| pattern.matches_path_with(folder, options))
 }
 
 /// The grants a runtime gives the scripts it starts: one or more
@@ -422,6 +449,8 @@ mod tests {
         );
         let bad: GrantFile = serde_json::from_str(r#"{"source": {"sha256:xyz": {}}}"#).unwrap();
         assert!(bad.check().unwrap_err().contains("not a SHA-256 digest"));
+        let up: GrantFile = serde_json::from_str(r#"{"source": {"game/../mods/**": {}}}"#).unwrap();
+        assert!(up.check().unwrap_err().contains("may not hold `..`"));
     }
 
     #[test]

@@ -73,6 +73,9 @@ pub struct Header {
     /// recordings of hosts before the setting, when all of it did.
     #[serde(default = "OpenToPlayers::all")]
     pub open_to_players: OpenToPlayers,
+    /// The world's budget of bytes sent to players per frame.
+    #[serde(default = "default_player_bytes")]
+    pub player_bytes_per_frame: usize,
     /// The scripts, in the order their instances were started.
     pub scripts: Vec<RecordedScript>,
 }
@@ -80,6 +83,14 @@ pub struct Header {
 fn yes() -> bool {
     true
 }
+
+fn default_player_bytes() -> usize {
+    crate::runtime::DEFAULT_PLAYER_BYTES_PER_FRAME
+}
+
+/// The largest budget of bytes sent to players per frame a recording may
+/// name (as `host serve --player-bytes-per-frame` allows).
+const MAX_PLAYER_BYTES: usize = 64 << 20;
 
 /// How a recorded run ran, besides its scripts and input.
 #[derive(Debug, Clone)]
@@ -94,6 +105,8 @@ pub struct RunSettings {
     pub canonical_nans: bool,
     /// Which of players' input reaches ordinary event waits.
     pub open_to_players: OpenToPlayers,
+    /// The world's budget of bytes sent to players per frame.
+    pub player_bytes_per_frame: usize,
 }
 
 /// A script of a recorded run.
@@ -379,6 +392,12 @@ fn parse_header(text: &str) -> Result<Header> {
         bail!(
             "`checkpoint_every` {} is over {MAX_FRAMES}",
             header.checkpoint_every
+        );
+    }
+    if !(1..=MAX_PLAYER_BYTES).contains(&header.player_bytes_per_frame) {
+        bail!(
+            "`player_bytes_per_frame` {} is not from 1 to {MAX_PLAYER_BYTES}",
+            header.player_bytes_per_frame
         );
     }
     if header.scripts.is_empty() {

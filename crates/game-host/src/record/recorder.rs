@@ -48,6 +48,7 @@ impl Recorder {
             checkpoint_every: settings.checkpoint_every.max(1),
             canonical_nans: settings.canonical_nans,
             open_to_players: settings.open_to_players,
+            player_bytes_per_frame: settings.player_bytes_per_frame,
             arch: Some(std::env::consts::ARCH.to_owned()),
             scripts: scripts
                 .iter()

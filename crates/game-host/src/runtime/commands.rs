@@ -20,7 +20,7 @@ impl Runtime {
         let mut commands = std::mem::take(&mut self.command_buffer);
         instance.swap_commands(&mut commands);
         let now = self.shared.clock.now().frame;
-        let mut over_budget = None;
+        let mut over_budget: Option<(u32, String)> = None;
         for command in commands.drain(..) {
             match command {
                 Command::Subscribe(id) => self.subscriptions.subscribe(slot, id),
@@ -57,12 +57,20 @@ impl Runtime {
                 Command::ToPlayers { to, message } => {
                     let bytes = message.channel.len() + message.payload.len();
                     let budget = self.player_bytes_per_frame;
-                    if let Err(cause) = self.outbox.charge(now, bytes, budget) {
-                        // It is stopped: nothing more it asked for is done.
-                        over_budget = Some(cause);
-                        break;
+                    match self.outbox.charge(now, slot, bytes, budget) {
+                        Ok(()) => self.send_to_players(to, message),
+                        // Past the budget: the message is dropped, and the
+                        // frame's biggest sender stopped.
+                        Err(over) => {
+                            if let Some(stop) = over.stop {
+                                over_budget = Some((stop, over.cause));
+                                if stop == slot {
+                                    // Nothing more it asked for is done.
+                                    break;
+                                }
+                            }
+                        }
                     }
-                    self.send_to_players(to, message)
                 }
                 Command::Job { token, kind, key } => {
                     // A reused token replaces the older wait, job included.
@@ -76,8 +84,8 @@ impl Runtime {
         }
         commands.clear();
         self.command_buffer = commands;
-        if let Some(cause) = over_budget {
-            self.stop(slot, cause);
+        if let Some((stop, cause)) = over_budget {
+            self.stop(stop, cause);
         }
     }
 

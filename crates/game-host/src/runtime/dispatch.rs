@@ -497,6 +497,10 @@ impl Frame<'_> {
             instance.begin_task(index);
             if shared {
                 instance.hold_log();
+            } else {
+                // Lines a frame left held (a panic on a frame thread
+                // skipped their release) go out now, not never.
+                instance.release_log();
             }
             instance.set_known_usage(task.waits, task.subscriptions);
             let more = &self.more[task.first as usize..(task.first + task.count) as usize];

@@ -42,10 +42,14 @@ impl Granting {
         if let Some((_, granted)) = found {
             return Ok(granted.clone());
         }
-        // By where the script came from, never by the name it chose.
-        let path = component
-            .source()
-            .map(|path| std::path::absolute(path).unwrap_or_else(|_| path.to_owned()));
+        // By where the script came from, never by the name it chose: the
+        // real path, with `..` and links resolved, so no spelling of a path
+        // reaches another folder's table.
+        let path = component.source().map(|path| {
+            std::fs::canonicalize(path)
+                .or_else(|_| std::path::absolute(path))
+                .unwrap_or_else(|_| path.to_owned())
+        });
         let digest = component.digest_hex();
         let origin = ScriptOrigin {
             path: path.as_deref(),

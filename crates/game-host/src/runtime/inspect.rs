@@ -97,6 +97,11 @@ impl Runtime {
         self.lost_writes.count()
     }
 
+    /// The world's budget of bytes sent to players per frame.
+    pub fn player_bytes_per_frame(&self) -> usize {
+        self.player_bytes_per_frame
+    }
+
     /// Which of players' input reaches ordinary event waits.
     pub fn open_to_players(&self) -> &crate::players::OpenToPlayers {
         &self.open_to_players

@@ -25,10 +25,24 @@ impl ScriptState {
 
 impl Host for ScriptState {
     fn translate(&mut self, id: WitEntityId, offset: Vec3) -> wasmtime::Result<()> {
-        self.nudge(id, Nudge::Translate(offset.into()))
+        let offset: glam::Vec3 = offset.into();
+        if !offset.is_finite() {
+            return Err(wasmtime::format_err!(
+                "relative: translate by {offset}, which is not finite"
+            ));
+        }
+        self.nudge(id, Nudge::Translate(offset))
     }
 
     fn rotate(&mut self, id: WitEntityId, delta: Quat) -> wasmtime::Result<()> {
-        self.nudge(id, Nudge::Rotate(delta.into()))
+        let delta: glam::Quat = delta.into();
+        // Changes combine: one script's NaN would spoil every other
+        // script's turn of the entity, so it is refused here.
+        if !delta.is_finite() || delta.length_squared() < 1e-12 {
+            return Err(wasmtime::format_err!(
+                "relative: rotate by {delta}, which is no rotation (zero or not finite)"
+            ));
+        }
+        self.nudge(id, Nudge::Rotate(delta))
     }
 }
