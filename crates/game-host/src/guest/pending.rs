@@ -26,8 +26,8 @@ pub(crate) const SCALE: Fields = 4;
 pub(crate) const ALL: Fields = POSITION | ROTATION | SCALE;
 /// Relative changes: a move of the position, a turn of the rotation,
 /// applied on what the scene holds when the write is made.
-pub(crate) const TRANSLATE: Fields = 8;
-pub(crate) const ROTATE: Fields = 16;
+pub(crate) const TRANSLATE: Fields = POSITION << 3;
+pub(crate) const ROTATE: Fields = ROTATION << 3;
 
 /// Entries looked up by a scan before an index is kept.
 const SCANNED: usize = 8;
@@ -35,12 +35,11 @@ const SCANNED: usize = 8;
 #[derive(Debug, Clone, Copy)]
 struct Pending {
     id: EntityId,
-    /// The fields written, with their values in `transform`, and the
-    /// relative changes kept (`moved`, `turned`).
+    /// The fields written, with their values in `transform`. A relative
+    /// change (`TRANSLATE`, `ROTATE`) keeps its amount in the same field of
+    /// `transform`: a field is either set or changed, never both.
     fields: Fields,
     transform: Transform,
-    moved: Vec3,
-    turned: Quat,
     /// The instance despawned the entity (its writes are dropped).
     despawned: bool,
 }
@@ -113,8 +112,6 @@ impl PendingWrites {
                     id,
                     fields: 0,
                     transform: Transform::default(),
-                    moved: Vec3::ZERO,
-                    turned: Quat::IDENTITY,
                     despawned: false,
                 });
                 if at == SCANNED {
@@ -153,16 +150,8 @@ impl PendingWrites {
     #[inline]
     pub fn write(&mut self, id: EntityId, fields: Fields, transform: Transform) {
         let entry = self.entry(id);
-        // A set replaces the relative changes kept for its field.
-        if fields & POSITION != 0 {
-            entry.fields &= !TRANSLATE;
-            entry.moved = Vec3::ZERO;
-        }
-        if fields & ROTATION != 0 {
-            entry.fields &= !ROTATE;
-            entry.turned = Quat::IDENTITY;
-        }
-        entry.fields |= fields;
+        // A set replaces the relative change kept for its field.
+        entry.fields = (entry.fields & !((fields & (POSITION | ROTATION)) << 3)) | fields;
         entry.transform = merge(entry.transform, fields, &transform);
     }
 
@@ -170,24 +159,22 @@ impl PendingWrites {
     /// did, else onto the scene's when the writes are made.
     pub fn translate(&mut self, id: EntityId, offset: Vec3) {
         let entry = self.entry(id);
-        if entry.fields & POSITION != 0 {
-            entry.transform.position += offset;
-        } else {
+        if entry.fields & (POSITION | TRANSLATE) == 0 {
             entry.fields |= TRANSLATE;
-            entry.moved += offset;
+            entry.transform.position = Vec3::ZERO;
         }
+        entry.transform.position += offset;
     }
 
     /// Keeps a turn of `id` by `delta` (`delta * rotation`), as
     /// [`Self::translate`] keeps a move.
     pub fn rotate(&mut self, id: EntityId, delta: Quat) {
         let entry = self.entry(id);
-        if entry.fields & ROTATION != 0 {
-            entry.transform.rotation = turn(entry.transform.rotation, delta);
-        } else {
+        if entry.fields & (ROTATION | ROTATE) == 0 {
             entry.fields |= ROTATE;
-            entry.turned = delta * entry.turned;
+            entry.transform.rotation = Quat::IDENTITY;
         }
+        entry.transform.rotation = turn(entry.transform.rotation, delta);
     }
 
     /// Keeps the despawn of `id`: its pending writes are dropped.
@@ -239,12 +226,22 @@ impl SceneWrite {
 
     /// Makes the write on `scene`. A write to an entity gone by now
     /// (another call despawned it) is dropped.
+    #[inline(always)]
     pub fn apply<S: GameScene + ?Sized>(&self, scene: &mut S) {
+        let pending = &self.pending;
+        if pending.fields & (TRANSLATE | ROTATE) == 0 && !pending.despawned {
+            write_fields(scene, pending.id, pending.fields, &pending.transform);
+        } else {
+            self.apply_other(scene);
+        }
+    }
+
+    /// [`Self::apply`] for a despawn or a relative change.
+    #[inline(never)]
+    fn apply_other<S: GameScene + ?Sized>(&self, scene: &mut S) {
         let pending = &self.pending;
         if pending.despawned {
             scene.despawn(pending.id);
-        } else if pending.fields & (TRANSLATE | ROTATE) == 0 {
-            write_fields(scene, pending.id, pending.fields, &pending.transform);
         } else if let Some(current) = scene.transform(pending.id) {
             scene.set_transform(pending.id, pending.on(current));
         }
@@ -277,10 +274,10 @@ impl Pending {
     fn on(&self, current: Transform) -> Transform {
         let mut out = merge(current, self.fields, &self.transform);
         if self.fields & TRANSLATE != 0 {
-            out.position += self.moved;
+            out.position += self.transform.position;
         }
         if self.fields & ROTATE != 0 {
-            out.rotation = turn(out.rotation, self.turned);
+            out.rotation = turn(out.rotation, self.transform.rotation);
         }
         out
     }

@@ -89,7 +89,7 @@ enum Side {
 impl ScriptState {
     /// Fails (a trap naming the entity) unless the instance may read entity
     /// `id`. An id that names no entity passes: the read itself fails on it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn may_read(&mut self, id: EntityId) -> wasmtime::Result<Readable> {
         if self.reads.restricted() && self.reads.decided(id) != Some(true) {
             self.check(Side::Read, id)?;
@@ -100,7 +100,7 @@ impl ScriptState {
     /// Fails (a trap naming the entity) unless the instance may change
     /// entity `id`. An id that names no entity passes: the write itself
     /// fails on it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn may_write(&mut self, id: EntityId) -> wasmtime::Result<Writable> {
         if self.writes.restricted() && self.writes.decided(id) != Some(true) {
             self.check(Side::Write, id)?;
