@@ -89,9 +89,10 @@ pub struct ServeArgs {
     player_channel: Vec<String>,
 
     /// Bytes a world's scripts may send to players in one frame, all
-    /// together: a script whose message goes past it is stopped, naming the
-    /// quota. The server keeps each byte for slow clients, so this bounds a
-    /// world's memory for them (about 128 frames' worth).
+    /// together: the message that goes past it is dropped, and the script
+    /// that sent the most that frame is stopped, naming the quota. The
+    /// server keeps each byte for slow clients, so this bounds a world's
+    /// memory for them (about 128 frames' worth).
     #[arg(long, value_name = "BYTES", default_value_t = game_host::runtime::DEFAULT_PLAYER_BYTES_PER_FRAME as u64,
           value_parser = clap::value_parser!(u64).range(1..=(64 << 20)))]
     player_bytes_per_frame: u64,

@@ -54,9 +54,10 @@ pub struct RuntimeConfig {
     /// ordinary event waits (nothing by default: see [`OpenToPlayers`]).
     pub open_to_players: OpenToPlayers,
     /// Bytes the world's scripts may send to players in one frame, all
-    /// together (channel and payload): a script whose message goes past it
-    /// is stopped, naming the quota. Each byte is one the server keeps for
-    /// slow clients, so this bounds a world's memory for them.
+    /// together (channel and payload): the message that goes past it is
+    /// dropped, and the frame's biggest sender stopped, naming the quota.
+    /// Each byte is one the server keeps for slow clients, so this bounds a
+    /// world's memory for them.
     pub player_bytes_per_frame: usize,
 }
 
