@@ -30,9 +30,11 @@
 mod effective;
 mod guards;
 mod rule;
+mod source;
 mod spec;
 
 pub use effective::Grants;
 pub use guards::{GUARDS, KEYS};
 pub use rule::NameRule;
-pub use spec::{GrantFile, GrantPolicy, GrantSpec, INTERFACES, ScriptOrigin};
+pub use source::ScriptOrigin;
+pub use spec::{GrantFile, GrantPolicy, GrantSpec, INTERFACES};

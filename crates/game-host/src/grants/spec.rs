@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::effective::Grants;
 use super::rule::NameRule;
+use super::source::{self, ScriptOrigin};
 use crate::limits::Quotas;
 
 /// The `game:engine` interfaces that declare functions, by the names grants
@@ -215,16 +216,6 @@ pub struct GrantFile {
     pub script: BTreeMap<String, GrantSpec>,
 }
 
-/// Where a script came from, as grant tables match it.
-#[derive(Debug, Clone, Copy)]
-pub struct ScriptOrigin<'a> {
-    /// The file or directory it was loaded from, absolute (`None`: built
-    /// in, or given as bytes).
-    pub path: Option<&'a Path>,
-    /// SHA-256 of its component's bytes, in hex.
-    pub sha256: &'a str,
-}
-
 impl GrantFile {
     /// The tables that match `origin`, each over `[default]` (just
     /// `[default]` when none does).
@@ -232,7 +223,7 @@ impl GrantFile {
         let matched: Vec<GrantSpec> = self
             .source
             .iter()
-            .filter(|(key, _)| source_matches(key, origin))
+            .filter(|(key, _)| source::matches(key, origin))
             .map(|(_, spec)| spec.over(&self.default))
             .collect();
         if matched.is_empty() {
@@ -251,7 +242,7 @@ impl GrantFile {
         self.source = std::mem::take(&mut self.source)
             .into_iter()
             .map(|(key, spec)| {
-                let absolute = key.starts_with(SHA256) || Path::new(&key).is_absolute();
+                let absolute = key.starts_with(source::SHA256) || Path::new(&key).is_absolute();
                 let key = if absolute {
                     key
                 } else {
@@ -277,76 +268,11 @@ impl GrantFile {
         self.default.check("[default]")?;
         for (key, spec) in &self.source {
             let at = format!("[source.\"{key}\"]");
-            match key.strip_prefix(SHA256) {
-                Some(hex) if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
-                    return Err(format!(
-                        "{at}: `{hex}` is not a SHA-256 digest (64 hex digits)"
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    if Path::new(key)
-                        .components()
-                        .any(|part| part == std::path::Component::ParentDir)
-                    {
-                        return Err(format!(
-                            "{at}: a path pattern may not hold `..` (name the folder itself, \
-                             relative to the grants file or absolute)"
-                        ));
-                    }
-                    glob::Pattern::new(key)
-                        .map_err(|error| format!("{at}: not a path pattern: {error}"))?;
-                }
-            }
+            source::check_key(key, &at)?;
             spec.check(&at)?;
         }
         Ok(())
     }
-}
-
-const SHA256: &str = "sha256:";
-
-/// Whether table key `key` (a digest or a path pattern) matches `origin`.
-fn source_matches(key: &str, origin: ScriptOrigin<'_>) -> bool {
-    if let Some(hex) = key.strip_prefix(SHA256) {
-        return hex.eq_ignore_ascii_case(origin.sha256);
-    }
-    let Some(path) = origin.path else {
-        return false;
-    };
-    let Ok(pattern) = glob::Pattern::new(key) else {
-        return false;
-    };
-    let options = glob::MatchOptions {
-        case_sensitive: true,
-        require_literal_separator: true,
-        require_literal_leading_dot: false,
-    };
-    let pattern = if Path::new(key).is_absolute() {
-        pattern
-    } else {
-        // Relative to the working directory (a world's grants).
-        let Some(pattern) = std::env::current_dir()
-            .ok()
-            .and_then(|dir| std::fs::canonicalize(&dir).ok().or(Some(dir)))
-            .and_then(|dir| {
-                let dir = glob::Pattern::escape(&dir.display().to_string());
-                glob::Pattern::new(&format!("{dir}/{key}")).ok()
-            })
-        else {
-            return false;
-        };
-        pattern
-    };
-    // A Python or JavaScript project is named by its entry file: its folder
-    // matches too.
-    let project = path
-        .file_name()
-        .is_some_and(|name| name == "app.py" || name == "app.js")
-        .then(|| path.parent())
-        .flatten();
-    pattern.matches_path_with(path, options)
-        || project.is_some_and(|folder| pattern.matches_path_with(folder, options))
 }
 
 /// The grants a runtime gives the scripts it starts: one or more
