@@ -5,92 +5,16 @@
 
 mod common;
 
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use common::client::{Client, admit};
 use common::serve::{Serve, json, request};
 use game_host::GameScene;
 use game_host::input::{Event, Key};
 use game_host::players::{OpenToPlayers, PlayerEvent, PlayerInput, PlayerMessage};
 use game_host::{GrantFile, GrantPolicy, RuntimeConfig};
 use serde_json::Value;
-use tungstenite::{Message, WebSocket};
-
-/// A player's client: its stream, read with a timeout.
-struct Client {
-    socket: WebSocket<TcpStream>,
-}
-
-impl Client {
-    /// Connects to `path` (with its token) on `serve`.
-    fn connect(serve: &Serve, path: &str) -> Result<Client, tungstenite::Error> {
-        let stream = TcpStream::connect(&serve.addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_millis(200)))
-            .unwrap();
-        let url = format!("ws://{}{path}", serve.addr);
-        let (socket, _) = tungstenite::client(url.as_str(), stream).map_err(|e| match e {
-            tungstenite::HandshakeError::Failure(e) => e,
-            tungstenite::HandshakeError::Interrupted(_) => panic!("handshake interrupted"),
-        })?;
-        Ok(Client { socket })
-    }
-
-    /// The next message, or `None` if none came within `limit`.
-    fn next(&mut self, limit: Duration) -> Option<Value> {
-        let deadline = Instant::now() + limit;
-        while Instant::now() < deadline {
-            match self.socket.read() {
-                Ok(Message::Text(text)) => return Some(json(&text)),
-                Ok(Message::Close(_)) => return None,
-                Ok(_) => {}
-                Err(tungstenite::Error::Io(e))
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
-                Err(e) => panic!("stream failed: {e}"),
-            }
-        }
-        None
-    }
-
-    /// Reads until `want` holds for a message (which it returns), within
-    /// `limit`; panics with what it saw otherwise.
-    fn until(&mut self, limit: Duration, mut want: impl FnMut(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + limit;
-        let mut seen = Vec::new();
-        while Instant::now() < deadline {
-            if let Some(message) = self.next(deadline - Instant::now()) {
-                if want(&message) {
-                    return message;
-                }
-                seen.push(message);
-            }
-        }
-        let tail: Vec<_> = seen.iter().rev().take(5).collect();
-        panic!("no such message within {limit:?}; the last ones: {tail:?}");
-    }
-
-    fn send(&mut self, text: &str) {
-        self.socket.send(Message::text(text)).unwrap();
-    }
-}
-
-/// Admits a player to world `world`: its id and the stream's path.
-fn admit(serve: &Serve, world: u64) -> (u64, String) {
-    let (status, body) = request(
-        "POST",
-        &serve.url(&format!("/worlds/{world}/players")),
-        None,
-    );
-    assert_eq!(status, 201, "{body}");
-    let body = json(&body);
-    (
-        body["player"].as_u64().unwrap(),
-        body["stream"].as_str().unwrap().to_owned(),
-    )
-}
+use tungstenite::Message;
 
 /// The y scale of entity `name` among a message's `entities` or `changed`.
 fn scale_y(message: &Value, name: &str) -> Option<f64> {

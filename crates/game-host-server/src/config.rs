@@ -34,6 +34,8 @@ pub struct ServerConfig {
     /// `host replay`); the runtime's jobs should then be
     /// [`JobDelivery::Lockstep`](game_host::jobs::JobDelivery::Lockstep).
     pub record_dir: Option<PathBuf>,
+    /// Keep every world durable in a state directory (see [`durable`](crate::durable)).
+    pub state: Option<crate::durable::StateConfig>,
     /// Frames between a recording's checkpoints of every entity.
     pub checkpoint_every: u64,
     /// Whether the engine's NaNs are canonical, as recordings note
@@ -58,6 +60,7 @@ impl Default for ServerConfig {
             max_instances: None,
             instances_per_world: 1,
             record_dir: None,
+            state: None,
             checkpoint_every: 60,
             canonical_nans: false,
             max_players: 64,

@@ -33,6 +33,7 @@
 
 mod config;
 pub mod control;
+pub mod durable;
 mod loop_thread;
 mod metrics;
 mod placement;
@@ -81,6 +82,10 @@ pub struct Server {
     metrics: Arc<Metrics>,
     next_id: AtomicU64,
     accepting: AtomicBool,
+    /// The state directory, when worlds are kept durable.
+    durable: Option<durable::Durable>,
+    /// Set while worlds are being resumed from it.
+    resuming: AtomicBool,
 }
 
 impl Server {
@@ -140,13 +145,20 @@ impl Server {
                 join: Mutex::new(Some(join)),
             });
         }
+        let durable = match &config.state {
+            Some(state) => Some(durable::Durable::open(state.clone())?),
+            None => None,
+        };
+        let next_id = durable.as_ref().map_or(Ok(1), |d| d.next_id())?;
         let server = Server {
             config,
             threads,
             shared,
             metrics,
-            next_id: AtomicU64::new(1),
+            next_id: AtomicU64::new(next_id),
             accepting: AtomicBool::new(true),
+            durable,
+            resuming: AtomicBool::new(false),
         };
         server.publish_capacity();
         Ok(server)
@@ -180,7 +192,17 @@ impl Server {
         let instances = spec.scripts.len();
         let _room = self.reserve(instances).map_err(StartError::Unavailable)?;
         let id = WorldId(self.next_id.fetch_add(1, Ordering::Relaxed));
-        let world = world::World::start(id, spec, &self.config).map_err(StartError::Invalid)?;
+        let world = world::World::start(id, spec, &self.config, self.durable.as_ref())
+            .map_err(StartError::Invalid)?;
+        self.place(world, instances)
+            .map_err(StartError::Unavailable)?;
+        Ok(id)
+    }
+
+    /// Hands a built world of `instances` (room held for it) to the least
+    /// loaded loop thread.
+    fn place(&self, world: world::World, instances: usize) -> Result<()> {
+        let id = world.id;
         // In before the world runs: a world that ends at its first frame
         // takes its hub out again (`Shared::ended`).
         self.shared
@@ -199,11 +221,9 @@ impl Server {
         {
             self.shared.registry.lock_unpoisoned().remove(id);
             self.shared.hubs.lock_unpoisoned().remove(&id);
-            return Err(StartError::Unavailable(anyhow!(
-                "loop thread {thread} has stopped"
-            )));
+            bail!("loop thread {thread} has stopped");
         }
-        Ok(id)
+        Ok(())
     }
 
     /// Admits a player to a running world; its join reaches the world's
@@ -384,6 +404,10 @@ impl Server {
     /// serves them.
     pub fn metrics_text(&self) -> String {
         self.publish_capacity();
+        if let Some(durable) = &self.durable {
+            self.metrics
+                .set_durable(self.is_resuming(), durable.writer.stats());
+        }
         self.metrics.encode()
     }
 
@@ -414,6 +438,10 @@ impl Server {
     pub fn shut_down(&self, grace: Duration) -> bool {
         self.accepting.store(false, Ordering::Relaxed);
         self.publish_capacity();
+        // Worlds ended by the shutdown are suspended, to be resumed.
+        if let Some(durable) = &self.durable {
+            durable.writer.suspend_worlds();
+        }
         for thread in &self.threads {
             let _ = thread.orders.send(Order::Shutdown);
         }
@@ -433,6 +461,9 @@ impl Server {
             } else {
                 all = false;
             }
+        }
+        if let Some(durable) = &self.durable {
+            durable.writer.close();
         }
         all
     }

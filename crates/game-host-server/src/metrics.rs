@@ -60,6 +60,60 @@ pub struct Metrics {
     ready: Gauge,
     streams: StreamMetrics,
     script_seconds: ScriptSeconds,
+    durable: DurableMetrics,
+}
+
+/// Durable worlds: their resumes and their logs.
+#[derive(Clone, Default)]
+struct DurableMetrics {
+    resumed: Counter,
+    resume_failures: Counter,
+    resume_seconds: Gauge<f64, AtomicU64>,
+    resuming: Gauge,
+    log_bytes: Gauge,
+    log_batches_waiting: Gauge,
+    logs_lost: Gauge,
+}
+
+impl DurableMetrics {
+    fn register(&self, registry: &mut Registry) {
+        registry.register(
+            "worlds_resumed",
+            "Worlds resumed from the state directory at the server's start",
+            self.resumed.clone(),
+        );
+        registry.register(
+            "resume_failures",
+            "Worlds of the state directory that could not be resumed",
+            self.resume_failures.clone(),
+        );
+        registry.register(
+            "resume_seconds",
+            "Seconds the last resume of every world in the state directory took",
+            self.resume_seconds.clone(),
+        );
+        registry.register(
+            "resuming",
+            "1 while worlds are being resumed from the state directory",
+            self.resuming.clone(),
+        );
+        registry.register(
+            "log_bytes",
+            "Bytes written to the worlds' logs in the state directory since the start",
+            self.log_bytes.clone(),
+        );
+        registry.register(
+            "log_batches_waiting",
+            "Batches of log lines handed to the log writer and not yet written: its lag",
+            self.log_batches_waiting.clone(),
+        );
+        registry.register(
+            "logs_lost",
+            "Worlds whose log stopped (a write failed, or it fell too far behind the disk): \
+             they play on, no longer durable",
+            self.logs_lost.clone(),
+        );
+    }
 }
 
 /// The players' streams, over all worlds.
@@ -178,7 +232,10 @@ impl Metrics {
             "Messages sent on players' streams",
             streams.messages.clone(),
         );
+        let durable = DurableMetrics::default();
+        durable.register(registry);
         Metrics {
+            durable,
             registry: root,
             script_seconds,
             streams,
@@ -223,6 +280,24 @@ impl Metrics {
         self.free_slots
             .set(free_slots.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX)));
         self.ready.set(i64::from(ready));
+    }
+
+    /// Notes a resume of the state directory's worlds.
+    pub fn resumed(&self, report: &crate::durable::ResumeReport) {
+        self.durable.resumed.inc_by(report.resumed.len() as u64);
+        self.durable
+            .resume_failures
+            .inc_by(report.failed.len() as u64);
+        self.durable.resume_seconds.set(report.seconds);
+    }
+
+    /// Sets whether worlds are being resumed, and what the log writer did.
+    pub fn set_durable(&self, resuming: bool, logs: game_host::record::journal::JournalStats) {
+        let gauge = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        self.durable.resuming.set(i64::from(resuming));
+        self.durable.log_bytes.set(gauge(logs.bytes));
+        self.durable.log_batches_waiting.set(gauge(logs.waiting));
+        self.durable.logs_lost.set(gauge(logs.lost_logs));
     }
 
     /// Every metric in the text exposition format.

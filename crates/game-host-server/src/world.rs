@@ -10,10 +10,13 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use super::config::{ServerConfig, WorldSpec};
-use super::stream::{SceneTracker, WorldHub};
+use super::durable::{Durable, Manifest, SeatLog, WorldFiles};
+use super::stream::{SceneTracker, Seats, WorldHub};
+use game_host::GrantFile;
 use game_host::determinism::world_seed;
-use game_host::record::{Recorder, RunSettings};
-use game_host::runtime::{Runtime, RuntimeConfig};
+use game_host::players::OpenToPlayers;
+use game_host::record::{Journal, Recorder, RunSettings};
+use game_host::runtime::{RestartPolicy, Runtime, RuntimeConfig};
 use game_host::scene::SceneDump;
 
 /// Names a world for as long as the server runs (never reused).
@@ -158,8 +161,14 @@ pub(super) struct Stepped {
 impl World {
     /// World `id` of a server with `config`, its scripts started: its own
     /// runtime, seeded with the spec's seed or one derived from the
-    /// server's, set up, and recorded if the server records worlds.
-    pub fn start(id: WorldId, spec: &WorldSpec, config: &ServerConfig) -> Result<Self> {
+    /// server's, set up, and recorded if the server records worlds, or kept
+    /// in its state directory if it has one (`durable`).
+    pub fn start(
+        id: WorldId,
+        spec: &WorldSpec,
+        config: &ServerConfig,
+        durable: Option<&Durable>,
+    ) -> Result<Self> {
         let every = spec.stream_every.unwrap_or(config.stream_every);
         if !(1..=MAX_STREAM_EVERY).contains(&every) {
             bail!("`stream_every` must be from 1 to {MAX_STREAM_EVERY} frames, not {every}");
@@ -167,50 +176,78 @@ impl World {
         let seed = spec
             .seed
             .unwrap_or_else(|| world_seed(config.runtime.seed, id.0));
-        let grants = match &spec.grants {
-            Some(file) => config
-                .runtime
-                .grants
-                .clone()
-                .narrowed(file.clone())
-                .map_err(|error| anyhow::anyhow!("bad grants: {error}"))?,
-            None => config.runtime.grants.clone(),
-        };
         let open_to_players = spec
             .open_to_players
             .clone()
             .unwrap_or_else(|| config.runtime.open_to_players.clone());
-        let mut runtime = Runtime::new(RuntimeConfig {
+        let mut runtime = world_runtime(
+            config,
             seed,
-            grants,
-            open_to_players: open_to_players.clone(),
-            ..config.runtime.clone()
-        });
+            spec.grants.as_ref(),
+            &open_to_players,
+            config.runtime.restart,
+            config.runtime.player_bytes_per_frame,
+        )?;
         for script in &spec.scripts {
             runtime
                 .spawn(script)
                 .with_context(|| format!("{id} could not start script `{}`", script.name()))?;
         }
+        let scripts: Vec<_> = spec.scripts.iter().map(|s| (s.clone(), 1)).collect();
+        let settings = RunSettings {
+            hz: config.runtime.hz,
+            seed,
+            checkpoint_every: config.checkpoint_every,
+            canonical_nans: config.canonical_nans,
+            open_to_players: open_to_players.clone(),
+            player_bytes_per_frame: config.runtime.player_bytes_per_frame,
+        };
+        let mut seats = Seats::default();
         if let Some(dir) = &config.record_dir {
-            let scripts: Vec<_> = spec.scripts.iter().map(|s| (s.clone(), 1)).collect();
             let path = dir.join(format!("world-{}.rec", id.0));
-            let settings = RunSettings {
-                hz: config.runtime.hz,
-                seed,
-                checkpoint_every: config.checkpoint_every,
-                canonical_nans: config.canonical_nans,
-                open_to_players: open_to_players.clone(),
-                player_bytes_per_frame: config.runtime.player_bytes_per_frame,
-            };
-            let recorder = Recorder::create(&path, settings, &scripts)
+            let recorder = Recorder::create(&path, settings.clone(), &scripts)
                 .with_context(|| format!("{id} could not be recorded"))?;
             runtime.observe(Box::new(recorder));
         }
-        let hub = WorldHub::new(every, config.max_players, open_to_players);
+        if let Some(durable) = durable {
+            let files = WorldFiles::of(&durable.state.dir, id);
+            files
+                .create(&Manifest {
+                    id: id.0,
+                    frames: spec.frames,
+                    stream_every: every,
+                    grants: spec.grants.clone(),
+                    max_restarts: config.runtime.restart.max_restarts,
+                    backoff_frames: config.runtime.restart.backoff_frames,
+                })
+                .with_context(|| format!("{id} could not be kept"))?;
+            let journal = Journal::create(
+                &durable.writer,
+                &files.log(),
+                settings,
+                &scripts,
+                durable.state.flush_every,
+            )
+            .with_context(|| format!("{id} could not be kept"))?;
+            runtime.observe(Box::new(journal));
+            seats = Seats::logged(SeatLog::open(&files.seats())?);
+        }
+        let hub = WorldHub::with_seats(
+            every,
+            config.max_players,
+            open_to_players,
+            seats,
+            Vec::new(),
+        );
         Ok(World::new(id, runtime, spec.frames, hub))
     }
 
-    fn new(id: WorldId, runtime: Runtime, frames: Option<u64>, hub: Arc<WorldHub>) -> Self {
+    pub(crate) fn new(
+        id: WorldId,
+        runtime: Runtime,
+        frames: Option<u64>,
+        hub: Arc<WorldHub>,
+    ) -> Self {
         let errors_seen = runtime.errors().len();
         let lost_writes_seen = runtime.lost_writes();
         World {
@@ -304,4 +341,35 @@ impl World {
             reason,
         }
     }
+}
+
+/// A world's runtime on a server with `config`: seeded with `seed`, its
+/// grants the server's narrowed by `grants`, open to players as `open`,
+/// restarting failed instances by `restart`, sending players at most
+/// `player_bytes_per_frame` a frame.
+pub(crate) fn world_runtime(
+    config: &ServerConfig,
+    seed: u64,
+    grants: Option<&GrantFile>,
+    open: &OpenToPlayers,
+    restart: RestartPolicy,
+    player_bytes_per_frame: usize,
+) -> Result<Runtime> {
+    let grants = match grants {
+        Some(file) => config
+            .runtime
+            .grants
+            .clone()
+            .narrowed(file.clone())
+            .map_err(|error| anyhow::anyhow!("bad grants: {error}"))?,
+        None => config.runtime.grants.clone(),
+    };
+    Ok(Runtime::new(RuntimeConfig {
+        seed,
+        grants,
+        open_to_players: open.clone(),
+        restart,
+        player_bytes_per_frame,
+        ..config.runtime.clone()
+    }))
 }

@@ -7,6 +7,7 @@ mod build;
 mod engine_args;
 mod new;
 mod ranges;
+mod recorded;
 mod replay;
 mod run;
 mod serve;

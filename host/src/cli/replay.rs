@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args;
-use game_host::record::{RecordedScript, Recording, kept, replay as run_replay};
+use game_host::record::{RecordedScript, Recording, replay as run_replay};
 use game_host::{Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
-use game_host_build::{BuildOutput, ScriptSource};
 
-use super::engine_args::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME, EngineArgs, load_script};
+use super::engine_args::{EngineArgs, load_script};
+use super::recorded::load_recorded;
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
@@ -132,48 +132,20 @@ pub fn replay(mut args: ReplayArgs) -> Result<ExitCode> {
     }
 }
 
-/// The script a recording names (the `index`th): a built-in, the component
-/// kept in the cache under its digest, a recorded `.wasm` file, or a
-/// Python or JavaScript project run live. A recording is data from
-/// anywhere: nothing it names is built (a crate's `build.rs` would run as
-/// the user), and a source that would need a build is refused, saying which
-/// argument to give instead.
+/// The script a recording names (the `index`th), loaded as
+/// [`load_recorded`] does (a log in a state directory finds its components
+/// there too), or an error saying which argument to give instead.
 fn recorded_script(
     engine: &ScriptEngine,
     recorded: &RecordedScript,
     recording: &Path,
     index: usize,
 ) -> Result<ScriptComponent> {
+    let state_dir = state_dir_of(recording);
+    if let Some(script) = load_recorded(engine, recorded, state_dir.as_deref())? {
+        return Ok(script);
+    }
     let source = recorded.source.as_str();
-    if let Some(name) = source.strip_prefix("builtin:") {
-        return match name {
-            DEFAULT_SCRIPT_NAME => engine.load_bytes(DEFAULT_SCRIPT_NAME, DEFAULT_SCRIPT),
-            _ => bail!("the recording names a built-in script `{name}` this host lacks"),
-        };
-    }
-    if let Some(bytes) = engine
-        .cache_dir()
-        .and_then(|cache| kept::find(cache, &recorded.sha256))
-    {
-        return engine.load_bytes(&recorded.name, &bytes);
-    }
-    let path = Path::new(source);
-    let could_not = || {
-        format!(
-            "the recorded script `{source}` could not be loaded (give its path after the recording)"
-        )
-    };
-    match ScriptSource::new(path) {
-        Ok(ScriptSource::File(file)) => return engine.load_file(&file).with_context(could_not),
-        // A Python or JavaScript project runs live on the host's own
-        // runtime, in the sandbox: nothing of it is built.
-        Ok(project @ ScriptSource::Foreign(..)) => {
-            return project
-                .load(engine, BuildOutput::Capture)
-                .with_context(could_not);
-        }
-        _ => {}
-    }
     let arguments = (0..index)
         .map(|_| " SCRIPT")
         .chain([" SCRIPT.wasm"])
@@ -187,6 +159,13 @@ fn recorded_script(
         short(&recorded.sha256),
         recording.display()
     )
+}
+
+/// The state directory a world's log (`DIR/worlds/ID/log.rec`) is in.
+fn state_dir_of(recording: &Path) -> Option<PathBuf> {
+    let dir = std::path::absolute(recording).ok()?;
+    let dir = dir.parent()?.parent()?.parent()?;
+    dir.join("components").is_dir().then(|| dir.to_owned())
 }
 
 /// The first 12 hex digits of a digest, for messages.

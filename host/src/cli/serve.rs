@@ -2,7 +2,7 @@
 //! control surface, Prometheus metrics, periodic summaries and a graceful
 //! shutdown on SIGTERM or Ctrl-C.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,16 +13,19 @@ use clap::Args;
 use game_host::files::{ensure_writable_dir, write_atomic};
 use game_host::log::QuietTracingLog;
 use game_host::players::OpenToPlayers;
+use game_host::record::{RecordedScript, kept};
 use game_host::{RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_server::control::{
     Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken,
 };
+use game_host_server::durable::StateConfig;
 use game_host_server::{Server, StartError, WorldSpec};
 use game_host_server::{ServerConfig, StreamLimits, WorldReport};
 use serde_json::json;
 
 use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
 use super::ranges::{HZ, number_in};
+use super::recorded::load_recorded;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -129,6 +132,20 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DIR")]
     record_worlds: Option<PathBuf>,
 
+    /// Keep every world durable in DIR: its log (its recording: scripts by
+    /// digest, seed, every input and player event), checkpoints, players
+    /// and components. Started again with the same DIR, the server resumes
+    /// every world that had not ended, at its last durable frame, with the
+    /// same ids, players and tokens (and starts no --worlds of its own).
+    #[arg(long, value_name = "DIR", conflicts_with = "record_worlds")]
+    state_dir: Option<PathBuf>,
+
+    /// With --state-dir: hand each world's log to the disk at least every
+    /// MS milliseconds of game time, the most input a killed process loses.
+    #[arg(long, value_name = "MS", default_value_t = 100.0, requires = "state_dir",
+          value_parser = number_in(1.0, 60_000.0))]
+    flush_ms: f64,
+
     /// On SIGTERM or Ctrl-C: how long running worlds get to finish their
     /// current frame before the process exits anyway (with status 1).
     #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = number_in(0.0, 3_600.0))]
@@ -153,6 +170,9 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     let pool = args.engine.pool(room, args.worlds * per_world, &what)?;
     let engine = args.engine.engine(pool)?;
     let scripts = load_scripts(&engine, &args.scripts)?;
+    if let Some(dir) = &args.state_dir {
+        keep_components(&engine, dir, &scripts)?;
+    }
     let server = Arc::new(Server::start(server_config(
         &args,
         pool as usize,
@@ -181,18 +201,24 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         control.addr(),
         args.worlds
     );
-    launch(
-        &server,
-        &WorldSpec {
-            scripts,
-            frames,
-            seed: None,
-            stream_every: None,
-            grants: None,
-            open_to_players: None,
-        },
-        args.worlds,
-    )?;
+    let resumed = match &args.state_dir {
+        Some(dir) => resume(&server, &engine, dir),
+        None => false,
+    };
+    if !resumed {
+        launch(
+            &server,
+            &WorldSpec {
+                scripts,
+                frames,
+                seed: None,
+                stream_every: None,
+                grants: None,
+                open_to_players: None,
+            },
+            args.worlds,
+        )?;
+    }
     control.launched();
     tracing::info!(
         threads = server.thread_count(),
@@ -249,7 +275,7 @@ fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfi
             ..args.engine.runtime_config(
                 args.hz,
                 args.world.seed(),
-                args.record_worlds.is_some(),
+                args.record_worlds.is_some() || args.state_dir.is_some(),
                 Arc::new(QuietTracingLog),
             )
         },
@@ -261,6 +287,10 @@ fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfi
         max_instances: Some(pool),
         instances_per_world: per_world,
         record_dir: args.record_worlds.clone(),
+        state: args.state_dir.as_ref().map(|dir| StateConfig {
+            dir: dir.clone(),
+            flush_every: (args.flush_ms / 1e3 * args.hz).floor().max(1.0) as u64,
+        }),
         checkpoint_every: args.world.checkpoint_every,
         canonical_nans: args.engine.portable_floats,
         max_players: args.max_players as usize,
@@ -282,6 +312,68 @@ fn load_scripts(engine: &ScriptEngine, paths: &[PathBuf]) -> Result<Vec<ScriptCo
             })
         })
         .collect()
+}
+
+/// Keeps the components of `scripts` in the state directory `dir`, so
+/// their worlds resume from it with nothing rebuilt: a `.wasm` file's
+/// bytes, or a crate's component as the cache kept it. A built-in needs
+/// none, and a Python or JavaScript project runs live from its sources.
+fn keep_components(engine: &ScriptEngine, dir: &Path, scripts: &[ScriptComponent]) -> Result<()> {
+    for script in scripts {
+        let Some(source) = script.source() else {
+            continue;
+        };
+        let bytes = if source.extension().is_some_and(|e| e == "wasm") {
+            std::fs::read(source).ok()
+        } else {
+            engine
+                .cache_dir()
+                .and_then(|cache| kept::find(cache, &script.digest_hex()))
+        };
+        match bytes {
+            Some(bytes) => kept::store(dir, &bytes)
+                .with_context(|| format!("--state-dir: could not keep `{}`", script.name()))?,
+            None if source.is_dir() && !source.join("Cargo.toml").exists() => {}
+            None => tracing::warn!(
+                "--state-dir: the component of `{}` is not in the cache; its worlds resume only \
+                 where it is",
+                script.name()
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// Resumes the worlds of the state directory `dir`; true if it held any
+/// that had not ended (the launch's worlds are then not started again).
+fn resume(server: &Server, engine: &ScriptEngine, dir: &Path) -> bool {
+    let load = |recorded: &RecordedScript| {
+        load_recorded(engine, recorded, Some(dir))?.with_context(|| {
+            format!(
+                "its component (SHA-256 {}) is not in `{}` nor in the cache, and `{}` would \
+                 need a build",
+                recorded.sha256,
+                dir.join("components").display(),
+                recorded.source
+            )
+        })
+    };
+    let report = server.resume(&load);
+    if report.resumed.is_empty() && report.failed.is_empty() {
+        return false;
+    }
+    let frames = report.resumed.iter().map(|(_, frame)| *frame);
+    tracing::info!(
+        resumed = report.resumed.len(),
+        failed = report.failed.len(),
+        ended = report.ended,
+        seconds = format!("{:.2}", report.seconds),
+        "resumed the worlds of `{}` (frames {}-{})",
+        dir.display(),
+        frames.clone().min().unwrap_or(0),
+        frames.max().unwrap_or(0)
+    );
+    true
 }
 
 /// Starts the launch's worlds. A world that does not fit ends the launch

@@ -137,7 +137,9 @@ impl Route {
 
 /// Whether the server takes new worlds: `None` when it does, else why not.
 pub(crate) fn unready(server: &Server, starting: bool) -> Option<&'static str> {
-    if starting {
+    if server.is_resuming() {
+        Some("resuming worlds from the state directory")
+    } else if starting {
         Some("starting")
     } else if !server.is_accepting() {
         Some("draining")

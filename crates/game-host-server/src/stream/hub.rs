@@ -58,15 +58,23 @@ pub struct WorldHub {
 }
 
 impl WorldHub {
-    pub(crate) fn new(every: u32, max_players: usize, open: OpenToPlayers) -> Arc<Self> {
+    /// A hub whose players are `seats` (none, or a durable world's), with
+    /// `events` (their joins or leaves) for the world's next frame.
+    pub(crate) fn with_seats(
+        every: u32,
+        max_players: usize,
+        open: OpenToPlayers,
+        seats: Seats,
+        events: Vec<PlayerEvent>,
+    ) -> Arc<Self> {
         Arc::new(WorldHub {
             open,
             every: u64::from(every.max(1)),
             max_players,
             updates: broadcast::channel(BACKLOG).0,
-            seats: Mutex::default(),
+            seats: Mutex::new(seats),
             snapshots: Mutex::default(),
-            inputs: Mutex::default(),
+            inputs: Mutex::new(events),
         })
     }
 

@@ -30,6 +30,7 @@ mod wire;
 pub(crate) use client::Session;
 pub use client::StreamLimits;
 pub(crate) use hub::WorldHub;
+pub(crate) use seats::Seats;
 pub(crate) use tracker::SceneTracker;
 pub use wire::Format;
 pub(crate) use wire::parse_event;

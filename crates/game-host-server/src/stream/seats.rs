@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
 
 use super::bucket::Bucket;
+use crate::durable::SeatLog;
 use game_host::players::{PlayerId, PlayerMessage};
 
 /// Messages kept for a player whose client is not connected; older ones
@@ -59,6 +60,8 @@ pub(crate) struct Seats {
     /// Set when the world ended: the frame and why. No client connects
     /// after that.
     ended: Option<(u64, String)>,
+    /// A durable world's seat log: every admission and removal goes there.
+    log: Option<SeatLog>,
 }
 
 /// Who a message goes to now.
@@ -80,15 +83,24 @@ impl Seats {
         if self.by_id.len() >= max {
             bail!("the world has its maximum of {max} players");
         }
-        self.next += 1;
-        let id = self.next;
+        let id = self.next + 1;
         let token = format!(
             "{}{}",
             uuid::Uuid::new_v4().simple(),
             uuid::Uuid::new_v4().simple()
         );
+        // On the disk before the token is handed out.
+        if let Some(log) = &mut self.log {
+            log.admitted(id, &digest(&token))?;
+        }
+        self.next = id;
+        self.seat(id, digest(&token));
+        Ok((id, token))
+    }
+
+    fn seat(&mut self, id: PlayerId, token: [u8; 32]) {
         let seat = Seat {
-            token: digest(&token),
+            token,
             client: None,
             mailbox: VecDeque::new(),
             mailbox_bytes: 0,
@@ -97,7 +109,28 @@ impl Seats {
         };
         self.by_token.insert(seat.token, id);
         self.by_id.insert(id, seat);
-        Ok((id, token))
+    }
+
+    /// A durable world's seats: those `log` held (each player with its
+    /// token's digest), going on in it.
+    pub fn restored(log: SeatLog, seats: &std::collections::BTreeMap<PlayerId, [u8; 32]>) -> Self {
+        let mut restored = Seats {
+            log: Some(log),
+            ..Seats::default()
+        };
+        for (player, token) in seats {
+            restored.seat(*player, *token);
+            restored.next = restored.next.max(*player);
+        }
+        restored
+    }
+
+    /// A durable world's empty seats, kept in `log`.
+    pub fn logged(log: SeatLog) -> Self {
+        Seats {
+            log: Some(log),
+            ..Seats::default()
+        }
     }
 
     /// The player a token is of.
@@ -118,6 +151,11 @@ impl Seats {
         self.by_token.remove(&seat.token);
         if let Some((_, client)) = seat.client {
             let _ = client.send(why);
+        }
+        if let Some(log) = &mut self.log
+            && let Err(error) = log.removed(player)
+        {
+            tracing::warn!("{error:#}; a resumed world would seat player {player} again");
         }
         true
     }

@@ -250,6 +250,10 @@ pub struct Recording {
     pub checkpoints: BTreeMap<u64, Vec<RecordedEntity>>,
     /// The frame the run ended after, if it ended normally.
     pub end: Option<u64>,
+    /// Bytes from the start of the text to the end of the last line that
+    /// wrote a frame's scene (or of the header): where a log that goes on
+    /// from its last frame is cut.
+    pub last_frame_ends_at: usize,
 }
 
 impl Recording {
@@ -267,42 +271,71 @@ impl Recording {
     /// Parses the text of a recording. A last line without its newline is
     /// what a run cut short by a crash leaves mid-write: it is left out.
     pub fn parse(text: &str) -> Result<Recording> {
+        let (recording, damage) = Recording::parse_until_damaged(text)?;
+        match damage {
+            Some(error) => Err(error),
+            None => Ok(recording),
+        }
+    }
+
+    /// Parses the text of a recording up to its first line that is not
+    /// what this host writes: what comes before it, and the error naming
+    /// that line, if any. A log cut or damaged mid-way still gives the
+    /// frames before the damage; a bad header is an error.
+    pub fn parse_until_damaged(text: &str) -> Result<(Recording, Option<anyhow::Error>)> {
         let text = match text.rfind('\n') {
             Some(end) if end + 1 < text.len() => &text[..=end],
             _ => text,
         };
+        let mut offset = 0;
         let mut lines = text
-            .lines()
+            .split_inclusive('\n')
             .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty());
-        let (_, first) = lines.next().context("it is empty")?;
-        let header = parse_header(first).context("line 1 (the header)")?;
+            .filter_map(|(index, line)| {
+                let start = offset;
+                offset += line.len();
+                (!line.trim().is_empty()).then_some((index, line, start + line.len()))
+            });
+        let (_, first, after_header) = lines.next().context("it is empty")?;
+        let header = parse_header(first.trim_end()).context("line 1 (the header)")?;
         let mut recording = Recording {
             header,
             inputs: Vec::new(),
             scenes: BTreeMap::new(),
             checkpoints: BTreeMap::new(),
             end: None,
+            last_frame_ends_at: after_header,
         };
-        for (index, text) in lines {
-            recording
-                .add_line(text)
-                .with_context(|| format!("line {}", index + 1))?;
+        for (index, text, ends_at) in lines {
+            match recording.add_line(text.trim_end()) {
+                Ok(true) => recording.last_frame_ends_at = ends_at,
+                Ok(false) => {}
+                Err(error) => {
+                    return Ok((
+                        recording,
+                        Some(error.context(format!("line {}", index + 1))),
+                    ));
+                }
+            }
         }
-        Ok(recording)
+        Ok((recording, None))
     }
 
-    fn add_line(&mut self, text: &str) -> Result<()> {
+    /// Leaves out what came after the last frame whose scene was written
+    /// (input due at later frames): what a log cut short holds for sure.
+    pub fn cut_to_last_frame(&mut self) {
+        let last = self.frames();
+        self.inputs.retain(|(frame, _)| *frame <= last);
+    }
+
+    /// Adds one line; true when it wrote a frame's scene.
+    fn add_line(&mut self, text: &str) -> Result<bool> {
         if self.end.is_some() {
             bail!("a line after the end line");
         }
         let line: Line = serde_json::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
         let frame = match (line.frame, line.end) {
-            (Some(frame), None) => frame,
-            (None, Some(end)) => {
-                self.end = Some(end);
-                end
-            }
+            (Some(frame), None) | (None, Some(frame)) => frame,
             _ => bail!("expected one of `frame` or `end`"),
         };
         if frame > MAX_FRAMES {
@@ -328,26 +361,34 @@ impl Recording {
             }
             _ => bail!("a player line has `player` and one of `joined` or `input`"),
         };
+        let scene = match line.scene {
+            Some(scene) => {
+                let digest = u64::from_str_radix(&scene, 16)
+                    .ok()
+                    .filter(|_| scene.len() == 16)
+                    .with_context(|| format!("`{scene}` is not a digest of 16 hex digits"))?;
+                if let Some(last) = self.scenes.last_key_value()
+                    && *last.0 >= frame
+                    && !(line.end.is_some() && *last.0 == frame)
+                {
+                    bail!("frame {frame} comes after frame {}", last.0);
+                }
+                Some(digest)
+            }
+            None => None,
+        };
+        // Checked whole before any of it is kept.
         if let Some(input) = input {
             self.inputs.push((frame, input));
         }
-        if let Some(scene) = line.scene {
-            let digest = u64::from_str_radix(&scene, 16)
-                .ok()
-                .filter(|_| scene.len() == 16)
-                .with_context(|| format!("`{scene}` is not a digest of 16 hex digits"))?;
-            if let Some(last) = self.scenes.last_key_value()
-                && *last.0 >= frame
-                && self.end != Some(frame)
-            {
-                bail!("frame {frame} comes after frame {}", last.0);
-            }
+        if let Some(digest) = scene {
             self.scenes.insert(frame, digest);
         }
+        self.end = line.end;
         if let Some(entities) = line.entities {
             self.checkpoints.insert(frame, entities);
         }
-        Ok(())
+        Ok(scene.is_some())
     }
 
     /// The last frame recorded.

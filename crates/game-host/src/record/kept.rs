@@ -50,6 +50,21 @@ pub fn keep(cache: &Path, bytes: &[u8]) {
     }
 }
 
+/// Keeps `bytes` in `dir` by their digest, for good: a server's state
+/// directory, whose worlds must find their components when resumed (no
+/// entry is ever evicted from it).
+pub fn store(dir: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let digest = hex(&Sha256::digest(bytes));
+    let Some(path) = entry(dir, &digest) else {
+        return Ok(());
+    };
+    if find(dir, &digest).is_some() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(self::dir(dir))?;
+    write_atomic(&path, bytes)
+}
+
 /// The component kept in `cache` whose SHA-256 is `sha256` (hex), if any.
 pub fn find(cache: &Path, sha256: &str) -> Option<Vec<u8>> {
     let path = entry(cache, sha256)?;

@@ -5,19 +5,25 @@
 //!
 //! - `format`: the file format (JSON lines, versioned; `docs/determinism.md`
 //!   documents it) and reading a recording back, trusting nothing in it.
+//! - `lines`: the header and lines a run writes, from what it observes.
 //! - `recorder`: a [`Recorder`] that writes a recording as a runtime runs.
+//! - [`journal`]: a world's durable log: the same recording, handed in
+//!   batches to a writer thread so the frame never waits on the disk.
 //! - `replay`: runs a recording again and names the first frame that
 //!   diverges, and the entities that differ.
 //! - [`kept`]: components kept by their digest, so a replay loads what a
 //!   recording names without building it.
 
 mod format;
+pub mod journal;
 pub mod kept;
+mod lines;
 mod recorder;
 mod replay;
 
 pub use format::{
     FORMAT, PARALLEL_FRAMES, RecordedInput, RecordedScript, Recording, RunSettings, VERSION,
 };
+pub use journal::{Journal, JournalWriter};
 pub use recorder::Recorder;
 pub use replay::{Divergence, EntityDifference, ReplayReport, replay};

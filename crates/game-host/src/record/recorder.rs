@@ -6,14 +6,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::format::{
-    FORMAT, Header, Input, Line, RecordedEntity, RecordedScript, RunSettings, VERSION, hex,
-};
+use super::format::{Header, Line, RunSettings};
 use crate::guest::bindings::events::Event;
 use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::engine::ScriptComponent;
 use crate::runtime::RunObserver;
-use crate::scene::{GameScene, digest};
+use crate::scene::GameScene;
 
 /// Writes a recording as a runtime runs; give it to
 /// [`Runtime::observe`](crate::Runtime::observe), and end it with
@@ -39,33 +37,7 @@ impl Recorder {
         settings: RunSettings,
         scripts: &[(ScriptComponent, u32)],
     ) -> Result<Recorder> {
-        let header = Header {
-            format: FORMAT.to_owned(),
-            version: VERSION,
-            host: env!("CARGO_PKG_VERSION").to_owned(),
-            hz: settings.hz,
-            seed: settings.seed,
-            checkpoint_every: settings.checkpoint_every.max(1),
-            canonical_nans: settings.canonical_nans,
-            open_to_players: settings.open_to_players,
-            player_bytes_per_frame: settings.player_bytes_per_frame,
-            arch: Some(std::env::consts::ARCH.to_owned()),
-            scripts: scripts
-                .iter()
-                .map(|(script, instances)| RecordedScript {
-                    name: script.name().to_owned(),
-                    source: match script.source() {
-                        Some(path) => std::path::absolute(path)
-                            .unwrap_or_else(|_| path.to_owned())
-                            .display()
-                            .to_string(),
-                        None => format!("builtin:{}", script.name()),
-                    },
-                    sha256: script.digest_hex(),
-                    instances: *instances,
-                })
-                .collect(),
-        };
+        let header = Header::new(settings, scripts);
         let file = File::create(path)
             .with_context(|| format!("failed to create recording `{}`", path.display()))?;
         let mut recorder = Recorder {
@@ -107,47 +79,20 @@ impl Recorder {
 
 impl RunObserver for Recorder {
     fn input(&mut self, frame: u64, event: &Event) {
-        self.write(&Line {
-            frame: Some(frame),
-            input: Some(Input::of(event)),
-            ..Line::default()
-        });
+        self.write(&Line::input(frame, event));
     }
 
     fn player(&mut self, frame: u64, event: &PlayerEvent) {
-        let (player, joined, input) = match event {
-            PlayerEvent::Joined(player) => (*player, Some(true), None),
-            PlayerEvent::Left(player) => (*player, Some(false), None),
-            PlayerEvent::Input(input) => (input.player, None, Some(Input::of(&input.event))),
-        };
-        self.write(&Line {
-            frame: Some(frame),
-            player: Some(player),
-            joined,
-            input,
-            ..Line::default()
-        });
+        self.write(&Line::player(frame, event));
     }
 
     fn stepped(&mut self, frame: u64, scene: &mut dyn GameScene) {
-        let entities = frame
-            .is_multiple_of(self.checkpoint_every)
-            .then(|| RecordedEntity::all(scene));
-        self.write(&Line {
-            frame: Some(frame),
-            scene: Some(hex(digest(scene))),
-            entities,
-            ..Line::default()
-        });
+        let checkpoint = frame.is_multiple_of(self.checkpoint_every);
+        self.write(&Line::scene(frame, scene, checkpoint));
     }
 
     fn finish(&mut self, frame: u64, scene: &mut dyn GameScene) -> Result<()> {
-        self.write(&Line {
-            end: Some(frame),
-            scene: Some(hex(digest(scene))),
-            entities: Some(RecordedEntity::all(scene)),
-            ..Line::default()
-        });
+        self.write(&Line::end(frame, scene));
         if self.failed.is_none()
             && let Err(error) = self
                 .out

@@ -1,0 +1,230 @@
+//! Durable worlds: a server started with a state directory keeps each
+//! world there, so that a world killed with its process resumes at the next
+//! start, at its last durable frame, in the same state, with the same
+//! players and tokens.
+//!
+//! ```text
+//! DIR/worlds/ID/world.json   how the world was started (its spec)
+//! DIR/worlds/ID/log.rec      its log: the world's recording (a Journal)
+//! DIR/worlds/ID/seats.jsonl  its players, each with its token's digest
+//! DIR/components/SHA.wasm    the components its scripts were loaded from
+//! ```
+//!
+//! - `seat_log`: [`SeatLog`], the players' seats.
+//! - `resume`: a world made again from its files.
+//! - `startup`: [`Server::resume`](crate::Server::resume), every world of
+//!   the directory resumed at a server's start.
+//!
+//! A world whose log has an end line ended (it finished, was stopped, or
+//! its scripts failed) and is not resumed; one the server shut down is
+//! suspended, its log ending at its last frame, and is.
+
+mod resume;
+mod seat_log;
+mod startup;
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::world::WorldId;
+use game_host::GrantFile;
+use game_host::files::{read_capped, write_atomic};
+use game_host::record::JournalWriter;
+use game_host::runtime::RestartPolicy;
+
+pub(crate) use resume::resume_world;
+pub use resume::{ResumeReport, ScriptLoader};
+pub(crate) use seat_log::{SeatLog, read_seats};
+
+/// How a server keeps its worlds durable.
+#[derive(Clone, Debug)]
+pub struct StateConfig {
+    /// The state directory.
+    pub dir: PathBuf,
+    /// Hand each world's log to the disk every this many frames (the most
+    /// frames of input a killed process loses).
+    pub flush_every: u64,
+}
+
+/// A server's state directory and the thread that writes its logs.
+pub(crate) struct Durable {
+    pub state: StateConfig,
+    pub writer: Arc<JournalWriter>,
+}
+
+impl Durable {
+    /// Prepares the state directory and starts the log writer.
+    pub fn open(state: StateConfig) -> Result<Durable> {
+        prepare(&state.dir)?;
+        Ok(Durable {
+            writer: JournalWriter::start()?,
+            state,
+        })
+    }
+
+    /// The id after every world the state directory holds: ids are never
+    /// reused.
+    pub fn next_id(&self) -> Result<u64> {
+        Ok(worlds(&self.state.dir)?.last().map_or(1, |id| id.0 + 1))
+    }
+}
+
+/// How a world was started, as its state directory keeps it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Manifest {
+    pub id: u64,
+    /// End after this many frames.
+    pub frames: Option<u64>,
+    pub stream_every: u32,
+    /// Grants that narrowed the server's for this world.
+    pub grants: Option<GrantFile>,
+    pub max_restarts: u32,
+    pub backoff_frames: u64,
+}
+
+impl Manifest {
+    pub fn restart(&self) -> RestartPolicy {
+        RestartPolicy {
+            max_restarts: self.max_restarts,
+            backoff_frames: self.backoff_frames,
+        }
+    }
+}
+
+/// The largest manifest read back.
+const MAX_MANIFEST: u64 = 16 << 20;
+
+/// One world's files.
+pub(crate) struct WorldFiles {
+    pub dir: PathBuf,
+}
+
+impl WorldFiles {
+    pub fn of(state: &Path, id: WorldId) -> WorldFiles {
+        WorldFiles {
+            dir: state.join("worlds").join(id.0.to_string()),
+        }
+    }
+
+    pub fn log(&self) -> PathBuf {
+        self.dir.join("log.rec")
+    }
+
+    pub fn seats(&self) -> PathBuf {
+        self.dir.join("seats.jsonl")
+    }
+
+    fn manifest(&self) -> PathBuf {
+        self.dir.join("world.json")
+    }
+
+    /// Makes the world's folder and writes its manifest (a world id is
+    /// never reused: a folder already there is an error).
+    pub fn create(&self, manifest: &Manifest) -> Result<()> {
+        std::fs::create_dir_all(self.dir.parent().unwrap_or(&self.dir))
+            .and_then(|()| std::fs::create_dir(&self.dir))
+            .with_context(|| format!("failed to make `{}`", self.dir.display()))?;
+        write_atomic(&self.manifest(), &serde_json::to_vec_pretty(manifest)?)
+    }
+
+    pub fn read_manifest(&self) -> Result<Manifest> {
+        let path = self.manifest();
+        let bytes = read_capped(&path, MAX_MANIFEST)
+            .with_context(|| format!("failed to read `{}`", path.display()))?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| anyhow::anyhow!("`{}` is not a world's manifest: {e}", path.display()))
+    }
+
+    /// Whether the world's log ends with an end line (it ended, and is
+    /// not resumed): only its last line is read.
+    pub fn ended(&self) -> Result<bool> {
+        Ok(last_line(&self.log())?.starts_with(br#"{"end":"#))
+    }
+}
+
+/// The worlds a state directory holds, by id (folders not named by a
+/// number are ignored).
+pub(crate) fn worlds(state: &Path) -> Result<Vec<WorldId>> {
+    let dir = state.join("worlds");
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    let mut ids: Vec<WorldId> = std::fs::read_dir(&dir)
+        .with_context(|| format!("failed to list `{}`", dir.display()))?
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|id| *id > 0)
+        .map(WorldId)
+        .collect();
+    ids.sort();
+    Ok(ids)
+}
+
+/// Checks that `state` is a folder this server can keep worlds in (made
+/// if missing).
+fn prepare(state: &Path) -> Result<()> {
+    std::fs::create_dir_all(state.join("worlds"))
+        .and_then(|()| std::fs::create_dir_all(state.join("components")))
+        .with_context(|| format!("cannot keep worlds in `{}`", state.display()))?;
+    let probe = state.join(".probe");
+    std::fs::write(&probe, b"")
+        .and_then(|()| std::fs::remove_file(&probe))
+        .with_context(|| format!("cannot write in `{}`", state.display()))
+}
+
+/// The first bytes (up to 16) of a file's last line that has any text,
+/// read back from the file's end.
+fn last_line(path: &Path) -> Result<Vec<u8>> {
+    let mut file =
+        File::open(path).with_context(|| format!("failed to open `{}`", path.display()))?;
+    let mut from = file.metadata()?.len();
+    let mut tail = Vec::new();
+    loop {
+        let step = from.min(4096);
+        from -= step;
+        let mut chunk = vec![0; step as usize];
+        file.seek(SeekFrom::Start(from))?;
+        file.read_exact(&mut chunk)?;
+        chunk.extend_from_slice(&tail);
+        tail = chunk;
+        let text = tail.trim_ascii_end();
+        let start = match text.iter().rposition(|b| *b == b'\n') {
+            Some(newline) => newline + 1,
+            None if from == 0 => 0,
+            None => continue,
+        };
+        if text.len() == start {
+            bail!("`{}` is empty", path.display());
+        }
+        return Ok(text[start..].iter().take(16).copied().collect());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ended_log_is_told_by_its_last_line_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = WorldFiles {
+            dir: dir.path().to_owned(),
+        };
+        let long = "x".repeat(10_000);
+        std::fs::write(files.log(), "{\"format\":1}\n{\"frame\":6}\n").unwrap();
+        assert!(!files.ended().unwrap());
+        std::fs::write(
+            files.log(),
+            format!("{{\"format\":1}}\n{{\"end\":6,\"e\":\"{long}\"}}\n\n"),
+        )
+        .unwrap();
+        assert!(files.ended().unwrap());
+        std::fs::write(files.log(), format!("{{\"end\":6,\"e\":\"{long}\"}}")).unwrap();
+        assert!(files.ended().unwrap());
+    }
+}

@@ -1,0 +1,173 @@
+//! A durable world made again from its files. Its instances' memory is
+//! not in them (the engine cannot capture a running instance whole), so
+//! its runtime starts its scripts afresh and replays its log from frame 1
+//! to the log's last whole frame, checked against every scene digest the
+//! log holds; then the world goes on writing the same log, and its players
+//! take their seats again with the same tokens.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use super::{Durable, SeatLog, WorldFiles, read_seats};
+use crate::config::ServerConfig;
+use crate::stream::{Seats, WorldHub};
+use crate::world::{World, WorldId, world_runtime};
+use game_host::ScriptComponent;
+use game_host::files::read_capped;
+use game_host::players::PlayerEvent;
+use game_host::record::{Journal, RecordedInput, RecordedScript, Recording, replay};
+
+/// Gives the component a log names (checked against its digest), without
+/// building anything: a log is data.
+pub type ScriptLoader<'a> = dyn Fn(&RecordedScript) -> Result<ScriptComponent> + Sync + 'a;
+
+/// The largest log read back (a world at 60 Hz writes a few MB an hour).
+const MAX_LOG: u64 = 1 << 30;
+
+/// What a server's start resumed from its state directory.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct ResumeReport {
+    /// Worlds resumed, each with the frame it resumed after.
+    pub resumed: Vec<(WorldId, u64)>,
+    /// Worlds that could not be resumed, each with one line saying why.
+    pub failed: Vec<(WorldId, String)>,
+    /// Worlds whose logs ended (they finished or were stopped): not
+    /// resumed.
+    pub ended: usize,
+    /// Seconds the whole resume took.
+    pub seconds: f64,
+}
+
+/// World `id` of the state directory, resumed: its runtime at the log's
+/// last whole frame, observed by its journal again.
+pub(crate) fn resume_world(
+    id: WorldId,
+    config: &ServerConfig,
+    durable: &Durable,
+    load: &ScriptLoader<'_>,
+) -> Result<World> {
+    let files = WorldFiles::of(&durable.state.dir, id);
+    let manifest = files.read_manifest()?;
+    if manifest.id != id.0 {
+        bail!("its manifest names world {}, not the folder's", manifest.id);
+    }
+    let log = files.log();
+    let mut recording = read_log(&log, id)?;
+    recording.cut_to_last_frame();
+    let header = &recording.header;
+    if header.hz != config.runtime.hz {
+        bail!(
+            "its log runs at {} Hz and this server at {} Hz (give --hz {})",
+            header.hz,
+            config.runtime.hz,
+            header.hz
+        );
+    }
+    if header.canonical_nans != config.canonical_nans {
+        bail!(
+            "its log was written with canonical NaNs {}, and this server runs with them {} \
+             (--portable-floats)",
+            on_off(header.canonical_nans),
+            on_off(config.canonical_nans)
+        );
+    }
+    let scripts = header
+        .scripts
+        .iter()
+        .map(|recorded| {
+            let script = load(recorded).with_context(|| format!("script `{}`", recorded.name))?;
+            if script.digest_hex() != recorded.sha256 {
+                bail!(
+                    "script `{}` is not the one its log names (SHA-256 {}, not {})",
+                    recorded.name,
+                    script.digest_hex(),
+                    recorded.sha256
+                );
+            }
+            Ok(script)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut runtime = world_runtime(
+        config,
+        header.seed,
+        manifest.grants.as_ref(),
+        &header.open_to_players,
+        manifest.restart(),
+        header.player_bytes_per_frame,
+    )?;
+    let report = replay(&recording, &mut runtime, &scripts)?;
+    if let Some(divergence) = report.divergence {
+        let text = divergence.to_string();
+        bail!(
+            "its replay does not reach the state its log holds: {}",
+            text.lines().next().unwrap_or_default()
+        );
+    }
+    let journal = Journal::resume(&durable.writer, &log, &recording, durable.state.flush_every)?;
+    runtime.observe(Box::new(journal));
+
+    // Its players: those with a seat take it again; a seat whose join the
+    // log lost joins at the next frame, and a player the log has joined
+    // whose seat was removed leaves then.
+    let seats = read_seats(&files.seats())?;
+    let mut joined = BTreeSet::new();
+    for (_, input) in &recording.inputs {
+        match input {
+            RecordedInput::Player(PlayerEvent::Joined(player)) => joined.insert(*player),
+            RecordedInput::Player(PlayerEvent::Left(player)) => joined.remove(player),
+            _ => false,
+        };
+    }
+    let mut events: Vec<PlayerEvent> = seats
+        .keys()
+        .filter(|player| !joined.contains(player))
+        .map(|player| PlayerEvent::Joined(*player))
+        .collect();
+    events.extend(
+        joined
+            .iter()
+            .filter(|player| !seats.contains_key(player))
+            .map(|player| PlayerEvent::Left(*player)),
+    );
+    let hub = WorldHub::with_seats(
+        manifest.stream_every,
+        config.max_players,
+        header.open_to_players.clone(),
+        Seats::restored(SeatLog::open(&files.seats())?, &seats),
+        events,
+    );
+    Ok(World::new(id, runtime, manifest.frames, hub))
+}
+
+/// A world's log read back up to its last intact line: a line cut or
+/// damaged (by a crash mid-write, or on the disk) ends it there, with a
+/// warning naming the line.
+fn read_log(path: &Path, id: WorldId) -> Result<Recording> {
+    let bytes = read_capped(path, MAX_LOG)
+        .with_context(|| format!("failed to read its log `{}`", path.display()))?;
+    // Text up to the first byte that is not UTF-8 (a line cut
+    // mid-character, or damage on the disk): the line it is in is then
+    // cut, and left out like any line cut short.
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        Err(error) => std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default(),
+    };
+    let (recording, damage) = Recording::parse_until_damaged(text)
+        .with_context(|| format!("its log `{}` is not readable", path.display()))?;
+    if let Some(damage) = damage {
+        tracing::warn!(
+            "{id}: its log `{}` is damaged ({damage:#}); it resumes from frame {}, the last \
+             whole frame before the damage",
+            path.display(),
+            recording.frames()
+        );
+    }
+    Ok(recording)
+}
+
+fn on_off(on: bool) -> &'static str {
+    if on { "on" } else { "off" }
+}

@@ -1,0 +1,168 @@
+//! [`SeatLog`]: the players a durable world admitted, each with its
+//! token's digest (never the token), appended as each is admitted or
+//! removed, so that a resumed world takes the same players with the same
+//! tokens. An admission is on the disk before its token is handed out.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use game_host::files::read_capped;
+use game_host::hex::hex;
+use game_host::players::PlayerId;
+
+/// The largest seat log read back (a seat is about 90 bytes).
+const MAX_SEAT_LOG: u64 = 64 << 20;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeatLine {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    admit: Option<PlayerId>,
+    /// With `admit`: the SHA-256 of its token, in hex.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    token_sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    remove: Option<PlayerId>,
+}
+
+/// A durable world's seat log, open for appending.
+pub(crate) struct SeatLog {
+    path: PathBuf,
+    file: File,
+}
+
+impl SeatLog {
+    /// Opens (or starts) the seat log at `path`.
+    pub fn open(path: &Path) -> Result<SeatLog> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("failed to open the seat log `{}`", path.display()))?;
+        Ok(SeatLog {
+            path: path.to_owned(),
+            file,
+        })
+    }
+
+    fn append(&mut self, line: &SeatLine) -> Result<()> {
+        let mut text = serde_json::to_vec(line)?;
+        text.push(b'\n');
+        self.file
+            .write_all(&text)
+            .with_context(|| format!("failed to write the seat log `{}`", self.path.display()))
+    }
+
+    /// Notes that `player` was admitted with a token of digest `token`.
+    pub fn admitted(&mut self, player: PlayerId, token: &[u8; 32]) -> Result<()> {
+        self.append(&SeatLine {
+            admit: Some(player),
+            token_sha256: Some(hex(token)),
+            remove: None,
+        })
+    }
+
+    /// Notes that `player` was removed.
+    pub fn removed(&mut self, player: PlayerId) -> Result<()> {
+        self.append(&SeatLine {
+            admit: None,
+            token_sha256: None,
+            remove: Some(player),
+        })
+    }
+}
+
+/// The seats a seat log holds now, by player: each one's token digest.
+/// A line cut by a crash (the last, without its newline) is left out; any
+/// other line that is not what this host writes is an error naming it.
+pub(crate) fn read_seats(path: &Path) -> Result<BTreeMap<PlayerId, [u8; 32]>> {
+    let mut seats = BTreeMap::new();
+    if !path.exists() {
+        return Ok(seats);
+    }
+    let bytes = read_capped(path, MAX_SEAT_LOG)
+        .with_context(|| format!("failed to read the seat log `{}`", path.display()))?;
+    let whole = match bytes.iter().rposition(|b| *b == b'\n') {
+        Some(end) => &bytes[..=end],
+        None => &[][..],
+    };
+    for (index, line) in whole.split(|b| *b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let parsed = parse_line(line)
+            .with_context(|| format!("the seat log `{}`, line {}", path.display(), index + 1))?;
+        match parsed {
+            (player, Some(token)) => seats.insert(player, token),
+            (player, None) => seats.remove(&player),
+        };
+    }
+    Ok(seats)
+}
+
+fn parse_line(line: &[u8]) -> Result<(PlayerId, Option<[u8; 32]>)> {
+    let line: SeatLine = serde_json::from_slice(line).map_err(|e| anyhow::anyhow!("{e}"))?;
+    match line {
+        SeatLine {
+            admit: Some(player),
+            token_sha256: Some(token),
+            remove: None,
+        } => Ok((player, Some(digest_of(&token)?))),
+        SeatLine {
+            admit: None,
+            token_sha256: None,
+            remove: Some(player),
+        } => Ok((player, None)),
+        _ => bail!("expected `admit` with `token_sha256`, or `remove`"),
+    }
+}
+
+fn digest_of(text: &str) -> Result<[u8; 32]> {
+    let mut digest = [0; 32];
+    if text.len() != 64 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        bail!("`{text:.70}` is not a SHA-256 in hex");
+    }
+    for (byte, pair) in digest.iter_mut().zip(text.as_bytes().chunks(2)) {
+        // Checked above: two hex digits.
+        *byte = u8::from_str_radix(std::str::from_utf8(pair)?, 16)?;
+    }
+    Ok(digest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seats_come_back_as_admitted_less_those_removed_and_a_torn_line_is_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seats.jsonl");
+        let mut log = SeatLog::open(&path).unwrap();
+        log.admitted(1, &[1; 32]).unwrap();
+        log.admitted(2, &[2; 32]).unwrap();
+        log.removed(1).unwrap();
+        log.admitted(3, &[3; 32]).unwrap();
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(br#"{"admit":4,"token_sha"#).unwrap();
+        let seats = read_seats(&path).unwrap();
+        assert_eq!(
+            seats.into_iter().collect::<Vec<_>>(),
+            [(2, [2; 32]), (3, [3; 32])]
+        );
+
+        std::fs::write(&path, "{\"admit\":1}\n").unwrap();
+        let error = format!("{:#}", read_seats(&path).unwrap_err());
+        assert!(
+            error.contains("line 1: expected `admit` with `token_sha256`"),
+            "{error}"
+        );
+        std::fs::write(&path, "{\"admit\":1,\"token_sha256\":\"zz\"}\n").unwrap();
+        let error = format!("{:#}", read_seats(&path).unwrap_err());
+        assert!(error.contains("is not a SHA-256 in hex"), "{error}");
+    }
+}

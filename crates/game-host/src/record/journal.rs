@@ -1,0 +1,505 @@
+//! [`Journal`]: a world's durable log. It is the world's recording (the
+//! same file `host replay` reads: scripts by digest, seed, every input and
+//! player event with its frame), written so that the world can be resumed
+//! exactly from it after its process is killed.
+//!
+//! A frame never waits on the disk: a journal keeps its lines in memory
+//! and, every `flush_every` frames, hands them to the server's one
+//! [`JournalWriter`] thread, which serialises and writes them (one
+//! `write` per batch) and syncs them to the disk at checkpoints. A batch
+//! always ends with a line holding the scene's digest after its last
+//! frame, so the log on disk ends at a whole frame: a process killed at
+//! any moment loses at most the frames since the last batch written, and
+//! a line cut mid-write is left out when the log is read back.
+//!
+//! Everything is bounded: the writer's queue holds [`QUEUE`] batches; a
+//! journal whose batch finds it full keeps its lines and tries again at
+//! its next flush, up to [`MAX_PENDING`] lines, past which the world is
+//! no longer durable (said once, and counted) and goes on playing.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use anyhow::{Context, Result, bail};
+
+use super::format::{Header, Line, Recording, RunSettings};
+use crate::guest::bindings::events::Event;
+use crate::guest::bindings::players::PlayerEvent;
+use crate::guest::engine::ScriptComponent;
+use crate::runtime::RunObserver;
+use crate::scene::GameScene;
+use crate::sync::LockExt;
+
+/// Batches waiting for the writer, at most (about two seconds of 200
+/// worlds flushing every 100 ms).
+pub const QUEUE: usize = 4096;
+
+/// Lines a journal keeps while the writer's queue is full, at most.
+pub const MAX_PENDING: usize = 100_000;
+
+/// What the writer did so far, for metrics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JournalStats {
+    /// Bytes written to logs.
+    pub bytes: u64,
+    /// Batches handed to the writer and not yet written.
+    pub waiting: u64,
+    /// Worlds whose log stopped (it fell too far behind, or a write
+    /// failed): they play on, no longer durable.
+    pub lost_logs: u64,
+}
+
+struct WriterShared {
+    /// Set while the server shuts down: worlds that end then are
+    /// suspended (resumed at the next start), not ended.
+    suspending: AtomicBool,
+    bytes: AtomicU64,
+    waiting: AtomicU64,
+    lost_logs: AtomicU64,
+}
+
+/// One world's log file.
+struct LogFile {
+    path: PathBuf,
+    file: Mutex<File>,
+    /// Set when writing it failed or its journal fell behind: nothing more
+    /// is written to it.
+    lost: AtomicBool,
+}
+
+impl LogFile {
+    /// Marks the log lost, once: says why and counts it.
+    fn lose(&self, shared: &WriterShared, why: &str) {
+        if !self.lost.swap(true, Ordering::Relaxed) {
+            shared.lost_logs.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(
+                "the log `{}` stopped: {why}; its world plays on, no longer durable",
+                self.path.display()
+            );
+        }
+    }
+}
+
+enum Message {
+    Batch {
+        log: Arc<LogFile>,
+        lines: Vec<Line>,
+        sync: bool,
+    },
+    Close,
+}
+
+/// The one thread that writes every world's log.
+pub struct JournalWriter {
+    shared: Arc<WriterShared>,
+    sender: SyncSender<Message>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl JournalWriter {
+    /// Starts the writer thread.
+    pub fn start() -> Result<Arc<JournalWriter>> {
+        let shared = Arc::new(WriterShared {
+            suspending: AtomicBool::new(false),
+            bytes: AtomicU64::new(0),
+            waiting: AtomicU64::new(0),
+            lost_logs: AtomicU64::new(0),
+        });
+        let (sender, receiver) = sync_channel(QUEUE);
+        let thread = std::thread::Builder::new()
+            .name("journal".into())
+            .spawn({
+                let shared = shared.clone();
+                move || write_batches(&receiver, &shared)
+            })
+            .context("failed to start the log writer thread")?;
+        Ok(Arc::new(JournalWriter {
+            shared,
+            sender,
+            thread: Mutex::new(Some(thread)),
+        }))
+    }
+
+    /// From now on, a world whose journal finishes is suspended: its log
+    /// ends with its last frame, not with an end line, so the next start
+    /// resumes it.
+    pub fn suspend_worlds(&self) {
+        self.shared.suspending.store(true, Ordering::Relaxed);
+    }
+
+    /// Writes every batch handed so far and stops the thread.
+    pub fn close(&self) {
+        let _ = self.sender.send(Message::Close);
+        if let Some(thread) = self.thread.lock_unpoisoned().take()
+            && thread.join().is_err()
+        {
+            tracing::error!("the log writer thread panicked");
+        }
+    }
+
+    pub fn stats(&self) -> JournalStats {
+        JournalStats {
+            bytes: self.shared.bytes.load(Ordering::Relaxed),
+            waiting: self.shared.waiting.load(Ordering::Relaxed),
+            lost_logs: self.shared.lost_logs.load(Ordering::Relaxed),
+        }
+    }
+}
+
+impl Drop for JournalWriter {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+fn write_batches(receiver: &Receiver<Message>, shared: &WriterShared) {
+    let mut text = Vec::new();
+    while let Ok(Message::Batch { log, lines, sync }) = receiver.recv() {
+        shared.waiting.fetch_sub(1, Ordering::Relaxed);
+        if log.lost.load(Ordering::Relaxed) {
+            continue;
+        }
+        text.clear();
+        for line in &lines {
+            // A line is plain data: serialising it cannot fail.
+            if serde_json::to_writer(&mut text, line).is_ok() {
+                text.push(b'\n');
+            }
+        }
+        let mut file = log.file.lock_unpoisoned();
+        let written = file
+            .write_all(&text)
+            .and_then(|()| if sync { file.sync_data() } else { Ok(()) });
+        drop(file);
+        match written {
+            Ok(()) => {
+                shared.bytes.fetch_add(text.len() as u64, Ordering::Relaxed);
+            }
+            Err(error) => log.lose(shared, &format!("writing failed: {error}")),
+        }
+    }
+}
+
+/// A world's durable log, as its runtime's observer
+/// ([`Runtime::observe`](crate::Runtime::observe)).
+pub struct Journal {
+    log: Arc<LogFile>,
+    writer: Arc<WriterShared>,
+    sender: SyncSender<Message>,
+    pending: Vec<Line>,
+    flush_every: u64,
+    checkpoint_every: u64,
+    /// The last frame whose scene is among the lines handed or pending.
+    last_scene: u64,
+}
+
+impl Journal {
+    /// Starts the log at `path` (which must not exist) of a world run with
+    /// `settings`, of `scripts` (each with its instances, in the order they
+    /// were started); its header is on the disk when this returns. Lines
+    /// go to `writer` every `flush_every` frames.
+    pub fn create(
+        writer: &JournalWriter,
+        path: &Path,
+        settings: RunSettings,
+        scripts: &[(ScriptComponent, u32)],
+        flush_every: u64,
+    ) -> Result<Journal> {
+        let header = Header::new(settings, scripts);
+        let mut text = serde_json::to_vec(&header)?;
+        text.push(b'\n');
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .with_context(|| format!("failed to create the log `{}`", path.display()))?;
+        file.write_all(&text)
+            .and_then(|()| file.sync_all())
+            .with_context(|| format!("failed to write the log `{}`", path.display()))?;
+        sync_dir(path);
+        Ok(Journal::new(
+            writer,
+            path,
+            file,
+            header.checkpoint_every,
+            flush_every,
+            0,
+        ))
+    }
+
+    /// Goes on with the log at `path`, read back as `recording`, after its
+    /// last whole frame: what came after it (input due at later frames, a
+    /// line cut by a crash) is cut away first.
+    pub fn resume(
+        writer: &JournalWriter,
+        path: &Path,
+        recording: &Recording,
+        flush_every: u64,
+    ) -> Result<Journal> {
+        if recording.end.is_some() {
+            bail!(
+                "the log `{}` ended; there is nothing to go on with",
+                path.display()
+            );
+        }
+        let mut file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("failed to open the log `{}`", path.display()))?;
+        file.set_len(recording.last_frame_ends_at as u64)
+            .and_then(|()| file.seek(SeekFrom::End(0)).map(drop))
+            .and_then(|()| file.sync_data())
+            .with_context(|| {
+                format!(
+                    "failed to cut the log `{}` to its last frame",
+                    path.display()
+                )
+            })?;
+        Ok(Journal::new(
+            writer,
+            path,
+            file,
+            recording.header.checkpoint_every,
+            flush_every,
+            recording.frames(),
+        ))
+    }
+
+    fn new(
+        writer: &JournalWriter,
+        path: &Path,
+        file: File,
+        checkpoint_every: u64,
+        flush_every: u64,
+        last_scene: u64,
+    ) -> Journal {
+        Journal {
+            log: Arc::new(LogFile {
+                path: path.to_owned(),
+                file: Mutex::new(file),
+                lost: AtomicBool::new(false),
+            }),
+            writer: writer.shared.clone(),
+            sender: writer.sender.clone(),
+            pending: Vec::new(),
+            flush_every: flush_every.max(1),
+            checkpoint_every: checkpoint_every.max(1),
+            last_scene,
+        }
+    }
+
+    fn lost(&self) -> bool {
+        self.log.lost.load(Ordering::Relaxed)
+    }
+
+    fn push(&mut self, line: Line) {
+        if self.lost() {
+            return;
+        }
+        if self.pending.len() >= MAX_PENDING {
+            self.pending = Vec::new();
+            self.log.lose(
+                &self.writer,
+                &format!("{MAX_PENDING} lines waited for the disk"),
+            );
+            return;
+        }
+        self.pending.push(line);
+    }
+
+    /// Hands the pending lines to the writer (kept for the next flush when
+    /// its queue is full).
+    fn hand(&mut self, sync: bool) {
+        if self.lost() || self.pending.is_empty() {
+            return;
+        }
+        let message = Message::Batch {
+            log: self.log.clone(),
+            lines: std::mem::take(&mut self.pending),
+            sync,
+        };
+        self.writer.waiting.fetch_add(1, Ordering::Relaxed);
+        match self.sender.try_send(message) {
+            Ok(()) => {}
+            Err(TrySendError::Full(Message::Batch { lines, .. })) => {
+                self.writer.waiting.fetch_sub(1, Ordering::Relaxed);
+                self.pending = lines;
+            }
+            Err(_) => {
+                self.writer.waiting.fetch_sub(1, Ordering::Relaxed);
+                self.log.lose(&self.writer, "its writer has stopped");
+            }
+        }
+    }
+}
+
+impl RunObserver for Journal {
+    fn input(&mut self, frame: u64, event: &Event) {
+        self.push(Line::input(frame, event));
+    }
+
+    fn player(&mut self, frame: u64, event: &PlayerEvent) {
+        self.push(Line::player(frame, event));
+    }
+
+    fn stepped(&mut self, frame: u64, scene: &mut dyn GameScene) {
+        let checkpoint = frame.is_multiple_of(self.checkpoint_every);
+        if checkpoint || frame.is_multiple_of(self.flush_every) {
+            self.push(Line::scene(frame, scene, checkpoint));
+            self.last_scene = frame;
+            self.hand(checkpoint);
+        }
+    }
+
+    fn finish(&mut self, frame: u64, scene: &mut dyn GameScene) -> Result<()> {
+        if self.writer.suspending.load(Ordering::Relaxed) {
+            // Suspended, to be resumed: the log ends at this frame, whole.
+            if frame > self.last_scene {
+                self.push(Line::scene(frame, scene, true));
+            }
+        } else {
+            self.push(Line::end(frame, scene));
+        }
+        self.hand(true);
+        if self.lost() {
+            bail!("its log `{}` is incomplete", self.log.path.display());
+        }
+        if !self.pending.is_empty() {
+            bail!(
+                "the last {} lines of its log `{}` could not be handed to the disk",
+                self.pending.len(),
+                self.log.path.display()
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Syncs the folder `path` is in, so a new file's name survives a crash
+/// (best effort: not every platform can).
+fn sync_dir(path: &Path) {
+    if let Some(dir) = path.parent()
+        && let Ok(dir) = File::open(dir)
+    {
+        let _ = dir.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guest::bindings::events::Event;
+    use crate::input::Key;
+    use crate::scene::Scene;
+
+    fn settings() -> RunSettings {
+        RunSettings {
+            hz: 60.0,
+            seed: 7,
+            checkpoint_every: 10,
+            canonical_nans: false,
+            open_to_players: Default::default(),
+            player_bytes_per_frame: 1024,
+        }
+    }
+
+    /// The log at `path`, read back; a header of no script (as these tests
+    /// write) is given one first, in the file.
+    fn read(path: &Path) -> (String, Recording) {
+        let text = std::fs::read_to_string(path).unwrap().replace(
+            r#""scripts":[]"#,
+            r#""scripts":[{"name":"a","source":"/a.wasm","sha256":"00","instances":1}]"#,
+        );
+        std::fs::write(path, &text).unwrap();
+        let recording = Recording::parse(&text).unwrap();
+        (text, recording)
+    }
+
+    /// Runs `frames` frames of a scene with one entity that moves each
+    /// frame, a key pressed before each frame.
+    fn run(journal: &mut Journal, scene: &mut Scene, frames: std::ops::RangeInclusive<u64>) {
+        let id = match scene.find("mover") {
+            Some(id) => id,
+            None => scene.spawn("mover"),
+        };
+        for frame in frames {
+            journal.input(frame, &Event::KeyPressed(Key::Space));
+            scene.transform_mut(id).unwrap().position.x = frame as f32;
+            journal.stepped(frame, scene);
+        }
+    }
+
+    #[test]
+    fn a_log_ends_at_its_last_flushed_frame_and_goes_on_from_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.rec");
+        let writer = JournalWriter::start().unwrap();
+        let mut journal = Journal::create(&writer, &path, settings(), &[], 4).unwrap();
+        let mut scene = Scene::new();
+        // Frames 1-10: flushed at 4, 8 and the checkpoint at 10; frame 11
+        // waits in memory, as a killed process would lose it.
+        run(&mut journal, &mut scene, 1..=11);
+        drop(journal);
+        writer.close();
+        let (text, mut recording) = read(&path);
+        assert_eq!(recording.frames(), 10);
+        assert_eq!(recording.end, None);
+        assert_eq!(
+            recording.scenes.keys().copied().collect::<Vec<_>>(),
+            [4, 8, 10]
+        );
+        assert!(recording.checkpoints.contains_key(&10));
+        assert_eq!(recording.inputs.len(), 10);
+
+        // A torn line and input past the last frame are cut away on resume.
+        std::fs::write(
+            &path,
+            format!("{text}{{\"frame\":11,\"input\":{{\"press\":\"a\"}}}}\n{{\"fra"),
+        )
+        .unwrap();
+        recording = read(&path).1;
+        assert_eq!(recording.inputs.len(), 11);
+        recording.cut_to_last_frame();
+        assert_eq!(recording.inputs.len(), 10);
+        let writer = JournalWriter::start().unwrap();
+        let mut journal = Journal::resume(&writer, &path, &recording, 4).unwrap();
+        run(&mut journal, &mut scene, 11..=14);
+        writer.suspend_worlds();
+        journal.finish(15, &mut scene).unwrap();
+        drop(journal);
+        writer.close();
+        let recording = read(&path).1;
+        // Suspended, not ended: it ends at its last frame, whole.
+        assert_eq!(recording.end, None);
+        assert_eq!(recording.frames(), 15);
+        assert_eq!(
+            recording.scenes.keys().copied().collect::<Vec<_>>(),
+            [4, 8, 10, 12, 15]
+        );
+        assert_eq!(recording.inputs.len(), 14);
+        assert!(writer.stats().bytes > 0);
+
+        // Ended for good, a log cannot go on.
+        let ended = Recording {
+            end: Some(15),
+            ..recording
+        };
+        let error = Journal::resume(&writer, &path, &ended, 4).err().unwrap();
+        assert!(format!("{error:#}").contains("ended"), "{error:#}");
+    }
+
+    #[test]
+    fn a_log_that_exists_is_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.rec");
+        std::fs::write(&path, "precious").unwrap();
+        let writer = JournalWriter::start().unwrap();
+        assert!(Journal::create(&writer, &path, settings(), &[], 4).is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "precious");
+    }
+}

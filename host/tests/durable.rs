@@ -1,0 +1,227 @@
+//! Durable worlds: `host serve --state-dir` killed with SIGKILL resumes
+//! every world at its last durable frame, its players reconnect with their
+//! tokens and find their entities where they were, and each world's log
+//! (before and after the kill) replays frame for frame; a damaged log
+//! resumes from its last whole frame, and a log that does not replay
+//! fails its world alone.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::client::{Client, admit};
+use common::serve::{Serve, json, request};
+use serde_json::Value;
+
+/// The position of entity `name` in a snapshot or update.
+fn position(message: &Value, name: &str) -> Option<[f64; 2]> {
+    let list = message.get("entities").or_else(|| message.get("changed"))?;
+    let entity = list.as_array()?.iter().find(|e| e["name"] == name)?;
+    Some([
+        entity["position"][0].as_f64()?,
+        entity["position"][1].as_f64()?,
+    ])
+}
+
+/// Serves arena and the cube in `worlds` worlds kept in `state`.
+fn serve(state: &Path, extra: &[&str]) -> Serve {
+    let mut args = vec![
+        "--state-dir",
+        state.to_str().unwrap(),
+        "--summary-every",
+        "0",
+    ];
+    args.extend_from_slice(extra);
+    Serve::start(&args)
+}
+
+fn worlds(serve: &Serve) -> Vec<Value> {
+    let (status, body) = request("GET", &serve.url("/worlds"), None);
+    assert_eq!(status, 200, "{body}");
+    json(&body).as_array().unwrap().clone()
+}
+
+/// Reconnects with a token until the resumed world answers (its client
+/// may come before the world is placed).
+fn reconnect(serve: &Serve, path: &str) -> (Client, Value) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(mut client) = Client::connect(serve, path)
+            && let Some(first) = client.next(Duration::from_secs(5))
+            && first.get("entities").is_some()
+        {
+            return (client, first);
+        }
+        assert!(Instant::now() < deadline, "no snapshot for {path}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn replay(log: &Path) -> String {
+    let output = common::run_host(&["replay", log.to_str().unwrap()], &common::cache_dir());
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{}: {stdout}{}",
+        log.display(),
+        common::stderr_of(&output)
+    );
+    stdout
+}
+
+#[test]
+fn a_killed_server_resumes_its_worlds_exactly_and_their_players_carry_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let mut first = serve(
+        &state,
+        &["examples/arena", "examples/spinning-cube", "--worlds", "3"],
+    );
+    // Two players in each world: the first steps right once per world
+    // number, the second up twice.
+    let mut players = Vec::new();
+    for world in 1..=3u64 {
+        let (one, one_path) = admit(&first, world);
+        let (two, two_path) = admit(&first, world);
+        let mut a = Client::connect(&first, &one_path).unwrap();
+        let mut b = Client::connect(&first, &two_path).unwrap();
+        for _ in 0..world {
+            a.send(r#"{"press": "right"}"#);
+        }
+        b.send(r#"{"press": "up"}"#);
+        b.send(r#"{"press": "up"}"#);
+        let x = 2.0 * (one % 5) as f64 - 4.0 + world as f64;
+        let y = 2.0;
+        let name_one = format!("player-{one}");
+        let name_two = format!("player-{two}");
+        a.until(Duration::from_secs(10), |m| {
+            position(m, &name_one) == Some([x, 0.0])
+        });
+        b.until(Duration::from_secs(10), |m| {
+            position(m, &name_two).is_some_and(|p| p[1] == y)
+        });
+        players.push((world, one_path, name_one, [x, 0.0], name_two, y));
+    }
+    // Past the flush interval (100 ms of game time), then killed.
+    std::thread::sleep(Duration::from_millis(500));
+    let before: Vec<u64> = worlds(&first)
+        .iter()
+        .map(|w| w["frame"].as_u64().unwrap())
+        .collect();
+    first.signal("KILL");
+    let _ = first.child.wait();
+
+    let second = serve(&state, &[]);
+    let text = second.stderr();
+    assert!(text.contains("resumed=3 failed=0"), "{text}");
+    let resumed = worlds(&second);
+    assert_eq!(resumed.len(), 3, "{resumed:?}");
+    for (world, frame_before) in resumed.iter().zip(&before) {
+        assert_eq!(world["players"], 2, "{world}");
+        // At most the flush interval (6 frames) and a little more behind.
+        assert!(world["frame"].as_u64().unwrap() + 30 >= *frame_before);
+    }
+    for (world, path, name_one, at, name_two, y) in &players {
+        let (mut client, snapshot) = reconnect(&second, path);
+        assert_eq!(
+            position(&snapshot, name_one),
+            Some(*at),
+            "world {world}: {snapshot}"
+        );
+        assert_eq!(position(&snapshot, name_two).map(|p| p[1]), Some(*y));
+        // The player carries on.
+        client.send(r#"{"press": "left"}"#);
+        let moved = [at[0] - 1.0, 0.0];
+        client.until(Duration::from_secs(10), |m| {
+            position(m, name_one) == Some(moved)
+        });
+    }
+    // Ids go on from where they were: players and worlds.
+    let (player, _) = admit(&second, 1);
+    assert_eq!(player, 3);
+    let (status, body) = request("POST", &second.url("/worlds"), Some("{}"));
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(json(&body)["id"], 4, "{body}");
+
+    // SIGTERM suspends the worlds (their logs end at their last frame),
+    // and the next start resumes them all, the new one too.
+    let mut second = second;
+    second.terminate();
+    assert_eq!(
+        second.wait(Duration::from_secs(30)),
+        0,
+        "{}",
+        second.stderr()
+    );
+    for world in 1..=4 {
+        let log = state.join(format!("worlds/{world}/log.rec"));
+        // Every frame before the kill and after it agrees with a replay
+        // that was never interrupted.
+        assert!(replay(&log).contains("frames agree"));
+    }
+    let third = serve(&state, &[]);
+    assert!(
+        third.stderr().contains("resumed=4 failed=0"),
+        "{}",
+        third.stderr()
+    );
+    assert_eq!(worlds(&third).len(), 4);
+}
+
+#[test]
+fn a_damaged_log_resumes_from_its_last_whole_frame_and_a_wrong_one_fails_its_world_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let first = serve(&state, &["examples/spinning-cube", "--worlds", "3"]);
+    std::thread::sleep(Duration::from_secs(2));
+    first.signal("KILL");
+    let log = |world: u32| state.join(format!("worlds/{world}/log.rec"));
+
+    // World 2: a line in the middle damaged on the disk.
+    let text = std::fs::read_to_string(log(2)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let damaged = lines.len() / 2;
+    let mut edited: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    edited[damaged] = "{\"frame\":oops".into();
+    std::fs::write(log(2), edited.join("\n") + "\n").unwrap();
+    let last_whole: u64 = json(lines[damaged - 1])["frame"].as_u64().unwrap();
+    // World 3: a scene digest its replay cannot reach.
+    let text = std::fs::read_to_string(log(3)).unwrap();
+    let forged: Vec<String> = text
+        .lines()
+        .map(|line| match line.starts_with(r#"{"frame":12,"scene":"#) {
+            true => r#"{"frame":12,"scene":"0123456789abcdef"}"#.to_owned(),
+            false => line.to_owned(),
+        })
+        .collect();
+    assert!(forged.iter().any(|l| l.contains("0123456789abcdef")));
+    std::fs::write(log(3), forged.join("\n") + "\n").unwrap();
+
+    let second = serve(&state, &[]);
+    let text = second.stderr();
+    assert!(text.contains("resumed=2 failed=1"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "world 2: its log `{}` is damaged (line {}",
+            log(2).display(),
+            damaged + 1
+        )) && text.contains(&format!("it resumes from frame {last_whole}")),
+        "{text}"
+    );
+    let failure = text
+        .lines()
+        .find(|l| l.contains("world 3 could not be resumed"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        failure.contains(
+            "its replay does not reach the state its log holds: the replay diverges at frame 12"
+        ),
+        "{failure}"
+    );
+    let running: Vec<u64> = worlds(&second)
+        .iter()
+        .map(|w| w["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(running, [1, 2]);
+}
