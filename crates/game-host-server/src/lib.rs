@@ -242,6 +242,15 @@ impl Server {
         Ok(())
     }
 
+    /// Queues a player's input for a world's next frame, as its stream
+    /// would (for a game server with a transport of its own); refused like
+    /// the stream's on a channel the world does not open to players.
+    pub fn player_input(&self, id: WorldId, player: PlayerId, event: Event) -> Result<()> {
+        self.hub(id)?.input(game_host::players::PlayerEvent::Input(
+            game_host::players::PlayerInput { player, event },
+        ))
+    }
+
     /// The players' streams' metrics.
     pub(crate) fn stream_metrics(&self) -> metrics::StreamMetrics {
         self.metrics.streams()

@@ -62,7 +62,7 @@ impl Durable {
     pub fn open(state: StateConfig) -> Result<Durable> {
         prepare(&state.dir)?;
         Ok(Durable {
-            writer: JournalWriter::start()?,
+            writer: JournalWriter::start(&state.dir)?,
             state,
         })
     }

@@ -6,7 +6,9 @@
 //! A frame never waits on the disk: a journal keeps its lines in memory
 //! and, every `flush_every` frames, hands them to the server's one
 //! [`JournalWriter`] thread, which serialises and writes them (one
-//! `write` per batch) and syncs them to the disk at checkpoints. A batch
+//! `write` per batch: from then on they survive the process) and, every
+//! [`SYNC_EVERY`], syncs the state directory's file system (one `syncfs`
+//! for every world: from then on they survive the machine). A batch
 //! always ends with a line holding the scene's digest after its last
 //! frame, so the log on disk ends at a whole frame: a process killed at
 //! any moment loses at most the frames since the last batch written, and
@@ -21,9 +23,10 @@ use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
@@ -41,6 +44,13 @@ pub const QUEUE: usize = 4096;
 
 /// Lines a journal keeps while the writer's queue is full, at most.
 pub const MAX_PENDING: usize = 100_000;
+
+/// How often the writer syncs what it wrote to the disk.
+pub const SYNC_EVERY: Duration = Duration::from_secs(1);
+
+/// How long the writer lets batches gather after writing (a batch waits at
+/// most this long beyond its flush).
+const GATHER: Duration = Duration::from_millis(10);
 
 /// What the writer did so far, for metrics.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -86,11 +96,7 @@ impl LogFile {
 }
 
 enum Message {
-    Batch {
-        log: Arc<LogFile>,
-        lines: Vec<Line>,
-        sync: bool,
-    },
+    Batch { log: Arc<LogFile>, lines: Vec<Line> },
     Close,
 }
 
@@ -102,8 +108,10 @@ pub struct JournalWriter {
 }
 
 impl JournalWriter {
-    /// Starts the writer thread.
-    pub fn start() -> Result<Arc<JournalWriter>> {
+    /// Starts the writer thread, for logs in the file system of the folder
+    /// `dir`.
+    pub fn start(dir: &Path) -> Result<Arc<JournalWriter>> {
+        let dir = File::open(dir).with_context(|| format!("failed to open `{}`", dir.display()))?;
         let shared = Arc::new(WriterShared {
             suspending: AtomicBool::new(false),
             bytes: AtomicU64::new(0),
@@ -115,7 +123,7 @@ impl JournalWriter {
             .name("journal".into())
             .spawn({
                 let shared = shared.clone();
-                move || write_batches(&receiver, &shared)
+                move || write_batches(&receiver, &shared, &dir)
             })
             .context("failed to start the log writer thread")?;
         Ok(Arc::new(JournalWriter {
@@ -157,30 +165,80 @@ impl Drop for JournalWriter {
     }
 }
 
-fn write_batches(receiver: &Receiver<Message>, shared: &WriterShared) {
+/// The log writer's nice value: below the loop threads, so that on a
+/// busy machine a frame is not held up by a burst of writes.
+const NICE: i32 = 10;
+
+fn write_batches(receiver: &Receiver<Message>, shared: &WriterShared, dir: &File) {
+    // On Linux a thread's own id names it alone.
+    if let Err(error) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), NICE) {
+        tracing::debug!("the log writer keeps its priority: {error}");
+    }
     let mut text = Vec::new();
-    while let Ok(Message::Batch { log, lines, sync }) = receiver.recv() {
-        shared.waiting.fetch_sub(1, Ordering::Relaxed);
-        if log.lost.load(Ordering::Relaxed) {
-            continue;
-        }
-        text.clear();
-        for line in &lines {
-            // A line is plain data: serialising it cannot fail.
-            if serde_json::to_writer(&mut text, line).is_ok() {
-                text.push(b'\n');
+    let mut synced = Instant::now();
+    let mut dirty = false;
+    let mut open = true;
+    while open {
+        let wait = SYNC_EVERY.saturating_sub(synced.elapsed());
+        // The first message (or the time to sync), then every other one
+        // waiting: one wake-up writes many worlds' batches.
+        let mut message = match receiver.recv_timeout(wait) {
+            Ok(message) => Some(message),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
+        while let Some(next) = message.take() {
+            match next {
+                Message::Batch { log, lines } => {
+                    shared.waiting.fetch_sub(1, Ordering::Relaxed);
+                    dirty |= write_batch(&log, &lines, &mut text, shared);
+                }
+                Message::Close => open = false,
             }
+            message = open.then(|| receiver.try_recv().ok()).flatten();
         }
-        let mut file = log.file.lock_unpoisoned();
-        let written = file
-            .write_all(&text)
-            .and_then(|()| if sync { file.sync_data() } else { Ok(()) });
-        drop(file);
-        match written {
-            Ok(()) => {
-                shared.bytes.fetch_add(text.len() as u64, Ordering::Relaxed);
-            }
-            Err(error) => log.lose(shared, &format!("writing failed: {error}")),
+        if dirty && synced.elapsed() >= SYNC_EVERY {
+            sync(dir);
+            (synced, dirty) = (Instant::now(), false);
+        }
+        if open {
+            // Let batches gather: fewer wake-ups beside the loop threads.
+            std::thread::sleep(GATHER);
+        }
+    }
+    if dirty {
+        sync(dir);
+    }
+}
+
+/// Syncs the file system `dir` is in (every log written so far).
+fn sync(dir: &File) {
+    if let Err(error) = rustix::fs::syncfs(dir) {
+        tracing::warn!("syncing the logs to the disk failed: {error}");
+    }
+}
+
+/// Writes one batch to its log; true if anything was written.
+fn write_batch(log: &LogFile, lines: &[Line], text: &mut Vec<u8>, shared: &WriterShared) -> bool {
+    if log.lost.load(Ordering::Relaxed) {
+        return false;
+    }
+    text.clear();
+    for line in lines {
+        // A line is plain data: serialising it cannot fail.
+        if serde_json::to_writer(&mut *text, line).is_ok() {
+            text.push(b'\n');
+        }
+    }
+    let written = log.file.lock_unpoisoned().write_all(text);
+    match written {
+        Ok(()) => {
+            shared.bytes.fetch_add(text.len() as u64, Ordering::Relaxed);
+            true
+        }
+        Err(error) => {
+            log.lose(shared, &format!("writing failed: {error}"));
+            false
         }
     }
 }
@@ -193,6 +251,10 @@ pub struct Journal {
     sender: SyncSender<Message>,
     pending: Vec<Line>,
     flush_every: u64,
+    /// Worlds flush at frames of their own (`frame + phase` a multiple of
+    /// `flush_every`), so their batches do not all reach the writer in
+    /// the same frame.
+    phase: u64,
     checkpoint_every: u64,
     /// The last frame whose scene is among the lines handed or pending.
     last_scene: u64,
@@ -222,14 +284,7 @@ impl Journal {
             .and_then(|()| file.sync_all())
             .with_context(|| format!("failed to write the log `{}`", path.display()))?;
         sync_dir(path);
-        Ok(Journal::new(
-            writer,
-            path,
-            file,
-            header.checkpoint_every,
-            flush_every,
-            0,
-        ))
+        Ok(Journal::new(writer, path, file, &header, flush_every, 0))
     }
 
     /// Goes on with the log at `path`, read back as `recording`, after its
@@ -264,7 +319,7 @@ impl Journal {
             writer,
             path,
             file,
-            recording.header.checkpoint_every,
+            &recording.header,
             flush_every,
             recording.frames(),
         ))
@@ -274,10 +329,11 @@ impl Journal {
         writer: &JournalWriter,
         path: &Path,
         file: File,
-        checkpoint_every: u64,
+        header: &Header,
         flush_every: u64,
         last_scene: u64,
     ) -> Journal {
+        let flush_every = flush_every.max(1);
         Journal {
             log: Arc::new(LogFile {
                 path: path.to_owned(),
@@ -287,8 +343,9 @@ impl Journal {
             writer: writer.shared.clone(),
             sender: writer.sender.clone(),
             pending: Vec::new(),
-            flush_every: flush_every.max(1),
-            checkpoint_every: checkpoint_every.max(1),
+            flush_every,
+            phase: header.seed % flush_every,
+            checkpoint_every: header.checkpoint_every.max(1),
             last_scene,
         }
     }
@@ -314,14 +371,13 @@ impl Journal {
 
     /// Hands the pending lines to the writer (kept for the next flush when
     /// its queue is full).
-    fn hand(&mut self, sync: bool) {
+    fn hand(&mut self) {
         if self.lost() || self.pending.is_empty() {
             return;
         }
         let message = Message::Batch {
             log: self.log.clone(),
             lines: std::mem::take(&mut self.pending),
-            sync,
         };
         self.writer.waiting.fetch_add(1, Ordering::Relaxed);
         match self.sender.try_send(message) {
@@ -349,10 +405,10 @@ impl RunObserver for Journal {
 
     fn stepped(&mut self, frame: u64, scene: &mut dyn GameScene) {
         let checkpoint = frame.is_multiple_of(self.checkpoint_every);
-        if checkpoint || frame.is_multiple_of(self.flush_every) {
+        if checkpoint || (frame + self.phase).is_multiple_of(self.flush_every) {
             self.push(Line::scene(frame, scene, checkpoint));
             self.last_scene = frame;
-            self.hand(checkpoint);
+            self.hand();
         }
     }
 
@@ -365,7 +421,7 @@ impl RunObserver for Journal {
         } else {
             self.push(Line::end(frame, scene));
         }
-        self.hand(true);
+        self.hand();
         if self.lost() {
             bail!("its log `{}` is incomplete", self.log.path.display());
         }
@@ -400,7 +456,9 @@ mod tests {
     fn settings() -> RunSettings {
         RunSettings {
             hz: 60.0,
-            seed: 7,
+            // A multiple of the flush interval: this log flushes at frames
+            // that are its multiples.
+            seed: 8,
             checkpoint_every: 10,
             canonical_nans: false,
             open_to_players: Default::default(),
@@ -438,7 +496,7 @@ mod tests {
     fn a_log_ends_at_its_last_flushed_frame_and_goes_on_from_there() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log.rec");
-        let writer = JournalWriter::start().unwrap();
+        let writer = JournalWriter::start(dir.path()).unwrap();
         let mut journal = Journal::create(&writer, &path, settings(), &[], 4).unwrap();
         let mut scene = Scene::new();
         // Frames 1-10: flushed at 4, 8 and the checkpoint at 10; frame 11
@@ -466,7 +524,7 @@ mod tests {
         assert_eq!(recording.inputs.len(), 11);
         recording.cut_to_last_frame();
         assert_eq!(recording.inputs.len(), 10);
-        let writer = JournalWriter::start().unwrap();
+        let writer = JournalWriter::start(dir.path()).unwrap();
         let mut journal = Journal::resume(&writer, &path, &recording, 4).unwrap();
         run(&mut journal, &mut scene, 11..=14);
         writer.suspend_worlds();
@@ -498,7 +556,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log.rec");
         std::fs::write(&path, "precious").unwrap();
-        let writer = JournalWriter::start().unwrap();
+        let writer = JournalWriter::start(dir.path()).unwrap();
         assert!(Journal::create(&writer, &path, settings(), &[], 4).is_err());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "precious");
     }
