@@ -251,8 +251,9 @@ pub struct Journal {
     sender: SyncSender<Message>,
     pending: Vec<Line>,
     flush_every: u64,
-    /// Worlds flush at frames of their own (`frame + phase` a multiple of
-    /// `flush_every`), so their batches do not all reach the writer in
+    /// Worlds flush and list their entities at frames of their own
+    /// (`frame + phase` a multiple of `flush_every`, or of
+    /// `checkpoint_every`), so that a server's worlds do not all do it in
     /// the same frame.
     phase: u64,
     checkpoint_every: u64,
@@ -344,7 +345,7 @@ impl Journal {
             sender: writer.sender.clone(),
             pending: Vec::new(),
             flush_every,
-            phase: header.seed % flush_every,
+            phase: header.seed % (flush_every * header.checkpoint_every.max(1)),
             checkpoint_every: header.checkpoint_every.max(1),
             last_scene,
         }
@@ -404,7 +405,7 @@ impl RunObserver for Journal {
     }
 
     fn stepped(&mut self, frame: u64, scene: &mut dyn GameScene) {
-        let checkpoint = frame.is_multiple_of(self.checkpoint_every);
+        let checkpoint = (frame + self.phase).is_multiple_of(self.checkpoint_every);
         if checkpoint || (frame + self.phase).is_multiple_of(self.flush_every) {
             self.push(Line::scene(frame, scene, checkpoint));
             self.last_scene = frame;
@@ -456,9 +457,9 @@ mod tests {
     fn settings() -> RunSettings {
         RunSettings {
             hz: 60.0,
-            // A multiple of the flush interval: this log flushes at frames
-            // that are its multiples.
-            seed: 8,
+            // A multiple of the flush and checkpoint intervals: this log
+            // flushes and lists its entities at frames that are theirs.
+            seed: 40,
             checkpoint_every: 10,
             canonical_nans: false,
             open_to_players: Default::default(),
