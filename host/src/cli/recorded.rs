@@ -12,15 +12,18 @@ use game_host_build::{BuildOutput, ScriptSource};
 use super::engine_args::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME};
 
 /// The script `recorded` names: a built-in; the component kept under its
-/// digest in `state_dir` (a server's state directory, whose logs name the
-/// paths their components came from, so grants keyed by path still apply)
-/// or in the cache (no path); a recorded `.wasm` file; or a Python or
-/// JavaScript project, run live from its sources on the host's own runtime
-/// (nothing of it is built). `None` when only a build would give it.
+/// digest in `state_dir` or in the cache; a recorded `.wasm` file; or a
+/// Python or JavaScript project, run live from its sources on the host's
+/// own runtime (nothing of it is built). `None` when only a build would
+/// give it. When `resuming` a server's worlds from its own `state_dir`, a
+/// kept component takes the path its log names, so grants keyed by path
+/// apply as when the world started, and one the directory lost is put
+/// back from the cache.
 pub fn load_recorded(
     engine: &ScriptEngine,
     recorded: &RecordedScript,
     state_dir: Option<&Path>,
+    resuming: bool,
 ) -> Result<Option<ScriptComponent>> {
     let source = recorded.source.as_str();
     if let Some(name) = source.strip_prefix("builtin:") {
@@ -31,16 +34,24 @@ pub fn load_recorded(
             _ => anyhow::bail!("the recording names a built-in script `{name}` this host lacks"),
         };
     }
-    if let Some(bytes) = state_dir.and_then(|dir| kept::find(dir, &recorded.sha256)) {
-        return engine
-            .load_bytes(&recorded.name, &bytes)
-            .map(|script| Some(script.with_source(Path::new(source))));
-    }
-    if let Some(bytes) = engine
-        .cache_dir()
-        .and_then(|cache| kept::find(cache, &recorded.sha256))
-    {
-        return engine.load_bytes(&recorded.name, &bytes).map(Some);
+    let kept_in_state = state_dir.and_then(|dir| kept::find(dir, &recorded.sha256));
+    let kept_in_cache = || {
+        engine
+            .cache_dir()
+            .and_then(|cache| kept::find(cache, &recorded.sha256))
+    };
+    if let Some(bytes) = kept_in_state.or_else(kept_in_cache) {
+        let script = engine.load_bytes(&recorded.name, &bytes)?;
+        return Ok(Some(match state_dir.filter(|_| resuming) {
+            Some(dir) => {
+                // Put back what the state directory lost.
+                if let Err(error) = kept::store(dir, &bytes) {
+                    tracing::warn!("{error:#}");
+                }
+                script.with_source(Path::new(source))
+            }
+            None => script,
+        }));
     }
     let path = Path::new(source);
     let could_not = || {

@@ -142,7 +142,7 @@ fn recorded_script(
     index: usize,
 ) -> Result<ScriptComponent> {
     let state_dir = state_dir_of(recording);
-    if let Some(script) = load_recorded(engine, recorded, state_dir.as_deref())? {
+    if let Some(script) = load_recorded(engine, recorded, state_dir.as_deref(), false)? {
         return Ok(script);
     }
     let source = recorded.source.as_str();

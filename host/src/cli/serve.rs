@@ -2,10 +2,11 @@
 //! control surface, Prometheus metrics, periodic summaries and a graceful
 //! shutdown on SIGTERM or Ctrl-C.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -14,6 +15,7 @@ use game_host::files::{ensure_writable_dir, write_atomic};
 use game_host::log::QuietTracingLog;
 use game_host::players::OpenToPlayers;
 use game_host::record::{RecordedScript, kept};
+use game_host::sync::LockExt;
 use game_host::{RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_server::control::{
     Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken,
@@ -347,8 +349,15 @@ fn keep_components(engine: &ScriptEngine, dir: &Path, scripts: &[ScriptComponent
 /// Resumes the worlds of the state directory `dir`; true if it held any
 /// that had not ended (the launch's worlds are then not started again).
 fn resume(server: &Server, engine: &ScriptEngine, dir: &Path) -> bool {
+    // Each script once, however many worlds run it.
+    let loaded: Mutex<HashMap<(String, String), ScriptComponent>> = Mutex::default();
     let load = |recorded: &RecordedScript| {
-        load_recorded(engine, recorded, Some(dir))?.with_context(|| {
+        let mut loaded = loaded.lock_unpoisoned();
+        let key = (recorded.sha256.clone(), recorded.source.clone());
+        if let Some(script) = loaded.get(&key) {
+            return Ok(script.clone());
+        }
+        let script = load_recorded(engine, recorded, Some(dir), true)?.with_context(|| {
             format!(
                 "its component (SHA-256 {}) is not in `{}` nor in the cache, and `{}` would \
                  need a build",
@@ -356,7 +365,9 @@ fn resume(server: &Server, engine: &ScriptEngine, dir: &Path) -> bool {
                 dir.join("components").display(),
                 recorded.source
             )
-        })
+        })?;
+        loaded.insert(key, script.clone());
+        Ok(script)
     };
     let report = server.resume(&load);
     if report.resumed.is_empty() && report.failed.is_empty() {

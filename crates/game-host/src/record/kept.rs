@@ -58,7 +58,9 @@ pub fn store(dir: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let Some(path) = entry(dir, &digest) else {
         return Ok(());
     };
-    if find(dir, &digest).is_some() {
+    let held =
+        read_capped(&path, MAX_COMPONENT).is_ok_and(|held| hex(&Sha256::digest(&held)) == digest);
+    if held {
         return Ok(());
     }
     std::fs::create_dir_all(self::dir(dir))?;
@@ -92,11 +94,19 @@ mod tests {
         let digest = hex(&Sha256::digest(&bytes));
         assert_eq!(find(cache.path(), &digest), None);
         keep(cache.path(), &bytes);
-        assert_eq!(find(cache.path(), &digest), Some(bytes));
+        assert_eq!(find(cache.path(), &digest), Some(bytes.clone()));
         // Other bytes under that name are refused.
         std::fs::write(entry(cache.path(), &digest).unwrap(), b"other").unwrap();
         assert_eq!(find(cache.path(), &digest), None);
         // A name that is no digest reaches no file.
         assert_eq!(find(cache.path(), "../../etc/passwd"), None);
+
+        // Stored for good, a damaged entry is put right.
+        let state = tempfile::tempdir().unwrap();
+        store(state.path(), &bytes).unwrap();
+        assert_eq!(find(state.path(), &digest), Some(bytes.clone()));
+        std::fs::write(entry(state.path(), &digest).unwrap(), b"other").unwrap();
+        store(state.path(), &bytes).unwrap();
+        assert_eq!(find(state.path(), &digest), Some(bytes));
     }
 }
