@@ -19,15 +19,14 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{env_or, load};
+use common::{env_or, load, pooled_engine};
 use game_host::input::{Event, Key};
 use game_host::jobs::JobDelivery;
-use game_host::limits::ScriptLimits;
 use game_host::log::MemoryLog;
 use game_host::players::{PlayerEvent, PlayerInput};
 use game_host::record::{Journal, JournalWriter, RunSettings};
 use game_host::runtime::RuntimeConfig;
-use game_host::{EngineOptions, Runtime, ScriptComponent, ScriptEngine};
+use game_host::{Runtime, ScriptComponent};
 use game_host_server::durable::StateConfig;
 use game_host_server::{Server, ServerConfig, ThreadSummary, WorldId, WorldSpec};
 
@@ -246,17 +245,7 @@ fn main() {
         .split(',')
         .filter_map(|n| n.trim().parse().ok())
         .collect();
-    let engine = ScriptEngine::new(EngineOptions {
-        cache_dir: None,
-        pooling: true,
-        max_instances: 2 * worlds as u32 + 64,
-        extensions: Vec::new(),
-        limits: ScriptLimits::default(),
-        perf_map: false,
-        deterministic_floats: true,
-        debug_info: false,
-    })
-    .expect("engine");
+    let engine = pooled_engine(2 * worlds as u32 + 64);
     let scripts = vec![
         load(&engine, "examples/arena"),
         load(&engine, "examples/spinning-cube"),

@@ -24,11 +24,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{env_or, load};
-use game_host::limits::ScriptLimits;
+use common::{env_or, load, pooled_engine};
+use game_host::ScriptComponent;
 use game_host::log::MemoryLog;
 use game_host::runtime::RuntimeConfig;
-use game_host::{EngineOptions, ScriptComponent, ScriptEngine};
 use game_host_server::ThreadSummary;
 use game_host_server::{Server, ServerConfig, WorldSpec};
 
@@ -150,17 +149,7 @@ fn main() {
         .filter_map(|n| n.trim().parse().ok())
         .collect();
     let max_instances: usize = env_or("SERVER_BENCH_MAX_INSTANCES", 14_000);
-    let engine = ScriptEngine::new(EngineOptions {
-        cache_dir: None,
-        pooling: true,
-        max_instances: max_instances as u32 + 64,
-        extensions: Vec::new(),
-        limits: ScriptLimits::default(),
-        perf_map: false,
-        deterministic_floats: true,
-        debug_info: false,
-    })
-    .expect("engine");
+    let engine = pooled_engine(max_instances as u32 + 64);
     let cube = load(&engine, "examples/spinning-cube");
     let fib = load(&engine, "host/tests/scripts/fib");
     let cases = [

@@ -1,9 +1,12 @@
-//! What the server benches share: building and loading a script crate,
-//! and settings from the environment.
+//! What the server benches share: building and loading a script crate, a
+//! pooled engine, and settings from the environment.
+
+#![allow(dead_code)] // each bench uses a different subset
 
 use std::path::Path;
 
-use game_host::{ScriptComponent, ScriptEngine};
+use game_host::limits::ScriptLimits;
+use game_host::{EngineOptions, ScriptComponent, ScriptEngine};
 use game_host_build::{BuildOutput, build_script_crate};
 
 /// Builds the script crate at `dir` (relative to the workspace) and loads
@@ -20,4 +23,20 @@ pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// An engine for the server benches: pooled instances (`max_instances`),
+/// no compile cache, canonical NaNs.
+pub fn pooled_engine(max_instances: u32) -> ScriptEngine {
+    ScriptEngine::new(EngineOptions {
+        cache_dir: None,
+        pooling: true,
+        max_instances,
+        extensions: Vec::new(),
+        limits: ScriptLimits::default(),
+        perf_map: false,
+        deterministic_floats: true,
+        debug_info: false,
+    })
+    .expect("engine")
 }
