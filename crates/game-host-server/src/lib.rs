@@ -38,6 +38,7 @@ mod loop_thread;
 mod metrics;
 mod placement;
 mod registry;
+pub mod resume;
 mod shared;
 mod stats;
 pub mod stream;

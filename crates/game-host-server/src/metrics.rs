@@ -282,13 +282,12 @@ impl Metrics {
         self.ready.set(i64::from(ready));
     }
 
-    /// Notes a resume of the state directory's worlds.
-    pub fn resumed(&self, report: &crate::durable::ResumeReport) {
-        self.durable.resumed.inc_by(report.resumed.len() as u64);
-        self.durable
-            .resume_failures
-            .inc_by(report.failed.len() as u64);
-        self.durable.resume_seconds.set(report.seconds);
+    /// Notes a resume of the state directory's worlds: how many resumed,
+    /// how many failed, and how long it took.
+    pub fn resumed(&self, resumed: usize, failed: usize, seconds: f64) {
+        self.durable.resumed.inc_by(resumed as u64);
+        self.durable.resume_failures.inc_by(failed as u64);
+        self.durable.resume_seconds.set(seconds);
     }
 
     /// Sets whether worlds are being resumed, and what the log writer did.

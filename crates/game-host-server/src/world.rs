@@ -210,7 +210,7 @@ impl World {
             runtime.observe(Box::new(recorder));
         }
         if let Some(durable) = durable {
-            let files = WorldFiles::of(&durable.state.dir, id);
+            let files = WorldFiles::of(&durable.state.dir, id.0);
             files
                 .create(&Manifest {
                     id: id.0,

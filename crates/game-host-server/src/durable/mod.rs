@@ -11,17 +11,14 @@
 //! ```
 //!
 //! - `seat_log`: [`SeatLog`], the players' seats.
-//! - `resume`: a world made again from its files.
-//! - `startup`: [`Server::resume`](crate::Server::resume), every world of
-//!   the directory resumed at a server's start.
+//!
+//! Resuming worlds from these files is `crate::resume`'s.
 //!
 //! A world whose log has an end line ended (it finished, was stopped, or
 //! its scripts failed) and is not resumed; one the server shut down is
 //! suspended, its log ending at its last frame, and is.
 
-mod resume;
 mod seat_log;
-mod startup;
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -31,14 +28,11 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::world::WorldId;
 use game_host::GrantFile;
 use game_host::files::{read_capped, write_atomic};
 use game_host::record::JournalWriter;
 use game_host::runtime::RestartPolicy;
 
-pub(crate) use resume::resume_world;
-pub use resume::{ResumeReport, ScriptLoader};
 pub(crate) use seat_log::{SeatLog, read_seats};
 
 /// How a server keeps its worlds durable.
@@ -70,7 +64,7 @@ impl Durable {
     /// The id after every world the state directory holds: ids are never
     /// reused.
     pub fn next_id(&self) -> Result<u64> {
-        Ok(worlds(&self.state.dir)?.last().map_or(1, |id| id.0 + 1))
+        Ok(worlds(&self.state.dir)?.last().map_or(1, |id| id + 1))
     }
 }
 
@@ -106,9 +100,10 @@ pub(crate) struct WorldFiles {
 }
 
 impl WorldFiles {
-    pub fn of(state: &Path, id: WorldId) -> WorldFiles {
+    /// World `id`'s files in the state directory `state`.
+    pub fn of(state: &Path, id: u64) -> WorldFiles {
         WorldFiles {
-            dir: state.join("worlds").join(id.0.to_string()),
+            dir: state.join("worlds").join(id.to_string()),
         }
     }
 
@@ -150,16 +145,15 @@ impl WorldFiles {
 
 /// The worlds a state directory holds, by id (folders not named by a
 /// number are ignored).
-pub(crate) fn worlds(state: &Path) -> Result<Vec<WorldId>> {
+pub(crate) fn worlds(state: &Path) -> Result<Vec<u64>> {
     let dir = state.join("worlds");
     if !dir.exists() {
         return Ok(Vec::new());
     }
-    let mut ids: Vec<WorldId> = std::fs::read_dir(&dir)
+    let mut ids: Vec<u64> = std::fs::read_dir(&dir)
         .with_context(|| format!("failed to list `{}`", dir.display()))?
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
         .filter(|id| *id > 0)
-        .map(WorldId)
         .collect();
     ids.sort();
     Ok(ids)

@@ -7,8 +7,11 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use super::{ResumeReport, ScriptLoader, WorldFiles, resume_world, worlds};
+use super::world::resume_world;
+use super::{ResumeReport, ScriptLoader};
 use crate::Server;
+use crate::durable::{WorldFiles, worlds};
+use crate::world::WorldId;
 use game_host::sync::LockExt;
 
 impl Server {
@@ -25,7 +28,7 @@ impl Server {
             .store(true, std::sync::atomic::Ordering::Relaxed);
         let mut report = ResumeReport::default();
         let ids = match worlds(&durable.state.dir) {
-            Ok(ids) => ids,
+            Ok(ids) => ids.into_iter().map(WorldId).collect(),
             Err(error) => {
                 tracing::error!("{error:#}");
                 Vec::new()
@@ -33,7 +36,7 @@ impl Server {
         };
         let mut live = Vec::new();
         for id in ids {
-            match WorldFiles::of(&durable.state.dir, id).ended() {
+            match WorldFiles::of(&durable.state.dir, id.0).ended() {
                 Ok(true) => report.ended += 1,
                 Ok(false) => live.push(id),
                 Err(error) => report.failed.push((id, format!("{error:#}"))),
@@ -73,7 +76,8 @@ impl Server {
             tracing::error!("{id} could not be resumed: {error}");
         }
         report.seconds = started.elapsed().as_secs_f64();
-        self.metrics.resumed(&report);
+        self.metrics
+            .resumed(report.resumed.len(), report.failed.len(), report.seconds);
         self.resuming
             .store(false, std::sync::atomic::Ordering::Relaxed);
         report

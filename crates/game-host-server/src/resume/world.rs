@@ -9,37 +9,18 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use serde::Serialize;
 
-use super::{Durable, SeatLog, WorldFiles, read_seats};
+use super::ScriptLoader;
 use crate::config::ServerConfig;
+use crate::durable::{Durable, SeatLog, WorldFiles, read_seats};
 use crate::stream::{Seats, WorldHub};
 use crate::world::{World, WorldId, world_runtime};
-use game_host::ScriptComponent;
 use game_host::files::read_capped;
 use game_host::players::PlayerEvent;
-use game_host::record::{Journal, RecordedInput, RecordedScript, Recording, replay};
-
-/// Gives the component a log names (checked against its digest), without
-/// building anything: a log is data.
-pub type ScriptLoader<'a> = dyn Fn(&RecordedScript) -> Result<ScriptComponent> + Sync + 'a;
+use game_host::record::{Journal, RecordedInput, Recording, replay};
 
 /// The largest log read back (a world at 60 Hz writes a few MB an hour).
 const MAX_LOG: u64 = 1 << 30;
-
-/// What a server's start resumed from its state directory.
-#[derive(Debug, Default, Clone, Serialize)]
-pub struct ResumeReport {
-    /// Worlds resumed, each with the frame it resumed after.
-    pub resumed: Vec<(WorldId, u64)>,
-    /// Worlds that could not be resumed, each with one line saying why.
-    pub failed: Vec<(WorldId, String)>,
-    /// Worlds whose logs ended (they finished or were stopped): not
-    /// resumed.
-    pub ended: usize,
-    /// Seconds the whole resume took.
-    pub seconds: f64,
-}
 
 /// World `id` of the state directory, resumed: its runtime at the log's
 /// last whole frame, observed by its journal again.
@@ -49,7 +30,7 @@ pub(crate) fn resume_world(
     durable: &Durable,
     load: &ScriptLoader<'_>,
 ) -> Result<World> {
-    let files = WorldFiles::of(&durable.state.dir, id);
+    let files = WorldFiles::of(&durable.state.dir, id.0);
     let manifest = files.read_manifest()?;
     if manifest.id != id.0 {
         bail!("its manifest names world {}, not the folder's", manifest.id);
