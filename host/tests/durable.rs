@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use common::client::{Client, admit};
 use common::serve::{Serve, json, request};
 use serde_json::Value;
+use tungstenite::Message;
 
 /// The position of entity `name` in a snapshot or update.
 fn position(message: &Value, name: &str) -> Option<[f64; 2]> {
@@ -56,6 +57,26 @@ fn reconnect(serve: &Serve, path: &str) -> (Client, Value) {
         assert!(Instant::now() < deadline, "no snapshot for {path}");
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// The reason of the close frame a client's stream ends with.
+fn close_reason(client: &mut Client) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        match client.socket.read() {
+            Ok(Message::Close(frame)) => {
+                return frame.map(|f| f.reason.to_string()).unwrap_or_default();
+            }
+            Ok(_) => {}
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => panic!("stream failed before its close frame: {e}"),
+        }
+    }
+    panic!("no close frame");
 }
 
 fn replay(log: &Path) -> String {
@@ -122,6 +143,7 @@ fn a_killed_server_resumes_its_worlds_exactly_and_their_players_carry_on() {
         // At most the flush interval (6 frames) and a little more behind.
         assert!(world["frame"].as_u64().unwrap() + 30 >= *frame_before);
     }
+    let mut clients: Vec<Client> = Vec::new();
     for (world, path, name_one, at, name_two, y) in &players {
         let (mut client, snapshot) = reconnect(&second, path);
         assert_eq!(

@@ -141,6 +141,9 @@ pub(super) struct World {
     pub hub: Arc<WorldHub>,
     /// What its clients were last sent of the scene.
     tracker: SceneTracker,
+    /// Whether it is kept in a state directory (and resumed after the
+    /// server stops).
+    durable: bool,
 }
 
 /// Most frames between two stream updates a world may ask for (a minute
@@ -239,7 +242,11 @@ impl World {
             seats,
             Vec::new(),
         );
-        Ok(World::new(id, runtime, spec.frames, hub))
+        let world = World::new(id, runtime, spec.frames, hub);
+        Ok(match durable {
+            Some(_) => world.kept_durable(),
+            None => world,
+        })
     }
 
     pub(crate) fn new(
@@ -260,6 +267,15 @@ impl World {
             last_cost: Duration::ZERO,
             hub,
             tracker: SceneTracker::default(),
+            durable: false,
+        }
+    }
+
+    /// The same world, kept in a state directory.
+    pub(crate) fn kept_durable(self) -> Self {
+        World {
+            durable: true,
+            ..self
         }
     }
 
@@ -326,7 +342,16 @@ impl World {
         if let Err(error) = self.runtime.finish_observing() {
             tracing::warn!("{}: {error:#}", self.id);
         }
-        self.hub.end(self.runtime.frame(), &reason.to_string());
+        // A durable world the server stopped is suspended, not over: its
+        // players' clients are told to come back.
+        let close = match reason {
+            EndReason::ServerStopped if self.durable => {
+                "the server is restarting: reconnect with your token"
+            }
+            _ => "the world ended",
+        };
+        self.hub
+            .end(self.runtime.frame(), &reason.to_string(), close);
         WorldReport {
             id: self.id,
             thread,

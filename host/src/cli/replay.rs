@@ -102,7 +102,7 @@ pub fn replay(mut args: ReplayArgs) -> Result<ExitCode> {
     }
     if recording.end.is_none() {
         tracing::warn!(
-            "the recording has no end line (the run was cut short); replaying its {} frames",
+            "the recording has no end line (the run was cut short, or it is the log of a durable world that goes on); replaying its {} frames",
             recording.frames()
         );
     }

@@ -120,7 +120,7 @@ pub(crate) fn resume_world(
         Seats::restored(SeatLog::open(&files.seats())?, &seats),
         events,
     );
-    Ok(World::new(id, runtime, manifest.frames, hub))
+    Ok(World::new(id, runtime, manifest.frames, hub).kept_durable())
 }
 
 /// A world's log read back up to its last intact line: a line cut or

@@ -210,9 +210,9 @@ impl WorldHub {
 
     /// On the loop thread, as the world ends: every client is told why
     /// and closes, and none connects or gets a snapshot after.
-    pub(crate) fn end(&self, frame: u64, why: &str) {
+    pub(crate) fn end(&self, frame: u64, why: &str, close: &'static str) {
         let mut seats = self.seats.lock_unpoisoned();
-        seats.end(frame, why);
+        seats.end(frame, why, close);
         self.snapshots.lock_unpoisoned().clear();
     }
 }

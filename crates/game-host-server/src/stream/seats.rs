@@ -257,11 +257,11 @@ impl Seats {
 
     /// The world ended after `frame`, for `why`: every client is told to
     /// close, and none connects again.
-    pub fn end(&mut self, frame: u64, why: &str) {
+    pub fn end(&mut self, frame: u64, why: &str, close: &'static str) {
         self.ended = Some((frame, why.to_owned()));
         for seat in self.by_id.values_mut() {
             if let Some((_, client)) = seat.client.take() {
-                let _ = client.send("the world ended");
+                let _ = client.send(close);
             }
         }
     }
@@ -301,7 +301,7 @@ mod tests {
         assert!(matches!(seats.route(&to(Some(one))), Route::Clients));
         assert!(seats.remove(two, "removed"));
         assert_eq!(seats.len(), 1);
-        seats.end(9, "finished its frames");
+        seats.end(9, "finished its frames", "the world ended");
         assert!(seats.connect(one).is_none());
         assert_eq!(seats.ended(), Some(&(9, "finished its frames".to_owned())));
     }
