@@ -158,6 +158,7 @@ fn a_killed_server_resumes_its_worlds_exactly_and_their_players_carry_on() {
         client.until(Duration::from_secs(10), |m| {
             position(m, name_one) == Some(moved)
         });
+        clients.push(client);
     }
     // Ids go on from where they were: players and worlds.
     let (player, _) = admit(&second, 1);
@@ -170,6 +171,13 @@ fn a_killed_server_resumes_its_worlds_exactly_and_their_players_carry_on() {
     // and the next start resumes them all, the new one too.
     let mut second = second;
     second.terminate();
+    // Its players' clients are told to come back, not that the game is
+    // over.
+    let reason = close_reason(&mut clients[0]);
+    assert_eq!(
+        reason,
+        "the server is restarting: reconnect with your token"
+    );
     assert_eq!(
         second.wait(Duration::from_secs(30)),
         0,

@@ -344,14 +344,9 @@ impl World {
         }
         // A durable world the server stopped is suspended, not over: its
         // players' clients are told to come back.
-        let close = match reason {
-            EndReason::ServerStopped if self.durable => {
-                "the server is restarting: reconnect with your token"
-            }
-            _ => "the world ended",
-        };
+        let resumes = self.durable && reason == EndReason::ServerStopped;
         self.hub
-            .end(self.runtime.frame(), &reason.to_string(), close);
+            .end(self.runtime.frame(), &reason.to_string(), resumes);
         WorldReport {
             id: self.id,
             thread,

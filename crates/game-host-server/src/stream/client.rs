@@ -125,16 +125,23 @@ impl Session {
     where
         S: AsyncRead + AsyncWrite + Unpin,
     {
-        let (frame, why) = self.hub.ended()?;
+        let (frame, why, resumes) = self.hub.ended()?;
+        // A durable world the server stopped is not over: its clients
+        // are told to come back.
+        let restarting = "the server is restarting: reconnect with your token";
         let wire = Wire {
             frame: Some(frame),
-            ended: Some(&why),
+            ended: (!resumes).then_some(why.as_str()),
+            restarting: resumes.then_some(restarting),
             ..Wire::default()
         };
         if let Err(closed) = self.send(socket, wire.encode(self.format)).await {
             return Some(closed);
         }
-        Some(Closed(CloseCode::Away, format!("the world ended: {why}")))
+        Some(match resumes {
+            true => Closed(CloseCode::Restart, restarting.to_owned()),
+            false => Closed(CloseCode::Away, format!("the world ended: {why}")),
+        })
     }
 
     async fn serve<S>(

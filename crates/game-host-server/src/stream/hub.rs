@@ -164,9 +164,12 @@ impl WorldHub {
         snapshot
     }
 
-    /// The world's last frame and why it ended, once it did.
-    pub(crate) fn ended(&self) -> Option<(u64, String)> {
-        self.seats.lock_unpoisoned().ended().cloned()
+    /// The world's last frame and why it ended, once it did, and whether
+    /// it resumes when the server starts again.
+    pub(crate) fn ended(&self) -> Option<(u64, String, bool)> {
+        let seats = self.seats.lock_unpoisoned();
+        let (frame, why) = seats.ended()?.clone();
+        Some((frame, why, seats.resumes()))
     }
 
     /// On the loop thread, after each of the world's frames: routes the
@@ -210,9 +213,9 @@ impl WorldHub {
 
     /// On the loop thread, as the world ends: every client is told why
     /// and closes, and none connects or gets a snapshot after.
-    pub(crate) fn end(&self, frame: u64, why: &str, close: &'static str) {
+    pub(crate) fn end(&self, frame: u64, why: &str, resumes: bool) {
         let mut seats = self.seats.lock_unpoisoned();
-        seats.end(frame, why, close);
+        seats.end(frame, why, resumes);
         self.snapshots.lock_unpoisoned().clear();
     }
 }

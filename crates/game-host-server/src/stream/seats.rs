@@ -60,6 +60,8 @@ pub(crate) struct Seats {
     /// Set when the world ended: the frame and why. No client connects
     /// after that.
     ended: Option<(u64, String)>,
+    /// Set with `ended` when the world resumes at the server's next start.
+    resumes: bool,
     /// A durable world's seat log: every admission and removal goes there.
     log: Option<SeatLog>,
 }
@@ -255,15 +257,23 @@ impl Seats {
         }
     }
 
-    /// The world ended after `frame`, for `why`: every client is told to
+    /// The world ended after `frame`, for `why` (or is suspended, and
+    /// `resumes`): every client is told to
     /// close, and none connects again.
-    pub fn end(&mut self, frame: u64, why: &str, close: &'static str) {
+    pub fn end(&mut self, frame: u64, why: &str, resumes: bool) {
         self.ended = Some((frame, why.to_owned()));
+        self.resumes = resumes;
         for seat in self.by_id.values_mut() {
             if let Some((_, client)) = seat.client.take() {
-                let _ = client.send(close);
+                let _ = client.send("the world ended");
             }
         }
+    }
+
+    /// Whether the world that ended resumes when the server starts again
+    /// (a durable world the server stopped).
+    pub fn resumes(&self) -> bool {
+        self.resumes
     }
 }
 
@@ -301,7 +311,7 @@ mod tests {
         assert!(matches!(seats.route(&to(Some(one))), Route::Clients));
         assert!(seats.remove(two, "removed"));
         assert_eq!(seats.len(), 1);
-        seats.end(9, "finished its frames", "the world ended");
+        seats.end(9, "finished its frames", false);
         assert!(seats.connect(one).is_none());
         assert_eq!(seats.ended(), Some(&(9, "finished its frames".to_owned())));
     }

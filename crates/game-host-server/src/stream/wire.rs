@@ -74,6 +74,10 @@ pub struct Wire<'a> {
     pub message: Option<WireMessage<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ended: Option<&'a str>,
+    /// The server stops and the world resumes when it starts again: the
+    /// client reconnects with its token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restarting: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<&'a str>,
 }
