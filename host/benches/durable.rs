@@ -193,6 +193,7 @@ fn aged_world(state: &Path, scripts: &[ScriptComponent], frames: u64) -> u64 {
     let listed: Vec<_> = scripts.iter().map(|s| (s.clone(), 1)).collect();
     let log = dir.join("log.rec");
     let journal = Journal::create(&writer, &log, settings, &listed, 6).unwrap();
+    let suspender = journal.suspender();
     runtime.observe(Box::new(journal));
     for player in 1..=PLAYERS {
         runtime.push_player(PlayerEvent::Joined(player));
@@ -206,7 +207,7 @@ fn aged_world(state: &Path, scripts: &[ScriptComponent], frames: u64) -> u64 {
         runtime.step();
         runtime.take_player_messages();
     }
-    writer.suspend_worlds();
+    suspender.suspend();
     runtime.finish_observing().unwrap();
     drop(runtime);
     writer.close();

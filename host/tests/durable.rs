@@ -163,6 +163,8 @@ fn a_killed_server_resumes_its_worlds_exactly_and_their_players_carry_on() {
     // Ids go on from where they were: players and worlds.
     let (player, _) = admit(&second, 1);
     assert_eq!(player, 3);
+    let (status, body) = request("DELETE", &second.url("/worlds/1/players/3"), None);
+    assert_eq!(status, 200, "{body}");
     let (status, body) = request("POST", &second.url("/worlds"), Some("{}"));
     assert_eq!(status, 201, "{body}");
     assert_eq!(json(&body)["id"], 4, "{body}");
@@ -197,6 +199,10 @@ fn a_killed_server_resumes_its_worlds_exactly_and_their_players_carry_on() {
         third.stderr()
     );
     assert_eq!(worlds(&third).len(), 4);
+    // Player 3 of world 1 was removed before the stop: its id is not
+    // given again.
+    let (player, _) = admit(&third, 1);
+    assert_eq!(player, 4);
 }
 
 #[test]
@@ -248,6 +254,26 @@ fn a_damaged_log_resumes_from_its_last_whole_frame_and_a_wrong_one_fails_its_wor
              {frame}:"
         )),
         "{failure}"
+    );
+    // One server per state directory.
+    let other = common::run_host(
+        &[
+            "serve",
+            "--state-dir",
+            state.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        &common::cache_dir(),
+    );
+    let error = common::stderr_of(&other);
+    assert!(!other.status.success());
+    assert!(
+        error.contains(&format!(
+            "another server keeps its worlds in `{}`",
+            state.display()
+        )),
+        "{error}"
     );
     let running: Vec<u64> = worlds(&second)
         .iter()

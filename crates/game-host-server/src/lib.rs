@@ -448,10 +448,6 @@ impl Server {
     pub fn shut_down(&self, grace: Duration) -> bool {
         self.accepting.store(false, Ordering::Relaxed);
         self.publish_capacity();
-        // Worlds ended by the shutdown are suspended, to be resumed.
-        if let Some(durable) = &self.durable {
-            durable.writer.suspend_worlds();
-        }
         for thread in &self.threads {
             let _ = thread.orders.send(Order::Shutdown);
         }

@@ -15,7 +15,7 @@ use super::stream::{SceneTracker, Seats, WorldHub};
 use game_host::GrantFile;
 use game_host::determinism::world_seed;
 use game_host::players::OpenToPlayers;
-use game_host::record::{Journal, Recorder, RunSettings};
+use game_host::record::{Journal, Recorder, RunSettings, Suspender};
 use game_host::runtime::{RestartPolicy, Runtime, RuntimeConfig};
 use game_host::scene::SceneDump;
 
@@ -141,14 +141,14 @@ pub(super) struct World {
     pub hub: Arc<WorldHub>,
     /// What its clients were last sent of the scene.
     tracker: SceneTracker,
-    /// Whether it is kept in a state directory (and resumed after the
-    /// server stops).
-    durable: bool,
+    /// For a world kept in a state directory: what suspends it (rather
+    /// than end it) when the server stops, so that it resumes.
+    suspender: Option<Suspender>,
 }
 
 /// Most frames between two stream updates a world may ask for (a minute
 /// at 60 Hz).
-const MAX_STREAM_EVERY: u32 = 3600;
+pub(crate) const MAX_STREAM_EVERY: u32 = 3600;
 
 /// What one frame of a world came to.
 pub(super) struct Stepped {
@@ -206,6 +206,7 @@ impl World {
             player_bytes_per_frame: config.runtime.player_bytes_per_frame,
         };
         let mut seats = Seats::default();
+        let mut suspender = None;
         if let Some(dir) = &config.record_dir {
             let path = dir.join(format!("world-{}.rec", id.0));
             let recorder = Recorder::create(&path, settings.clone(), &scripts)
@@ -231,9 +232,11 @@ impl World {
                 &scripts,
                 durable.state.flush_every,
             )
+            .inspect_err(|_| files.remove())
             .with_context(|| format!("{id} could not be kept"))?;
+            suspender = Some(journal.suspender());
             runtime.observe(Box::new(journal));
-            seats = Seats::logged(SeatLog::open(&files.seats())?);
+            seats = Seats::logged(SeatLog::open(&files.seats()).inspect_err(|_| files.remove())?);
         }
         let hub = WorldHub::with_seats(
             every,
@@ -243,8 +246,8 @@ impl World {
             Vec::new(),
         );
         let world = World::new(id, runtime, spec.frames, hub);
-        Ok(match durable {
-            Some(_) => world.kept_durable(),
+        Ok(match suspender {
+            Some(suspender) => world.kept_durable(suspender),
             None => world,
         })
     }
@@ -267,14 +270,15 @@ impl World {
             last_cost: Duration::ZERO,
             hub,
             tracker: SceneTracker::default(),
-            durable: false,
+            suspender: None,
         }
     }
 
-    /// The same world, kept in a state directory.
-    pub(crate) fn kept_durable(self) -> Self {
+    /// The same world, kept in a state directory by a journal that
+    /// `suspender` suspends.
+    pub(crate) fn kept_durable(self, suspender: Suspender) -> Self {
         World {
-            durable: true,
+            suspender: Some(suspender),
             ..self
         }
     }
@@ -339,12 +343,16 @@ impl World {
 
     /// Ends the world: its report (its instances go with the runtime).
     pub fn end(mut self, thread: usize, reason: EndReason) -> WorldReport {
+        // A durable world the server stopped is suspended, not over: it
+        // resumes at the next start, and its players' clients are told to
+        // come back.
+        let resumes = reason == EndReason::ServerStopped && self.suspender.is_some();
+        if let (true, Some(suspender)) = (resumes, &self.suspender) {
+            suspender.suspend();
+        }
         if let Err(error) = self.runtime.finish_observing() {
             tracing::warn!("{}: {error:#}", self.id);
         }
-        // A durable world the server stopped is suspended, not over: its
-        // players' clients are told to come back.
-        let resumes = self.durable && reason == EndReason::ServerStopped;
         self.hub
             .end(self.runtime.frame(), &reason.to_string(), resumes);
         WorldReport {

@@ -15,10 +15,10 @@ use super::engine_args::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME};
 /// digest in `state_dir` or in the cache; a recorded `.wasm` file; or a
 /// Python or JavaScript project, run live from its sources on the host's
 /// own runtime (nothing of it is built). `None` when only a build would
-/// give it. When `resuming` a server's worlds from its own `state_dir`, a
-/// kept component takes the path its log names, so grants keyed by path
-/// apply as when the world started, and one the directory lost is put
-/// back from the cache.
+/// give it. A kept component has no path: the path a log names is only its
+/// word, so grants keyed by path do not apply to it (grants keyed by
+/// digest do). When `resuming` a server's worlds from its own `state_dir`,
+/// a component the directory lost is put back from the cache.
 pub fn load_recorded(
     engine: &ScriptEngine,
     recorded: &RecordedScript,
@@ -41,17 +41,13 @@ pub fn load_recorded(
             .and_then(|cache| kept::find(cache, &recorded.sha256))
     };
     if let Some(bytes) = kept_in_state.or_else(kept_in_cache) {
-        let script = engine.load_bytes(&recorded.name, &bytes)?;
-        return Ok(Some(match state_dir.filter(|_| resuming) {
-            Some(dir) => {
-                // Put back what the state directory lost.
-                if let Err(error) = kept::store(dir, &bytes) {
-                    tracing::warn!("{error:#}");
-                }
-                script.with_source(Path::new(source))
-            }
-            None => script,
-        }));
+        // Put back what a resumed server's state directory lost.
+        if let Some(dir) = state_dir.filter(|_| resuming)
+            && let Err(error) = kept::store(dir, &bytes)
+        {
+            tracing::warn!("{error:#}");
+        }
+        return engine.load_bytes(&recorded.name, &bytes).map(Some);
     }
     let path = Path::new(source);
     let could_not = || {

@@ -20,7 +20,7 @@ use game_host::{RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_server::control::{
     Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken,
 };
-use game_host_server::durable::StateConfig;
+use game_host_server::durable::{self, StateConfig};
 use game_host_server::{Server, StartError, WorldSpec};
 use game_host_server::{ServerConfig, StreamLimits, WorldReport};
 use serde_json::json;
@@ -167,9 +167,19 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         ensure_writable_dir(dir).context("--record-worlds")?;
     }
     let per_world = args.scripts.len().max(1);
-    let room = args.max_worlds.unwrap_or(args.worlds).max(args.worlds) * per_world;
-    let what = format!("--worlds {} of {per_world} script(s)", args.worlds);
-    let pool = args.engine.pool(room, args.worlds * per_world, &what)?;
+    // The worlds a state directory resumes need their instances too.
+    let resuming = args
+        .state_dir
+        .as_deref()
+        .map_or(0, durable::instances_to_resume);
+    let room = args.max_worlds.unwrap_or(args.worlds).max(args.worlds) * per_world + resuming;
+    let what = format!(
+        "--worlds {} of {per_world} script(s) and {resuming} instance(s) to resume",
+        args.worlds
+    );
+    let pool = args
+        .engine
+        .pool(room, args.worlds * per_world + resuming, &what)?;
     let engine = args.engine.engine(pool)?;
     let scripts = load_scripts(&engine, &args.scripts)?;
     if let Some(dir) = &args.state_dir {
@@ -204,7 +214,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         args.worlds
     );
     let resumed = match &args.state_dir {
-        Some(dir) => resume(&server, &engine, dir),
+        Some(dir) => resume(&server, &engine, dir, &scripts),
         None => false,
     };
     if !resumed {
@@ -346,15 +356,22 @@ fn keep_components(engine: &ScriptEngine, dir: &Path, scripts: &[ScriptComponent
     Ok(())
 }
 
-/// Resumes the worlds of the state directory `dir`; true if it held any
-/// that had not ended (the launch's worlds are then not started again).
-fn resume(server: &Server, engine: &ScriptEngine, dir: &Path) -> bool {
+/// Resumes the worlds of the state directory `dir`; true if any resumed
+/// (the launch's worlds are then not started again). A script `given` on
+/// the command line with the digest a log names is that world's (loaded
+/// from its path, so grants keyed by path apply); any other is loaded by
+/// its digest.
+fn resume(server: &Server, engine: &ScriptEngine, dir: &Path, given: &[ScriptComponent]) -> bool {
     // Each script once, however many worlds run it.
     let loaded: Mutex<HashMap<(String, String), ScriptComponent>> = Mutex::default();
     let load = |recorded: &RecordedScript| {
         let mut loaded = loaded.lock_unpoisoned();
         let key = (recorded.sha256.clone(), recorded.source.clone());
         if let Some(script) = loaded.get(&key) {
+            return Ok(script.clone());
+        }
+        if let Some(script) = given.iter().find(|s| s.digest_hex() == recorded.sha256) {
+            loaded.insert(key, script.clone());
             return Ok(script.clone());
         }
         let script = load_recorded(engine, recorded, Some(dir), true)?.with_context(|| {
@@ -371,6 +388,10 @@ fn resume(server: &Server, engine: &ScriptEngine, dir: &Path) -> bool {
     };
     let report = server.resume(&load);
     if report.resumed.is_empty() && report.failed.is_empty() {
+        return false;
+    }
+    if report.resumed.is_empty() {
+        tracing::warn!("no world of `{}` could be resumed", dir.display());
         return false;
     }
     let frames = report.resumed.iter().map(|(_, frame)| *frame);

@@ -20,7 +20,7 @@
 
 mod seat_log;
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -49,15 +49,19 @@ pub struct StateConfig {
 pub(crate) struct Durable {
     pub state: StateConfig,
     pub writer: Arc<JournalWriter>,
+    /// Held locked while the server runs: one server per directory.
+    _lock: File,
 }
 
 impl Durable {
     /// Prepares the state directory and starts the log writer.
     pub fn open(state: StateConfig) -> Result<Durable> {
         prepare(&state.dir)?;
+        let lock = lock(&state.dir)?;
         Ok(Durable {
             writer: JournalWriter::start(&state.dir)?,
             state,
+            _lock: lock,
         })
     }
 
@@ -128,6 +132,13 @@ impl WorldFiles {
         write_atomic(&self.manifest(), &serde_json::to_vec_pretty(manifest)?)
     }
 
+    /// Removes the folder of a world that could not start (best effort).
+    pub fn remove(&self) {
+        if let Err(error) = std::fs::remove_dir_all(&self.dir) {
+            tracing::warn!("could not remove `{}`: {error}", self.dir.display());
+        }
+    }
+
     pub fn read_manifest(&self) -> Result<Manifest> {
         let path = self.manifest();
         let bytes = read_capped(&path, MAX_MANIFEST)
@@ -159,6 +170,39 @@ pub(crate) fn worlds(state: &Path) -> Result<Vec<u64>> {
     Ok(ids)
 }
 
+/// The script instances of the worlds `state` would resume (those that
+/// had not ended), by their logs' headers: what the instance pool must
+/// hold. A world whose header cannot be read counts none (its resume
+/// fails, and says why).
+pub fn instances_to_resume(state: &Path) -> usize {
+    let Ok(ids) = worlds(state) else {
+        return 0;
+    };
+    ids.into_iter()
+        .map(|id| WorldFiles::of(state, id))
+        .filter(|files| files.ended().is_ok_and(|ended| !ended))
+        .filter_map(|files| header_instances(&files.log()))
+        .sum()
+}
+
+/// The instances a log's header starts (its first line, read up to 16 MiB).
+fn header_instances(log: &Path) -> Option<usize> {
+    let file = File::open(log).ok()?;
+    let mut line = Vec::new();
+    std::io::BufRead::read_until(
+        &mut std::io::BufReader::new(file.take(16 << 20)),
+        b'\n',
+        &mut line,
+    )
+    .ok()?;
+    let header: serde_json::Value = serde_json::from_slice(&line).ok()?;
+    header["scripts"]
+        .as_array()?
+        .iter()
+        .map(|script| script["instances"].as_u64().map(|n| n as usize))
+        .sum()
+}
+
 /// Checks that `state` is a folder this server can keep worlds in (made
 /// if missing).
 fn prepare(state: &Path) -> Result<()> {
@@ -169,6 +213,29 @@ fn prepare(state: &Path) -> Result<()> {
     std::fs::write(&probe, b"")
         .and_then(|()| std::fs::remove_file(&probe))
         .with_context(|| format!("cannot write in `{}`", state.display()))
+}
+
+/// Locks the state directory `state` for this process (released when the
+/// file is closed, or the process ends however it ends): two servers
+/// appending to the same logs would spoil them.
+fn lock(state: &Path) -> Result<File> {
+    let path = state.join("lock");
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("failed to open `{}`", path.display()))?;
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(
+        |_| {
+            anyhow::anyhow!(
+                "another server keeps its worlds in `{}` (it holds `{}`)",
+                state.display(),
+                path.display()
+            )
+        },
+    )?;
+    Ok(file)
 }
 
 /// The first bytes (up to 16) of a file's last line that has any text,

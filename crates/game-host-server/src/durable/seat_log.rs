@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -37,13 +37,17 @@ pub(crate) struct SeatLog {
 }
 
 impl SeatLog {
-    /// Opens (or starts) the seat log at `path`.
+    /// Opens (or starts) the seat log at `path`; a last line cut by a
+    /// crash is cut away first, so what is appended starts a line.
     pub fn open(path: &Path) -> Result<SeatLog> {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
+            .read(true)
             .open(path)
             .with_context(|| format!("failed to open the seat log `{}`", path.display()))?;
+        cut_torn_line(&file)
+            .with_context(|| format!("failed to mend the seat log `{}`", path.display()))?;
         Ok(SeatLog {
             path: path.to_owned(),
             file,
@@ -77,13 +81,42 @@ impl SeatLog {
     }
 }
 
-/// The seats a seat log holds now, by player: each one's token digest.
-/// A line cut by a crash (the last, without its newline) is left out; any
-/// other line that is not what this host writes is an error naming it.
-pub(crate) fn read_seats(path: &Path) -> Result<BTreeMap<PlayerId, [u8; 32]>> {
-    let mut seats = BTreeMap::new();
+/// Cuts a file open for appending back to the end of its last whole line.
+fn cut_torn_line(mut file: &File) -> std::io::Result<()> {
+    let len = file.metadata()?.len();
+    let mut from = len;
+    let mut byte = [0];
+    while from > 0 {
+        file.seek(SeekFrom::Start(from - 1))?;
+        file.read_exact(&mut byte)?;
+        if byte[0] == b'\n' {
+            break;
+        }
+        from -= 1;
+    }
+    if from < len {
+        file.set_len(from)?;
+    }
+    Ok(())
+}
+
+/// The seats a seat log holds now.
+#[derive(Debug, Default)]
+pub(crate) struct SeatsHeld {
+    /// By player: each one's token digest.
+    pub seats: BTreeMap<PlayerId, [u8; 32]>,
+    /// The highest player id ever admitted (removed players included):
+    /// ids go on after it.
+    pub last_admitted: PlayerId,
+}
+
+/// The seats a seat log holds now. A line cut by a crash (the last,
+/// without its newline) is left out; any other line that is not what this
+/// host writes is an error naming it.
+pub(crate) fn read_seats(path: &Path) -> Result<SeatsHeld> {
+    let mut held = SeatsHeld::default();
     if !path.exists() {
-        return Ok(seats);
+        return Ok(held);
     }
     let bytes = read_capped(path, MAX_SEAT_LOG)
         .with_context(|| format!("failed to read the seat log `{}`", path.display()))?;
@@ -98,11 +131,16 @@ pub(crate) fn read_seats(path: &Path) -> Result<BTreeMap<PlayerId, [u8; 32]>> {
         let parsed = parse_line(line)
             .with_context(|| format!("the seat log `{}`, line {}", path.display(), index + 1))?;
         match parsed {
-            (player, Some(token)) => seats.insert(player, token),
-            (player, None) => seats.remove(&player),
-        };
+            (player, Some(token)) => {
+                held.last_admitted = held.last_admitted.max(player);
+                held.seats.insert(player, token);
+            }
+            (player, None) => {
+                held.seats.remove(&player);
+            }
+        }
     }
-    Ok(seats)
+    Ok(held)
 }
 
 fn parse_line(line: &[u8]) -> Result<(PlayerId, Option<[u8; 32]>)> {
@@ -147,13 +185,18 @@ mod tests {
         log.admitted(2, &[2; 32]).unwrap();
         log.removed(1).unwrap();
         log.admitted(3, &[3; 32]).unwrap();
+        log.removed(3).unwrap();
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(br#"{"admit":4,"token_sha"#).unwrap();
-        let seats = read_seats(&path).unwrap();
-        assert_eq!(
-            seats.into_iter().collect::<Vec<_>>(),
-            [(2, [2; 32]), (3, [3; 32])]
-        );
+        let held = read_seats(&path).unwrap();
+        assert_eq!(held.seats.into_iter().collect::<Vec<_>>(), [(2, [2; 32])]);
+        // Ids go on after every player ever admitted.
+        assert_eq!(held.last_admitted, 3);
+        // Opened again, the torn line is cut away before appending.
+        let mut log = SeatLog::open(&path).unwrap();
+        log.admitted(5, &[5; 32]).unwrap();
+        let held = read_seats(&path).unwrap();
+        assert_eq!(held.seats.keys().copied().collect::<Vec<_>>(), [2, 5]);
 
         std::fs::write(&path, "{\"admit\":1}\n").unwrap();
         let error = format!("{:#}", read_seats(&path).unwrap_err());

@@ -14,7 +14,7 @@ use super::ScriptLoader;
 use crate::config::ServerConfig;
 use crate::durable::{Durable, SeatLog, WorldFiles, read_seats};
 use crate::stream::{Seats, WorldHub};
-use crate::world::{World, WorldId, world_runtime};
+use crate::world::{MAX_STREAM_EVERY, World, WorldId, world_runtime};
 use game_host::files::read_capped;
 use game_host::players::PlayerEvent;
 use game_host::record::{Journal, RecordedInput, Recording, replay};
@@ -34,6 +34,12 @@ pub(crate) fn resume_world(
     let manifest = files.read_manifest()?;
     if manifest.id != id.0 {
         bail!("its manifest names world {}, not the folder's", manifest.id);
+    }
+    if !(1..=MAX_STREAM_EVERY).contains(&manifest.stream_every) {
+        bail!(
+            "its manifest's `stream_every` {} is not from 1 to {MAX_STREAM_EVERY}",
+            manifest.stream_every
+        );
     }
     let log = files.log();
     let mut recording = read_log(&log, id)?;
@@ -88,16 +94,23 @@ pub(crate) fn resume_world(
         );
     }
     let journal = Journal::resume(&durable.writer, &log, &recording, durable.state.flush_every)?;
+    let suspender = journal.suspender();
     runtime.observe(Box::new(journal));
 
     // Its players: those with a seat take it again; a seat whose join the
     // log lost joins at the next frame, and a player the log has joined
     // whose seat was removed leaves then.
-    let seats = read_seats(&files.seats())?;
+    let held = read_seats(&files.seats())?;
+    let seats = &held.seats;
     let mut joined = BTreeSet::new();
+    // Ids go on after every player the seat log or the log ever had.
+    let mut last = held.last_admitted;
     for (_, input) in &recording.inputs {
         match input {
-            RecordedInput::Player(PlayerEvent::Joined(player)) => joined.insert(*player),
+            RecordedInput::Player(PlayerEvent::Joined(player)) => {
+                last = last.max(*player);
+                joined.insert(*player)
+            }
             RecordedInput::Player(PlayerEvent::Left(player)) => joined.remove(player),
             _ => false,
         };
@@ -117,10 +130,10 @@ pub(crate) fn resume_world(
         manifest.stream_every,
         config.max_players,
         header.open_to_players.clone(),
-        Seats::restored(SeatLog::open(&files.seats())?, &seats),
+        Seats::restored(SeatLog::open(&files.seats())?, seats, last),
         events,
     );
-    Ok(World::new(id, runtime, manifest.frames, hub).kept_durable())
+    Ok(World::new(id, runtime, manifest.frames, hub).kept_durable(suspender))
 }
 
 /// A world's log read back up to its last intact line: a line cut or

@@ -114,10 +114,16 @@ impl Seats {
     }
 
     /// A durable world's seats: those `log` held (each player with its
-    /// token's digest), going on in it.
-    pub fn restored(log: SeatLog, seats: &std::collections::BTreeMap<PlayerId, [u8; 32]>) -> Self {
+    /// token's digest), going on in it; ids go on after `last`, the
+    /// highest ever given.
+    pub fn restored(
+        log: SeatLog,
+        seats: &std::collections::BTreeMap<PlayerId, [u8; 32]>,
+        last: PlayerId,
+    ) -> Self {
         let mut restored = Seats {
             log: Some(log),
+            next: last,
             ..Seats::default()
         };
         for (player, token) in seats {

@@ -254,6 +254,8 @@ pub struct Recording {
     /// wrote a frame's scene (or of the header): where a log that goes on
     /// from its last frame is cut.
     pub last_frame_ends_at: usize,
+    /// How many of `inputs` come before that line.
+    pub(super) inputs_before_last_frame: usize,
 }
 
 impl Recording {
@@ -305,10 +307,14 @@ impl Recording {
             checkpoints: BTreeMap::new(),
             end: None,
             last_frame_ends_at: after_header,
+            inputs_before_last_frame: 0,
         };
         for (index, text, ends_at) in lines {
             match recording.add_line(text.trim_end()) {
-                Ok(true) => recording.last_frame_ends_at = ends_at,
+                Ok(true) => {
+                    recording.last_frame_ends_at = ends_at;
+                    recording.inputs_before_last_frame = recording.inputs.len();
+                }
                 Ok(false) => {}
                 Err(error) => {
                     return Ok((
@@ -321,11 +327,13 @@ impl Recording {
         Ok((recording, None))
     }
 
-    /// Leaves out what came after the last frame whose scene was written
-    /// (input due at later frames): what a log cut short holds for sure.
+    /// Leaves out the input written after the last line with a frame's
+    /// scene: what a log that goes on from there (cut at
+    /// `last_frame_ends_at`) holds. Input written before it stays, even
+    /// when due at a later frame (a world suspended between two frames has
+    /// the next frame's input queued, and delivers it when it goes on).
     pub fn cut_to_last_frame(&mut self) {
-        let last = self.frames();
-        self.inputs.retain(|(frame, _)| *frame <= last);
+        self.inputs.truncate(self.inputs_before_last_frame);
     }
 
     /// Adds one line; true when it wrote a frame's scene.
@@ -367,11 +375,12 @@ impl Recording {
                     .ok()
                     .filter(|_| scene.len() == 16)
                     .with_context(|| format!("`{scene}` is not a digest of 16 hex digits"))?;
-                if let Some(last) = self.scenes.last_key_value()
-                    && *last.0 >= frame
-                    && !(line.end.is_some() && *last.0 == frame)
+                // A frame's scene may be written again (the end of a run,
+                // or a world suspended after that frame), the same.
+                if let Some((&last, &written)) = self.scenes.last_key_value()
+                    && (last > frame || last == frame && written != digest)
                 {
-                    bail!("frame {frame} comes after frame {}", last.0);
+                    bail!("frame {frame} comes after frame {last}");
                 }
                 Some(digest)
             }
@@ -572,6 +581,14 @@ mod tests {
             "{HEADER}\n{{\"frame\":2,\"scene\":\"0000000000000001\"}}\n{{\"frame\":1,\"scene\":\"0000000000000001\"}}\n"
         );
         assert!(error(&backwards).contains("frame 1 comes after frame 2"));
+        // A frame's scene may come again (a world suspended after it), the
+        // same, never another.
+        let again = format!(
+            "{HEADER}\n{{\"frame\":2,\"scene\":\"0000000000000001\"}}\n{{\"frame\":2,\"scene\":\"0000000000000001\"}}\n"
+        );
+        assert_eq!(Recording::parse(&again).unwrap().frames(), 2);
+        let other = again.replacen("0000000000000001", "0000000000000002", 1);
+        assert!(error(&other).contains("frame 2 comes after frame 2"));
         let no_scripts = HEADER.replace(
             r#"[{"name":"a","source":"/a.wasm","sha256":"00","instances":1}]"#,
             "[]",

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use super::format::{Header, Line, Recording, RunSettings};
+use super::format::{Header, Line, MAX_FRAMES, Recording, RunSettings};
 use crate::guest::bindings::events::Event;
 use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::engine::ScriptComponent;
@@ -42,7 +42,8 @@ use crate::sync::LockExt;
 /// worlds flushing every 100 ms).
 pub const QUEUE: usize = 4096;
 
-/// Lines a journal keeps while the writer's queue is full, at most.
+/// Lines a journal keeps while the writer's queue is full, at most (each
+/// entity of a checkpoint counts as a line).
 pub const MAX_PENDING: usize = 100_000;
 
 /// How often the writer syncs what it wrote to the disk.
@@ -51,6 +52,13 @@ pub const SYNC_EVERY: Duration = Duration::from_secs(1);
 /// How long the writer lets batches gather after writing (a batch waits at
 /// most this long beyond its flush).
 const GATHER: Duration = Duration::from_millis(10);
+
+/// How long closing the writer waits for it to write what it was handed.
+pub const CLOSE_WITHIN: Duration = Duration::from_secs(10);
+
+/// The largest log a journal writes: past it, the world goes on without
+/// its log (a resume reads no more than this).
+pub const MAX_LOG_BYTES: u64 = 1 << 30;
 
 /// What the writer did so far, for metrics.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -65,9 +73,6 @@ pub struct JournalStats {
 }
 
 struct WriterShared {
-    /// Set while the server shuts down: worlds that end then are
-    /// suspended (resumed at the next start), not ended.
-    suspending: AtomicBool,
     bytes: AtomicU64,
     waiting: AtomicU64,
     lost_logs: AtomicU64,
@@ -80,6 +85,8 @@ struct LogFile {
     /// Set when writing it failed or its journal fell behind: nothing more
     /// is written to it.
     lost: AtomicBool,
+    /// Its size.
+    bytes: AtomicU64,
 }
 
 impl LogFile {
@@ -113,7 +120,6 @@ impl JournalWriter {
     pub fn start(dir: &Path) -> Result<Arc<JournalWriter>> {
         let dir = File::open(dir).with_context(|| format!("failed to open `{}`", dir.display()))?;
         let shared = Arc::new(WriterShared {
-            suspending: AtomicBool::new(false),
             bytes: AtomicU64::new(0),
             waiting: AtomicU64::new(0),
             lost_logs: AtomicU64::new(0),
@@ -133,19 +139,33 @@ impl JournalWriter {
         }))
     }
 
-    /// From now on, a world whose journal finishes is suspended: its log
-    /// ends with its last frame, not with an end line, so the next start
-    /// resumes it.
-    pub fn suspend_worlds(&self) {
-        self.shared.suspending.store(true, Ordering::Relaxed);
-    }
-
-    /// Writes every batch handed so far and stops the thread.
+    /// Writes every batch handed so far and stops the thread, waiting at
+    /// most [`CLOSE_WITHIN`] (a disk that stalls does not hold up a
+    /// server's exit: what it did not take is lost, and said).
     pub fn close(&self) {
-        let _ = self.sender.send(Message::Close);
-        if let Some(thread) = self.thread.lock_unpoisoned().take()
-            && thread.join().is_err()
-        {
+        let Some(thread) = self.thread.lock_unpoisoned().take() else {
+            return;
+        };
+        let deadline = Instant::now() + CLOSE_WITHIN;
+        loop {
+            match self.sender.try_send(Message::Close) {
+                Ok(()) => break,
+                Err(TrySendError::Full(_)) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(_) => break,
+            }
+        }
+        while !thread.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if !thread.is_finished() {
+            tracing::error!(
+                "the log writer did not finish within {CLOSE_WITHIN:?}: the last lines of some \
+                 worlds' logs may be lost ({} batches waited)",
+                self.shared.waiting.load(Ordering::Relaxed)
+            );
+        } else if thread.join().is_err() {
             tracing::error!("the log writer thread panicked");
         }
     }
@@ -179,7 +199,12 @@ fn write_batches(receiver: &Receiver<Message>, shared: &WriterShared, dir: &File
     let mut dirty = false;
     let mut open = true;
     while open {
-        let wait = SYNC_EVERY.saturating_sub(synced.elapsed());
+        // Idle, the writer sleeps until a batch comes; with writes not yet
+        // synced, until it is time to sync them.
+        let wait = match dirty {
+            true => SYNC_EVERY.saturating_sub(synced.elapsed()),
+            false => SYNC_EVERY,
+        };
         // The first message (or the time to sync), then every other one
         // waiting: one wake-up writes many worlds' batches.
         let mut message = match receiver.recv_timeout(wait) {
@@ -193,9 +218,11 @@ fn write_batches(receiver: &Receiver<Message>, shared: &WriterShared, dir: &File
                     shared.waiting.fetch_sub(1, Ordering::Relaxed);
                     dirty |= write_batch(&log, &lines, &mut text, shared);
                 }
+                // Whatever was handed before or beside the close is
+                // written too.
                 Message::Close => open = false,
             }
-            message = open.then(|| receiver.try_recv().ok()).flatten();
+            message = receiver.try_recv().ok();
         }
         if dirty && synced.elapsed() >= SYNC_EVERY {
             sync(dir);
@@ -230,6 +257,11 @@ fn write_batch(log: &LogFile, lines: &[Line], text: &mut Vec<u8>, shared: &Write
             text.push(b'\n');
         }
     }
+    let size = log.bytes.fetch_add(text.len() as u64, Ordering::Relaxed) + text.len() as u64;
+    if size > MAX_LOG_BYTES {
+        log.lose(shared, &format!("it reached {} MiB", MAX_LOG_BYTES >> 20));
+        return false;
+    }
     let written = log.file.lock_unpoisoned().write_all(text);
     match written {
         Ok(()) => {
@@ -259,6 +291,22 @@ pub struct Journal {
     checkpoint_every: u64,
     /// The last frame whose scene is among the lines handed or pending.
     last_scene: u64,
+    /// Lines pending, and entities in them.
+    pending_weight: usize,
+    /// Set when the world is suspended rather than ended.
+    suspended: Arc<AtomicBool>,
+}
+
+/// Suspends a journal's world ([`Journal::suspender`]).
+#[derive(Clone)]
+pub struct Suspender(Arc<AtomicBool>);
+
+impl Suspender {
+    /// The world is suspended, not ended: its journal finishes with its
+    /// last frame.
+    pub fn suspend(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 impl Journal {
@@ -285,7 +333,15 @@ impl Journal {
             .and_then(|()| file.sync_all())
             .with_context(|| format!("failed to write the log `{}`", path.display()))?;
         sync_dir(path);
-        Ok(Journal::new(writer, path, file, &header, flush_every, 0))
+        let bytes = text.len() as u64;
+        Ok(Journal::new(
+            writer,
+            path,
+            file,
+            &header,
+            flush_every,
+            (0, bytes),
+        ))
     }
 
     /// Goes on with the log at `path`, read back as `recording`, after its
@@ -322,7 +378,7 @@ impl Journal {
             file,
             &recording.header,
             flush_every,
-            recording.frames(),
+            (recording.frames(), recording.last_frame_ends_at as u64),
         ))
     }
 
@@ -332,12 +388,13 @@ impl Journal {
         file: File,
         header: &Header,
         flush_every: u64,
-        last_scene: u64,
+        (last_scene, bytes): (u64, u64),
     ) -> Journal {
         let flush_every = flush_every.max(1);
         Journal {
             log: Arc::new(LogFile {
                 path: path.to_owned(),
+                bytes: AtomicU64::new(bytes),
                 file: Mutex::new(file),
                 lost: AtomicBool::new(false),
             }),
@@ -348,7 +405,16 @@ impl Journal {
             phase: header.seed % (flush_every * header.checkpoint_every.max(1)),
             checkpoint_every: header.checkpoint_every.max(1),
             last_scene,
+            pending_weight: 0,
+            suspended: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// What suspends this journal's world: once set, the journal finishes
+    /// with the world's last frame, not an end line, so that the world is
+    /// resumed (the server stopped, not the world).
+    pub fn suspender(&self) -> Suspender {
+        Suspender(self.suspended.clone())
     }
 
     fn lost(&self) -> bool {
@@ -359,14 +425,17 @@ impl Journal {
         if self.lost() {
             return;
         }
-        if self.pending.len() >= MAX_PENDING {
+        let weight = 1 + line.entities.as_ref().map_or(0, Vec::len);
+        if self.pending_weight + weight > MAX_PENDING {
             self.pending = Vec::new();
+            self.pending_weight = 0;
             self.log.lose(
                 &self.writer,
-                &format!("{MAX_PENDING} lines waited for the disk"),
+                &format!("{MAX_PENDING} lines and entities waited for the disk"),
             );
             return;
         }
+        self.pending_weight += weight;
         self.pending.push(line);
     }
 
@@ -382,7 +451,7 @@ impl Journal {
         };
         self.writer.waiting.fetch_add(1, Ordering::Relaxed);
         match self.sender.try_send(message) {
-            Ok(()) => {}
+            Ok(()) => self.pending_weight = 0,
             Err(TrySendError::Full(Message::Batch { lines, .. })) => {
                 self.writer.waiting.fetch_sub(1, Ordering::Relaxed);
                 self.pending = lines;
@@ -405,6 +474,13 @@ impl RunObserver for Journal {
     }
 
     fn stepped(&mut self, frame: u64, scene: &mut dyn GameScene) {
+        if frame >= MAX_FRAMES {
+            self.log.lose(
+                &self.writer,
+                &format!("it reached {MAX_FRAMES} frames, the most a log holds"),
+            );
+            return;
+        }
         let checkpoint = (frame + self.phase).is_multiple_of(self.checkpoint_every);
         if checkpoint || (frame + self.phase).is_multiple_of(self.flush_every) {
             self.push(Line::scene(frame, scene, checkpoint));
@@ -414,9 +490,11 @@ impl RunObserver for Journal {
     }
 
     fn finish(&mut self, frame: u64, scene: &mut dyn GameScene) -> Result<()> {
-        if self.writer.suspending.load(Ordering::Relaxed) {
-            // Suspended, to be resumed: the log ends at this frame, whole.
-            if frame > self.last_scene {
+        if self.suspended.load(Ordering::Relaxed) {
+            // Suspended, to be resumed: the log ends at this frame, whole,
+            // after the input queued for the next (the line may repeat the
+            // frame's scene line, as the format allows).
+            if frame > self.last_scene || !self.pending.is_empty() {
                 self.push(Line::scene(frame, scene, true));
             }
         } else {
@@ -528,7 +606,7 @@ mod tests {
         let writer = JournalWriter::start(dir.path()).unwrap();
         let mut journal = Journal::resume(&writer, &path, &recording, 4).unwrap();
         run(&mut journal, &mut scene, 11..=14);
-        writer.suspend_worlds();
+        journal.suspender().suspend();
         journal.finish(15, &mut scene).unwrap();
         drop(journal);
         writer.close();
@@ -550,6 +628,28 @@ mod tests {
         };
         let error = Journal::resume(&writer, &path, &ended, 4).err().unwrap();
         assert!(format!("{error:#}").contains("ended"), "{error:#}");
+    }
+
+    #[test]
+    fn a_world_suspended_between_frames_keeps_the_input_queued_for_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.rec");
+        let writer = JournalWriter::start(dir.path()).unwrap();
+        let mut journal = Journal::create(&writer, &path, settings(), &[], 4).unwrap();
+        let mut scene = Scene::new();
+        run(&mut journal, &mut scene, 1..=8);
+        // Frame 8 was flushed; a key for frame 9 comes, then the stop.
+        journal.input(9, &Event::KeyReleased(Key::Space));
+        journal.suspender().suspend();
+        journal.finish(8, &mut scene).unwrap();
+        drop(journal);
+        writer.close();
+        let (_, mut recording) = read(&path);
+        assert_eq!(recording.frames(), 8);
+        recording.cut_to_last_frame();
+        // Kept, to be delivered at frame 9 when the world goes on.
+        assert_eq!(recording.inputs.len(), 9);
+        assert_eq!(recording.inputs.last().unwrap().0, 9);
     }
 
     #[test]

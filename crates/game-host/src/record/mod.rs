@@ -24,6 +24,6 @@ mod replay;
 pub use format::{
     FORMAT, PARALLEL_FRAMES, RecordedInput, RecordedScript, Recording, RunSettings, VERSION,
 };
-pub use journal::{Journal, JournalWriter};
+pub use journal::{Journal, JournalWriter, Suspender};
 pub use recorder::Recorder;
 pub use replay::{Divergence, EntityDifference, ReplayReport, replay};
