@@ -205,7 +205,7 @@ impl World {
             open_to_players: open_to_players.clone(),
             player_bytes_per_frame: config.runtime.player_bytes_per_frame,
         };
-        let mut seats = Seats::default();
+        let mut seat_log = None;
         let mut suspender = None;
         if let Some(dir) = &config.record_dir {
             let path = dir.join(format!("world-{}.rec", id.0));
@@ -236,13 +236,13 @@ impl World {
             .with_context(|| format!("{id} could not be kept"))?;
             suspender = Some(journal.suspender());
             runtime.observe(Box::new(journal));
-            seats = Seats::logged(SeatLog::open(&files.seats()).inspect_err(|_| files.remove())?);
+            seat_log = Some(SeatLog::open(&files.seats()).inspect_err(|_| files.remove())?);
         }
         let hub = WorldHub::with_seats(
             every,
             config.max_players,
             open_to_players,
-            seats,
+            (Seats::default(), seat_log),
             Vec::new(),
         );
         let world = World::new(id, runtime, spec.frames, hub);

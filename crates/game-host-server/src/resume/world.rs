@@ -130,7 +130,10 @@ pub(crate) fn resume_world(
         manifest.stream_every,
         config.max_players,
         header.open_to_players.clone(),
-        Seats::restored(SeatLog::open(&files.seats())?, seats, last),
+        (
+            Seats::restored(seats, last),
+            Some(SeatLog::open(&files.seats())?),
+        ),
         events,
     );
     Ok(World::new(id, runtime, manifest.frames, hub).kept_durable(suspender))

@@ -10,9 +10,10 @@ use tokio::sync::{broadcast, oneshot};
 
 use anyhow::{Result, bail};
 
-use super::seats::{Route, Seats};
+use super::seats::{Route, Seats, digest};
 use super::tracker::SceneTracker;
 use super::wire::EntityState;
+use crate::durable::SeatLog;
 use game_host::players::{OpenToPlayers, PlayerEvent, PlayerId, PlayerMessage};
 use game_host::runtime::Runtime;
 use game_host::sync::LockExt;
@@ -55,16 +56,21 @@ pub struct WorldHub {
     inputs: Mutex<Vec<PlayerEvent>>,
     /// What players may send the world.
     open: OpenToPlayers,
+    /// A durable world's seat log: every admission and removal goes there,
+    /// outside the seats' lock (which the loop thread takes), so a slow
+    /// disk holds up an admission, never a frame.
+    seat_log: Option<Mutex<SeatLog>>,
 }
 
 impl WorldHub {
-    /// A hub whose players are `seats` (none, or a durable world's), with
-    /// `events` (their joins or leaves) for the world's next frame.
+    /// A hub whose players are `seats` (none, or a durable world's, kept
+    /// in `seat_log`), with `events` (their joins or leaves) for the
+    /// world's next frame.
     pub(crate) fn with_seats(
         every: u32,
         max_players: usize,
         open: OpenToPlayers,
-        seats: Seats,
+        (seats, seat_log): (Seats, Option<SeatLog>),
         events: Vec<PlayerEvent>,
     ) -> Arc<Self> {
         Arc::new(WorldHub {
@@ -75,6 +81,7 @@ impl WorldHub {
             seats: Mutex::new(seats),
             snapshots: Mutex::default(),
             inputs: Mutex::new(events),
+            seat_log: seat_log.map(Mutex::new),
         })
     }
 
@@ -82,6 +89,16 @@ impl WorldHub {
     /// and token.
     pub(crate) fn admit(&self) -> Result<(PlayerId, String)> {
         let (player, token) = self.seats.lock_unpoisoned().admit(self.max_players)?;
+        // On the disk before the token is handed out (no client can use it
+        // before then).
+        if let Some(log) = &self.seat_log
+            && let Err(error) = log.lock_unpoisoned().admitted(player, &digest(&token))
+        {
+            self.seats
+                .lock_unpoisoned()
+                .remove(player, "its seat could not be kept");
+            return Err(error);
+        }
         self.inputs
             .lock_unpoisoned()
             .push(PlayerEvent::Joined(player));
@@ -93,6 +110,11 @@ impl WorldHub {
     pub(crate) fn remove(&self, player: PlayerId, why: &'static str) -> bool {
         if !self.seats.lock_unpoisoned().remove(player, why) {
             return false;
+        }
+        if let Some(log) = &self.seat_log
+            && let Err(error) = log.lock_unpoisoned().removed(player)
+        {
+            tracing::warn!("{error:#}; a resumed world would seat player {player} again");
         }
         self.inputs
             .lock_unpoisoned()

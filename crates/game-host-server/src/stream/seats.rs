@@ -10,7 +10,6 @@ use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
 
 use super::bucket::Bucket;
-use crate::durable::SeatLog;
 use game_host::players::{PlayerId, PlayerMessage};
 
 /// Messages kept for a player whose client is not connected; older ones
@@ -31,7 +30,7 @@ const CONNECTS: usize = 5;
 const CONNECTS_WITHIN: Duration = Duration::from_secs(10);
 
 /// A token's digest: tokens are compared (and looked up) by it only.
-fn digest(token: &str) -> [u8; 32] {
+pub(crate) fn digest(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
@@ -62,8 +61,6 @@ pub(crate) struct Seats {
     ended: Option<(u64, String)>,
     /// Set with `ended` when the world resumes at the server's next start.
     resumes: bool,
-    /// A durable world's seat log: every admission and removal goes there.
-    log: Option<SeatLog>,
 }
 
 /// Who a message goes to now.
@@ -91,10 +88,6 @@ impl Seats {
             uuid::Uuid::new_v4().simple(),
             uuid::Uuid::new_v4().simple()
         );
-        // On the disk before the token is handed out.
-        if let Some(log) = &mut self.log {
-            log.admitted(id, &digest(&token))?;
-        }
         self.next = id;
         self.seat(id, digest(&token));
         Ok((id, token))
@@ -113,16 +106,13 @@ impl Seats {
         self.by_id.insert(id, seat);
     }
 
-    /// A durable world's seats: those `log` held (each player with its
-    /// token's digest), going on in it; ids go on after `last`, the
-    /// highest ever given.
+    /// A durable world's seats: `seats` (each player with its token's
+    /// digest); ids go on after `last`, the highest ever given.
     pub fn restored(
-        log: SeatLog,
         seats: &std::collections::BTreeMap<PlayerId, [u8; 32]>,
         last: PlayerId,
     ) -> Self {
         let mut restored = Seats {
-            log: Some(log),
             next: last,
             ..Seats::default()
         };
@@ -131,14 +121,6 @@ impl Seats {
             restored.next = restored.next.max(*player);
         }
         restored
-    }
-
-    /// A durable world's empty seats, kept in `log`.
-    pub fn logged(log: SeatLog) -> Self {
-        Seats {
-            log: Some(log),
-            ..Seats::default()
-        }
     }
 
     /// The player a token is of.
@@ -159,11 +141,6 @@ impl Seats {
         self.by_token.remove(&seat.token);
         if let Some((_, client)) = seat.client {
             let _ = client.send(why);
-        }
-        if let Some(log) = &mut self.log
-            && let Err(error) = log.removed(player)
-        {
-            tracing::warn!("{error:#}; a resumed world would seat player {player} again");
         }
         true
     }
