@@ -12,7 +12,8 @@
 //!
 //! - `seat_log`: [`SeatLog`], the players' seats.
 //!
-//! Resuming worlds from these files is `crate::resume`'s.
+//! This module only keeps the files; resuming worlds from them is done a
+//! layer up, where worlds are built.
 //!
 //! A world whose log has an end line ended (it finished, was stopped, or
 //! its scripts failed) and is not resumed; one the server shut down is
