@@ -291,7 +291,7 @@ impl Metrics {
     }
 
     /// Sets whether worlds are being resumed, and what the log writer did.
-    pub fn set_durable(&self, resuming: bool, logs: game_host::record::journal::JournalStats) {
+    pub fn set_durable(&self, resuming: bool, logs: game_host::record::log_writer::JournalStats) {
         let gauge = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
         self.durable.resuming.set(i64::from(resuming));
         self.durable.log_bytes.set(gauge(logs.bytes));

@@ -9,6 +9,7 @@
 //! - `recorder`: a [`Recorder`] that writes a recording as a runtime runs.
 //! - [`journal`]: a world's durable log: the same recording, handed in
 //!   batches to a writer thread so the frame never waits on the disk.
+//! - [`log_writer`]: that thread, one for every world of a server.
 //! - `replay`: runs a recording again and names the first frame that
 //!   diverges, and the entities that differ.
 //! - [`kept`]: components kept by their digest, so a replay loads what a
@@ -18,12 +19,14 @@ mod format;
 pub mod journal;
 pub mod kept;
 mod lines;
+pub mod log_writer;
 mod recorder;
 mod replay;
 
 pub use format::{
     FORMAT, PARALLEL_FRAMES, RecordedInput, RecordedScript, Recording, RunSettings, VERSION,
 };
-pub use journal::{Journal, JournalWriter, Suspender};
+pub use journal::{Journal, Suspender};
+pub use log_writer::JournalWriter;
 pub use recorder::Recorder;
 pub use replay::{Divergence, EntityDifference, ReplayReport, replay};
