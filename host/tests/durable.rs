@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use common::client::{Client, admit};
 use common::serve::{Serve, json, request};
 use serde_json::Value;
-use tungstenite::Message;
 
 /// The position of entity `name` in a snapshot or update.
 fn position(message: &Value, name: &str) -> Option<[f64; 2]> {
@@ -57,26 +56,6 @@ fn reconnect(serve: &Serve, path: &str) -> (Client, Value) {
         assert!(Instant::now() < deadline, "no snapshot for {path}");
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-/// The reason of the close frame a client's stream ends with.
-fn close_reason(client: &mut Client) -> String {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        match client.socket.read() {
-            Ok(Message::Close(frame)) => {
-                return frame.map(|f| f.reason.to_string()).unwrap_or_default();
-            }
-            Ok(_) => {}
-            Err(tungstenite::Error::Io(e))
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
-            Err(e) => panic!("stream failed before its close frame: {e}"),
-        }
-    }
-    panic!("no close frame");
 }
 
 fn replay(log: &Path) -> String {
@@ -175,7 +154,7 @@ fn a_killed_server_resumes_its_worlds_exactly_and_their_players_carry_on() {
     second.terminate();
     // Its players' clients are told to come back, not that the game is
     // over.
-    let reason = close_reason(&mut clients[0]);
+    let reason = clients[0].close_reason(Duration::from_secs(20));
     assert_eq!(
         reason,
         "the server is restarting: reconnect with your token"

@@ -29,14 +29,11 @@ impl Client {
         Ok(Client { socket })
     }
 
-    /// The next message, or `None` if none came within `limit`.
-    pub fn next(&mut self, limit: Duration) -> Option<Value> {
-        let deadline = Instant::now() + limit;
+    /// The next frame of the stream, or `None` if none came by `deadline`.
+    fn frame(&mut self, deadline: Instant) -> Option<Message> {
         while Instant::now() < deadline {
             match self.socket.read() {
-                Ok(Message::Text(text)) => return Some(json(&text)),
-                Ok(Message::Close(_)) => return None,
-                Ok(_) => {}
+                Ok(frame) => return Some(frame),
                 Err(tungstenite::Error::Io(e))
                     if matches!(
                         e.kind(),
@@ -46,6 +43,30 @@ impl Client {
             }
         }
         None
+    }
+
+    /// The next message, or `None` if none came within `limit`.
+    pub fn next(&mut self, limit: Duration) -> Option<Value> {
+        let deadline = Instant::now() + limit;
+        while let Some(frame) = self.frame(deadline) {
+            match frame {
+                Message::Text(text) => return Some(json(&text)),
+                Message::Close(_) => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// The reason of the close frame the stream ends with, within `limit`.
+    pub fn close_reason(&mut self, limit: Duration) -> String {
+        let deadline = Instant::now() + limit;
+        while let Some(frame) = self.frame(deadline) {
+            if let Message::Close(close) = frame {
+                return close.map(|c| c.reason.to_string()).unwrap_or_default();
+            }
+        }
+        panic!("no close frame within {limit:?}");
     }
 
     /// Reads until `want` holds for a message (which it returns), within
