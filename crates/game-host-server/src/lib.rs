@@ -27,6 +27,10 @@
 //! frames changed, and the scripts' messages, out to their clients after,
 //! without the loop thread ever waiting on a client.
 //!
+//! With a state directory ([`durable`]), every world is kept as it runs,
+//! and [`Server::resume`] (`resume`) brings back those that had not ended
+//! at the next start.
+//!
 //! [`control`] serves all of this over HTTP: worlds, players and their
 //! streams (WebSockets), a page to watch and play, `/metrics`, `/healthz`
 //! and `/readyz`.
@@ -37,6 +41,7 @@ pub mod durable;
 mod loop_thread;
 mod metrics;
 mod placement;
+mod players;
 mod registry;
 pub mod resume;
 mod shared;
@@ -54,14 +59,12 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use game_host::input::Event;
 use game_host::jobs::JobWorkers;
-use game_host::players::PlayerId;
 use game_host::runtime::FramePool;
 use game_host::runtime::ScriptTime;
 use game_host::sync::LockExt;
 use loop_thread::{LoopThread, Order};
 use registry::Room;
 use shared::Shared;
-use stream::WorldHub;
 
 pub use config::{ServerConfig, WorldSpec};
 pub use metrics::Metrics;
@@ -225,46 +228,6 @@ impl Server {
             bail!("loop thread {thread} has stopped");
         }
         Ok(())
-    }
-
-    /// Admits a player to a running world; its join reaches the world's
-    /// next frame. Returns the player's id and the token its client streams
-    /// with (`/worlds/{id}/stream?token=T`).
-    pub fn admit_player(&self, id: WorldId) -> Result<(PlayerId, String)> {
-        self.hub(id)?.admit()
-    }
-
-    /// Removes a player from a running world (its leave reaches the next
-    /// frame, and its client closes).
-    pub fn remove_player(&self, id: WorldId, player: PlayerId) -> Result<()> {
-        if !self.hub(id)?.remove(player, "removed from the world") {
-            bail!("{id} has no player {player}");
-        }
-        Ok(())
-    }
-
-    /// Queues a player's input for a world's next frame, as its stream
-    /// would (for a game server with a transport of its own); refused like
-    /// the stream's on a channel the world does not open to players.
-    pub fn player_input(&self, id: WorldId, player: PlayerId, event: Event) -> Result<()> {
-        self.hub(id)?.input(game_host::players::PlayerEvent::Input(
-            game_host::players::PlayerInput { player, event },
-        ))
-    }
-
-    /// The players' streams' metrics.
-    pub(crate) fn stream_metrics(&self) -> metrics::StreamMetrics {
-        self.metrics.streams()
-    }
-
-    /// A running world's hub.
-    pub(crate) fn hub(&self, id: WorldId) -> Result<Arc<WorldHub>> {
-        self.shared
-            .hubs
-            .lock_unpoisoned()
-            .get(&id)
-            .cloned()
-            .with_context(|| format!("{id} is not running"))
     }
 
     /// Holds room for a world of `instances` while it is built, or says

@@ -11,6 +11,7 @@ mod recorded;
 mod replay;
 mod run;
 mod serve;
+mod state_dir;
 
 use std::process::ExitCode;
 

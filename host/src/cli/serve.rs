@@ -2,11 +2,10 @@
 //! control surface, Prometheus metrics, periodic summaries and a graceful
 //! shutdown on SIGTERM or Ctrl-C.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -14,8 +13,6 @@ use clap::Args;
 use game_host::files::{ensure_writable_dir, write_atomic};
 use game_host::log::QuietTracingLog;
 use game_host::players::OpenToPlayers;
-use game_host::record::{RecordedScript, kept};
-use game_host::sync::LockExt;
 use game_host::{RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_server::control::{
     Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken,
@@ -27,7 +24,7 @@ use serde_json::json;
 
 use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
 use super::ranges::{HZ, number_in};
-use super::recorded::load_recorded;
+use super::state_dir::{keep_components, resume};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -324,88 +321,6 @@ fn load_scripts(engine: &ScriptEngine, paths: &[PathBuf]) -> Result<Vec<ScriptCo
             })
         })
         .collect()
-}
-
-/// Keeps the components of `scripts` in the state directory `dir`, so
-/// their worlds resume from it with nothing rebuilt: a `.wasm` file's
-/// bytes, or a crate's component as the cache kept it. A built-in needs
-/// none, and a Python or JavaScript project runs live from its sources.
-fn keep_components(engine: &ScriptEngine, dir: &Path, scripts: &[ScriptComponent]) -> Result<()> {
-    for script in scripts {
-        let Some(source) = script.source() else {
-            continue;
-        };
-        let bytes = if source.extension().is_some_and(|e| e == "wasm") {
-            std::fs::read(source).ok()
-        } else {
-            engine
-                .cache_dir()
-                .and_then(|cache| kept::find(cache, &script.digest_hex()))
-        };
-        match bytes {
-            Some(bytes) => kept::store(dir, &bytes)
-                .with_context(|| format!("--state-dir: could not keep `{}`", script.name()))?,
-            None if source.is_dir() && !source.join("Cargo.toml").exists() => {}
-            None => tracing::warn!(
-                "--state-dir: the component of `{}` is not in the cache; its worlds resume only \
-                 where it is",
-                script.name()
-            ),
-        }
-    }
-    Ok(())
-}
-
-/// Resumes the worlds of the state directory `dir`; true if any resumed
-/// (the launch's worlds are then not started again). A script `given` on
-/// the command line with the digest a log names is that world's (loaded
-/// from its path, so grants keyed by path apply); any other is loaded by
-/// its digest.
-fn resume(server: &Server, engine: &ScriptEngine, dir: &Path, given: &[ScriptComponent]) -> bool {
-    // Each script once, however many worlds run it.
-    let loaded: Mutex<HashMap<(String, String), ScriptComponent>> = Mutex::default();
-    let load = |recorded: &RecordedScript| {
-        let mut loaded = loaded.lock_unpoisoned();
-        let key = (recorded.sha256.clone(), recorded.source.clone());
-        if let Some(script) = loaded.get(&key) {
-            return Ok(script.clone());
-        }
-        if let Some(script) = given.iter().find(|s| s.digest_hex() == recorded.sha256) {
-            loaded.insert(key, script.clone());
-            return Ok(script.clone());
-        }
-        let script = load_recorded(engine, recorded, Some(dir), true)?.with_context(|| {
-            format!(
-                "its component (SHA-256 {}) is not in `{}` nor in the cache, and `{}` would \
-                 need a build",
-                recorded.sha256,
-                dir.join("components").display(),
-                recorded.source
-            )
-        })?;
-        loaded.insert(key, script.clone());
-        Ok(script)
-    };
-    let report = server.resume(&load);
-    if report.resumed.is_empty() && report.failed.is_empty() {
-        return false;
-    }
-    if report.resumed.is_empty() {
-        tracing::warn!("no world of `{}` could be resumed", dir.display());
-        return false;
-    }
-    let frames = report.resumed.iter().map(|(_, frame)| *frame);
-    tracing::info!(
-        resumed = report.resumed.len(),
-        failed = report.failed.len(),
-        ended = report.ended,
-        seconds = format!("{:.2}", report.seconds),
-        "resumed the worlds of `{}` (frames {}-{})",
-        dir.display(),
-        frames.clone().min().unwrap_or(0),
-        frames.max().unwrap_or(0)
-    );
-    true
 }
 
 /// Starts the launch's worlds. A world that does not fit ends the launch

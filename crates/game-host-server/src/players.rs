@@ -1,0 +1,56 @@
+//! The server's way in for players: admitting and removing them, their
+//! input from a transport of the game's own, and each world's hub, which
+//! the control surface's streams reach.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+
+use crate::Server;
+use crate::metrics::StreamMetrics;
+use crate::stream::WorldHub;
+use crate::world::WorldId;
+use game_host::input::Event;
+use game_host::players::{PlayerEvent, PlayerId, PlayerInput};
+use game_host::sync::LockExt;
+
+impl Server {
+    /// Admits a player to a running world; its join reaches the world's
+    /// next frame. Returns the player's id and the token its client streams
+    /// with (`/worlds/{id}/stream?token=T`).
+    pub fn admit_player(&self, id: WorldId) -> Result<(PlayerId, String)> {
+        self.hub(id)?.admit()
+    }
+
+    /// Removes a player from a running world (its leave reaches the next
+    /// frame, and its client closes).
+    pub fn remove_player(&self, id: WorldId, player: PlayerId) -> Result<()> {
+        if !self.hub(id)?.remove(player, "removed from the world") {
+            bail!("{id} has no player {player}");
+        }
+        Ok(())
+    }
+
+    /// Queues a player's input for a world's next frame, as its stream
+    /// would (for a game server with a transport of its own); refused like
+    /// the stream's on a channel the world does not open to players.
+    pub fn player_input(&self, id: WorldId, player: PlayerId, event: Event) -> Result<()> {
+        self.hub(id)?
+            .input(PlayerEvent::Input(PlayerInput { player, event }))
+    }
+
+    /// The players' streams' metrics.
+    pub(crate) fn stream_metrics(&self) -> StreamMetrics {
+        self.metrics.streams()
+    }
+
+    /// A running world's hub.
+    pub(crate) fn hub(&self, id: WorldId) -> Result<Arc<WorldHub>> {
+        self.shared
+            .hubs
+            .lock_unpoisoned()
+            .get(&id)
+            .cloned()
+            .with_context(|| format!("{id} is not running"))
+    }
+}
