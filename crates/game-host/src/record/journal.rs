@@ -26,8 +26,9 @@ use std::sync::mpsc::{SyncSender, TrySendError};
 
 use anyhow::{Context, Result, bail};
 
-use super::format::{Header, Line, MAX_FRAMES, Recording, RunSettings};
+use super::format::{Header, Line, RunSettings};
 use super::log_writer::{JournalWriter, LogFile, Message, WriterShared};
+use super::recording::{MAX_FRAMES, Recording};
 use crate::guest::bindings::events::Event;
 use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::engine::ScriptComponent;

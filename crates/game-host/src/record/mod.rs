@@ -4,7 +4,8 @@
 //! the scene to check a replay against.
 //!
 //! - `format`: the file format (JSON lines, versioned; `docs/determinism.md`
-//!   documents it) and reading a recording back, trusting nothing in it.
+//!   documents it).
+//! - `recording`: a [`Recording`] read back, trusting nothing in it.
 //! - `lines`: the header and lines a run writes, from what it observes.
 //! - `recorder`: a [`Recorder`] that writes a recording as a runtime runs.
 //! - [`journal`]: a world's durable log: the same recording, handed in
@@ -21,12 +22,12 @@ pub mod kept;
 mod lines;
 pub mod log_writer;
 mod recorder;
+mod recording;
 mod replay;
 
-pub use format::{
-    FORMAT, PARALLEL_FRAMES, RecordedInput, RecordedScript, Recording, RunSettings, VERSION,
-};
+pub use format::{FORMAT, PARALLEL_FRAMES, RecordedInput, RecordedScript, RunSettings, VERSION};
 pub use journal::{Journal, Suspender};
 pub use log_writer::JournalWriter;
 pub use recorder::Recorder;
+pub use recording::Recording;
 pub use replay::{Divergence, EntityDifference, ReplayReport, replay};

@@ -6,7 +6,8 @@ use std::fmt;
 
 use anyhow::{Context, Result, bail};
 
-use super::format::{RecordedEntity, RecordedInput, Recording, hex};
+use super::format::{RecordedEntity, RecordedInput, hex};
+use super::recording::Recording;
 use crate::guest::engine::ScriptComponent;
 use crate::runtime::Runtime;
 use crate::scene::digest;
