@@ -84,6 +84,7 @@ fn frame_times(scripts: &[ScriptComponent], worlds: usize, seconds: f64, durable
         state: durable.then(|| StateConfig {
             dir: state.path().to_owned(),
             flush_every: 6,
+            fleet: None,
         }),
         ..ServerConfig::default()
     })
@@ -220,6 +221,7 @@ fn resume_seconds(state: &Path, scripts: &[ScriptComponent]) -> f64 {
         runtime: runtime_config(),
         canonical_nans: true,
         state: Some(StateConfig {
+            fleet: None,
             dir: state.to_owned(),
             flush_every: 6,
         }),

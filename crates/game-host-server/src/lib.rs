@@ -38,12 +38,15 @@
 mod config;
 pub mod control;
 pub mod durable;
+pub mod engine;
+pub mod fleet;
 mod loop_thread;
 mod metrics;
 mod placement;
 mod players;
 mod registry;
 pub mod resume;
+mod room;
 mod shared;
 mod stats;
 pub mod stream;
@@ -63,7 +66,6 @@ use game_host::runtime::FramePool;
 use game_host::runtime::ScriptTime;
 use game_host::sync::LockExt;
 use loop_thread::{LoopThread, Order};
-use registry::Room;
 use shared::Shared;
 
 pub use config::{ServerConfig, WorldSpec};
@@ -195,12 +197,23 @@ impl Server {
         }
         let instances = spec.scripts.len();
         let _room = self.reserve(instances).map_err(StartError::Unavailable)?;
-        let id = WorldId(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let id = self.new_world_id().map_err(StartError::Unavailable)?;
         let world = world::World::start(id, spec, &self.config, self.durable.as_ref())
             .map_err(StartError::Invalid)?;
         self.place(world, instances)
             .map_err(StartError::Unavailable)?;
         Ok(id)
+    }
+
+    /// An id for a new world: the next of this server's, or of its fleet's.
+    fn new_world_id(&self) -> Result<WorldId> {
+        match self.durable.as_ref().and_then(|d| d.state.fleet.as_ref()) {
+            Some(link) => link
+                .next_world_id(&mut link.conn())
+                .map(WorldId)
+                .map_err(|error| anyhow!("the fleet's engine gave no world id: {error}")),
+            None => Ok(WorldId(self.next_id.fetch_add(1, Ordering::Relaxed))),
+        }
     }
 
     /// Hands a built world of `instances` (room held for it) to the least
@@ -230,36 +243,24 @@ impl Server {
         Ok(())
     }
 
-    /// Holds room for a world of `instances` while it is built, or says
-    /// why there is none.
-    fn reserve(&self, instances: usize) -> Result<Reservation<'_>> {
-        self.shared
-            .registry
-            .lock_unpoisoned()
-            .reserve(instances, self.room())?;
-        self.publish_capacity();
-        Ok(Reservation {
-            server: self,
-            instances,
-        })
-    }
-
-    fn room(&self) -> Room {
-        Room {
-            max_worlds: self.config.max_worlds,
-            max_instances: self.config.max_instances,
-            per_world: self.config.instances_per_world,
-        }
-    }
-
     /// Stops a world between two of its frames and returns its report
     /// (also kept for [`Server::take_ended`]).
     pub fn stop_world(&self, id: WorldId) -> Result<WorldReport> {
+        self.end_world(id, EndReason::Stopped)
+    }
+
+    /// Suspends a durable world between two of its frames, as a shutdown
+    /// does: its log ends at its last frame, and it resumes elsewhere.
+    pub(crate) fn suspend_world(&self, id: WorldId) -> Result<WorldReport> {
+        self.end_world(id, EndReason::ServerStopped)
+    }
+
+    fn end_world(&self, id: WorldId, reason: EndReason) -> Result<WorldReport> {
         let thread = self.thread_of(id)?;
         let (reply, report) = channel();
         self.threads[thread]
             .orders
-            .send(Order::Stop(id, reply))
+            .send(Order::Stop(id, reason, reply))
             .map_err(|_| anyhow::anyhow!("loop thread {thread} has stopped"))?;
         let report = report
             .recv()
@@ -458,24 +459,6 @@ impl Server {
         let free = self.free_slots();
         self.metrics
             .set_capacity(free, self.is_accepting() && free != Some(0));
-    }
-}
-
-/// Room held for a world being built; given back when dropped (the world
-/// then holds it, if it was placed).
-struct Reservation<'a> {
-    server: &'a Server,
-    instances: usize,
-}
-
-impl Drop for Reservation<'_> {
-    fn drop(&mut self) {
-        self.server
-            .shared
-            .registry
-            .lock_unpoisoned()
-            .unreserve(self.instances);
-        self.server.publish_capacity();
     }
 }
 

@@ -20,7 +20,9 @@ use game_host::sync::LockExt;
 /// What the server asks of a loop thread.
 pub(super) enum Order {
     Start(Box<World>),
-    Stop(WorldId, Sender<Option<WorldReport>>),
+    /// End a world for a reason (a stop, or a suspension: the server
+    /// stopped it and it resumes elsewhere).
+    Stop(WorldId, EndReason, Sender<Option<WorldReport>>),
     Send(WorldId, Event),
     Status(Sender<Vec<WorldStatus>>),
     /// One world's status and its scripts' times (`None`: no such world
@@ -88,12 +90,12 @@ impl LoopThread {
                 self.worlds.push(*world);
                 self.publish_population();
             }
-            Order::Stop(id, reply) => {
+            Order::Stop(id, reason, reply) => {
                 let report = self
                     .worlds
                     .iter()
                     .position(|w| w.id == id)
-                    .map(|at| self.end(at, EndReason::Stopped));
+                    .map(|at| self.end(at, reason));
                 self.publish_population();
                 // The caller may have given up waiting; nothing to do then.
                 let _ = reply.send(report);

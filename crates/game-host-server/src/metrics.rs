@@ -61,6 +61,74 @@ pub struct Metrics {
     streams: StreamMetrics,
     script_seconds: ScriptSeconds,
     durable: DurableMetrics,
+    fleet: FleetMetrics,
+}
+
+/// A node of a fleet: its engine, its log's lag, and the worlds that moved.
+#[derive(Clone, Default)]
+pub(crate) struct FleetMetrics {
+    pub engine_up: Gauge,
+    pub log_buffered_bytes: Gauge,
+    pub logs_lost: Gauge,
+    pub failovers: Counter,
+    pub moved_in: Counter,
+    pub moved_out: Counter,
+    pub claim_failures: Counter,
+    pub fenced: Counter,
+    /// Seconds from a world's hand-off to this node to its running here.
+    pub claim_seconds: Gauge<f64, AtomicU64>,
+}
+
+impl FleetMetrics {
+    fn register(&self, registry: &mut Registry) {
+        let fleet = registry.sub_registry_with_prefix("fleet");
+        fleet.register(
+            "engine_up",
+            "1 while the fleet's engine answers this node",
+            self.engine_up.clone(),
+        );
+        fleet.register(
+            "log_buffered_bytes",
+            "Bytes of the worlds' logs waiting for the fleet's engine: its lag",
+            self.log_buffered_bytes.clone(),
+        );
+        fleet.register(
+            "logs_lost",
+            "Worlds whose log no longer fit in the buffer for the engine: they play on, kept on \
+             this node alone",
+            self.logs_lost.clone(),
+        );
+        fleet.register(
+            "failovers",
+            "Worlds this node handed out from nodes whose lease lapsed",
+            self.failovers.clone(),
+        );
+        fleet.register(
+            "worlds_moved_in",
+            "Worlds handed to this node (by a drain or a failover) that run here now",
+            self.moved_in.clone(),
+        );
+        fleet.register(
+            "worlds_moved_out",
+            "Worlds this node handed to other nodes as it drained",
+            self.moved_out.clone(),
+        );
+        fleet.register(
+            "claim_failures",
+            "Worlds handed to this node that could not be resumed",
+            self.claim_failures.clone(),
+        );
+        fleet.register(
+            "fenced",
+            "Copies of worlds stopped on this node because another node holds them",
+            self.fenced.clone(),
+        );
+        fleet.register(
+            "last_claim_seconds",
+            "Seconds from a world's hand-off to this node to its running here, for the last one",
+            self.claim_seconds.clone(),
+        );
+    }
 }
 
 /// Durable worlds: their resumes and their logs.
@@ -234,8 +302,11 @@ impl Metrics {
         );
         let durable = DurableMetrics::default();
         durable.register(registry);
+        let fleet = FleetMetrics::default();
+        fleet.register(registry);
         Metrics {
             durable,
+            fleet,
             registry: root,
             script_seconds,
             streams,
@@ -297,6 +368,11 @@ impl Metrics {
         self.durable.log_bytes.set(gauge(logs.bytes));
         self.durable.log_batches_waiting.set(gauge(logs.waiting));
         self.durable.logs_lost.set(gauge(logs.lost_logs));
+    }
+
+    /// A fleet node's metrics.
+    pub(crate) fn fleet(&self) -> &FleetMetrics {
+        &self.fleet
     }
 
     /// Every metric in the text exposition format.

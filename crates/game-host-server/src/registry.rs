@@ -63,6 +63,13 @@ impl Registry {
         self.instances
     }
 
+    /// The running worlds' ids.
+    pub fn ids(&self) -> Vec<WorldId> {
+        let mut ids: Vec<WorldId> = self.worlds.keys().copied().collect();
+        ids.sort();
+        ids
+    }
+
     /// The loop thread world `id` runs on.
     pub fn thread_of(&self, id: WorldId) -> Option<usize> {
         self.worlds.get(&id).map(|placed| placed.thread)

@@ -225,6 +225,12 @@ impl World {
                     backoff_frames: config.runtime.restart.backoff_frames,
                 })
                 .with_context(|| format!("{id} could not be kept"))?;
+            if let Some(link) = &durable.state.fleet {
+                let manifest = std::fs::read(files.manifest())?;
+                link.create_world(&mut link.conn(), id.0, &manifest)
+                    .inspect_err(|_| files.remove())
+                    .with_context(|| format!("{id} could not be entered in the fleet"))?;
+            }
             let journal = Journal::create(
                 &durable.writer,
                 &files.log(),
@@ -236,7 +242,9 @@ impl World {
             .with_context(|| format!("{id} could not be kept"))?;
             suspender = Some(journal.suspender());
             runtime.observe(Box::new(journal));
-            seat_log = Some(SeatLog::open(&files.seats()).inspect_err(|_| files.remove())?);
+            seat_log = Some(
+                SeatLog::open(&files.seats(), durable.mirror()).inspect_err(|_| files.remove())?,
+            );
         }
         let hub = WorldHub::with_seats(
             every,

@@ -5,12 +5,14 @@
 
 mod build;
 mod engine_args;
+mod fleet;
 mod new;
 mod ranges;
 mod recorded;
 mod replay;
 mod run;
 mod serve;
+mod serve_output;
 mod state_dir;
 
 use std::process::ExitCode;
@@ -33,7 +35,7 @@ enum Command {
     /// Run many worlds (each a scene plus its own instances of the scripts)
     /// on dedicated loop threads, with an HTTP control surface, Prometheus
     /// metrics and health checks.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Make a script project (Rust, Python or JavaScript) in a new
     /// directory, ready for `host run` and `host run --watch`.
     New(new::NewArgs),
@@ -50,7 +52,7 @@ enum Command {
 pub fn main(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run::run(args),
-        Command::Serve(args) => serve::serve(args),
+        Command::Serve(args) => serve::serve(*args),
         Command::Replay(args) => replay::replay(args),
         Command::New(args) => new::new(args),
         Command::Build(args) => build::build(args),

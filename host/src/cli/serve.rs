@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use game_host::files::{ensure_writable_dir, write_atomic};
+use game_host::files::ensure_writable_dir;
 use game_host::log::QuietTracingLog;
 use game_host::players::OpenToPlayers;
 use game_host::{RuntimeConfig, ScriptComponent, ScriptEngine};
@@ -19,11 +19,12 @@ use game_host_server::control::{
 };
 use game_host_server::durable::{self, StateConfig};
 use game_host_server::{Server, StartError, WorldSpec};
-use game_host_server::{ServerConfig, StreamLimits, WorldReport};
-use serde_json::json;
+use game_host_server::{ServerConfig, StreamLimits};
 
 use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
+use super::fleet::{self, FleetArgs};
 use super::ranges::{HZ, number_in};
+use super::serve_output::{METRICS_EVERY, Output};
 use super::state_dir::{keep_components, resume};
 
 #[derive(Debug, Args)]
@@ -36,9 +37,10 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
 
-    /// Worlds to start at launch (more can be started over HTTP).
-    #[arg(long, value_name = "M", default_value_t = 1)]
-    worlds: usize,
+    /// Worlds to start at launch (more can be started over HTTP)
+    /// [default: 1, or 0 for a node of a fleet].
+    #[arg(long, value_name = "M")]
+    worlds: Option<usize>,
 
     /// Frames per second of every world: the loop threads' frame rate.
     #[arg(long, value_name = "H", default_value_t = 60.0, value_parser = number_in(HZ.0, HZ.1))]
@@ -151,6 +153,9 @@ pub struct ServeArgs {
     grace_seconds: f64,
 
     #[command(flatten)]
+    fleet: FleetArgs,
+
+    #[command(flatten)]
     world: SeedArgs,
 
     #[command(flatten)]
@@ -164,28 +169,48 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         ensure_writable_dir(dir).context("--record-worlds")?;
     }
     let per_world = args.scripts.len().max(1);
+    let link = args.fleet.link()?;
+    // A node of a fleet keeps its worlds in a working copy.
+    let state_dir = match &link {
+        Some(_) => Some(fleet::working_dir(args.state_dir.as_deref())?),
+        None => args.state_dir.clone(),
+    };
+    let launching = args.worlds.unwrap_or(usize::from(link.is_none()));
     // The worlds a state directory resumes need their instances too.
-    let resuming = args
-        .state_dir
-        .as_deref()
-        .map_or(0, durable::instances_to_resume);
-    let room = args.max_worlds.unwrap_or(args.worlds).max(args.worlds) * per_world + resuming;
+    let resuming = match &link {
+        Some(_) => 0,
+        None => state_dir.as_deref().map_or(0, durable::instances_to_resume),
+    };
+    let default_room = if link.is_some() {
+        fleet::DEFAULT_ROOM
+    } else {
+        launching
+    };
+    let room = args.max_worlds.unwrap_or(default_room).max(launching) * per_world + resuming;
     let what = format!(
-        "--worlds {} of {per_world} script(s) and {resuming} instance(s) to resume",
-        args.worlds
+        "--worlds {launching} of {per_world} script(s) and {resuming} instance(s) to resume"
     );
     let pool = args
         .engine
-        .pool(room, args.worlds * per_world + resuming, &what)?;
+        .pool(room, launching * per_world + resuming, &what)?;
     let engine = args.engine.engine(pool)?;
     let scripts = load_scripts(&engine, &args.scripts)?;
-    if let Some(dir) = &args.state_dir {
+    if let Some(dir) = &state_dir {
         keep_components(&engine, dir, &scripts)?;
     }
+    if let (Some(link), Some(dir)) = (&link, &state_dir) {
+        fleet::share_components(link, dir, &scripts)?;
+    }
+    let state = state_dir.as_ref().map(|dir| StateConfig {
+        dir: dir.clone(),
+        flush_every: (args.flush_ms / 1e3 * args.hz).floor().max(1.0) as u64,
+        fleet: link.clone(),
+    });
     let server = Arc::new(Server::start(server_config(
         &args,
         pool as usize,
         per_world,
+        state,
     ))?);
     let frames = args.seconds.map(|s| (s * args.hz).round().max(1.0) as u64);
     let control = ControlServer::start(
@@ -208,11 +233,20 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     tracing::info!(
         "listening on http://{}/ (/healthz answers; /readyz once {} world(s) have started)",
         control.addr(),
-        args.worlds
+        launching
     );
-    let resumed = match &args.state_dir {
-        Some(dir) => resume(&server, &engine, dir, &scripts),
-        None => false,
+    let node = match (link, &state_dir) {
+        (Some(link), Some(dir)) => {
+            Some(
+                args.fleet
+                    .join(link, &server, &control, (&engine, dir, &scripts))?,
+            )
+        }
+        _ => None,
+    };
+    let resumed = match (&state_dir, &node) {
+        (Some(dir), None) => resume(&server, &engine, dir, &scripts),
+        _ => false,
     };
     if !resumed {
         launch(
@@ -225,7 +259,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
                 grants: None,
                 open_to_players: None,
             },
-            args.worlds,
+            launching,
         )?;
     }
     control.launched();
@@ -250,6 +284,9 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         &mut output,
     );
     let stopped = Instant::now();
+    if let Some(node) = &node {
+        node.drain(&server);
+    }
     let clean = server.shut_down(Duration::from_secs_f64(args.grace_seconds));
     output.take(&server);
     tracing::info!(elapsed = ?stopped.elapsed(), worlds = output.reports.len(), "loop threads stopped");
@@ -261,6 +298,12 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         tracing::info!(file = %file.display(), "wrote final metrics");
     }
     drop(control);
+    if node.is_some() && args.state_dir.is_none() {
+        // The working copy of a node that was given none.
+        if let Some(dir) = &state_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
     if !clean {
         eprintln!(
             "error: loop threads did not stop within the {} s grace period",
@@ -271,7 +314,12 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfig {
+fn server_config(
+    args: &ServeArgs,
+    pool: usize,
+    per_world: usize,
+    state: Option<StateConfig>,
+) -> ServerConfig {
     ServerConfig {
         threads: args.threads,
         // A recorded world must replay frame for frame.
@@ -284,7 +332,7 @@ fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfi
             ..args.engine.runtime_config(
                 args.hz,
                 args.world.seed(),
-                args.record_worlds.is_some() || args.state_dir.is_some(),
+                args.record_worlds.is_some() || state.is_some(),
                 Arc::new(QuietTracingLog),
             )
         },
@@ -296,10 +344,7 @@ fn server_config(args: &ServeArgs, pool: usize, per_world: usize) -> ServerConfi
         max_instances: Some(pool),
         instances_per_world: per_world,
         record_dir: args.record_worlds.clone(),
-        state: args.state_dir.as_ref().map(|dir| StateConfig {
-            dir: dir.clone(),
-            flush_every: (args.flush_ms / 1e3 * args.hz).floor().max(1.0) as u64,
-        }),
+        state,
         checkpoint_every: args.world.checkpoint_every,
         canonical_nans: args.engine.portable_floats,
         max_players: args.max_players as usize,
@@ -389,73 +434,6 @@ fn run_until_done(
                 tracing::info!("{summary}");
             }
             next_summary = Some(at + every);
-        }
-    }
-}
-
-/// How often `--metrics-json` is rewritten while the server runs.
-const METRICS_EVERY: Duration = Duration::from_secs(2);
-
-/// Where results go, written as they come so a crash loses little: each
-/// world's dump when it ends, the metrics file every few seconds and at
-/// exit, each by writing a temporary file and renaming it.
-struct Output {
-    dumps: Option<PathBuf>,
-    metrics: Option<PathBuf>,
-    /// Every world that ended, oldest first.
-    reports: Vec<WorldReport>,
-}
-
-impl Output {
-    /// Checks both paths now, so an unusable one fails at start: the dump
-    /// directory is created and written into, the metrics file written.
-    fn open(dumps: Option<PathBuf>, metrics: Option<PathBuf>) -> Result<Output> {
-        if let Some(dir) = &dumps {
-            ensure_writable_dir(dir).context("--dump-worlds")?;
-        }
-        let output = Output {
-            dumps,
-            metrics,
-            reports: Vec::new(),
-        };
-        if let Some(file) = &output.metrics {
-            write_atomic(file, b"{}\n").context("--metrics-json")?;
-        }
-        Ok(output)
-    }
-
-    /// Takes the reports of worlds that ended and writes their dumps.
-    fn take(&mut self, server: &Server) {
-        for report in server.take_ended() {
-            if let Some(dir) = &self.dumps {
-                let file = dir.join(format!("world-{}.json", report.id.0));
-                if let Err(error) = write_atomic(&file, report.scene.to_json().as_bytes()) {
-                    tracing::error!("{error:#}");
-                }
-            }
-            self.reports.push(report);
-        }
-    }
-
-    /// Rewrites the metrics file: each thread's figures and each ended
-    /// world's end.
-    fn write_metrics(&self, server: &Server) {
-        let Some(file) = &self.metrics else {
-            return;
-        };
-        let worlds: Vec<_> = self
-            .reports
-            .iter()
-            .map(|r| {
-                json!({
-                    "id": r.id, "thread": r.thread, "frames": r.frames,
-                    "reason": r.reason, "errors": r.errors,
-                })
-            })
-            .collect();
-        let body = json!({ "threads": server.totals(), "worlds": worlds });
-        if let Err(error) = write_atomic(file, format!("{body:#}\n").as_bytes()) {
-            tracing::error!("{error:#}");
         }
     }
 }

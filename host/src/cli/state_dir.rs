@@ -3,8 +3,8 @@
 //! resumed world's log names, loaded without building anything.
 
 use std::collections::HashMap;
-use std::path::Path;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use game_host::record::{RecordedScript, kept};
@@ -48,20 +48,18 @@ pub fn keep_components(
     Ok(())
 }
 
-/// Resumes the worlds of the state directory `dir`; true if any resumed
-/// (the launch's worlds are then not started again). A script `given` on
-/// the command line with the digest a log names is that world's (loaded
-/// from its path, so grants keyed by path apply); any other is loaded by
-/// its digest.
-pub fn resume(
-    server: &Server,
-    engine: &ScriptEngine,
-    dir: &Path,
-    given: &[ScriptComponent],
-) -> bool {
-    // Each script once, however many worlds run it.
+/// Loads the scripts logs name, for worlds kept in the state directory
+/// `dir`: a script `given` on the command line with the digest a log names
+/// is that one (loaded from its path, so grants keyed by path apply); any
+/// other is loaded by its digest, without building anything. Each script
+/// is loaded once, however many worlds run it.
+pub fn loader(
+    engine: Arc<ScriptEngine>,
+    dir: PathBuf,
+    given: Vec<ScriptComponent>,
+) -> impl Fn(&RecordedScript) -> Result<ScriptComponent> + Send + Sync + 'static {
     let loaded: Mutex<HashMap<(String, String), ScriptComponent>> = Mutex::default();
-    let load = |recorded: &RecordedScript| {
+    move |recorded: &RecordedScript| {
         let mut loaded = loaded.lock_unpoisoned();
         let key = (recorded.sha256.clone(), recorded.source.clone());
         if let Some(script) = loaded.get(&key) {
@@ -71,7 +69,7 @@ pub fn resume(
             loaded.insert(key, script.clone());
             return Ok(script.clone());
         }
-        let script = load_recorded(engine, recorded, Some(dir), true)?.with_context(|| {
+        let script = load_recorded(&engine, recorded, Some(&dir), true)?.with_context(|| {
             format!(
                 "its component (SHA-256 {}) is not in `{}` nor in the cache, and `{}` would \
                  need a build",
@@ -82,7 +80,21 @@ pub fn resume(
         })?;
         loaded.insert(key, script.clone());
         Ok(script)
-    };
+    }
+}
+
+/// Resumes the worlds of the state directory `dir`; true if any resumed
+/// (the launch's worlds are then not started again). A script `given` on
+/// the command line with the digest a log names is that world's (loaded
+/// from its path, so grants keyed by path apply); any other is loaded by
+/// its digest.
+pub fn resume(
+    server: &Server,
+    engine: &Arc<ScriptEngine>,
+    dir: &Path,
+    given: &[ScriptComponent],
+) -> bool {
+    let load = loader(engine.clone(), dir.to_owned(), given.to_vec());
     let report = server.resume(&load);
     if report.resumed.is_empty() && report.failed.is_empty() {
         return false;

@@ -17,16 +17,35 @@ pub struct Client {
 impl Client {
     /// Connects to `path` (with its token) on `serve`.
     pub fn connect(serve: &Serve, path: &str) -> Result<Client, tungstenite::Error> {
-        let stream = TcpStream::connect(&serve.addr).unwrap();
+        Client::connect_to(&serve.addr, path)
+    }
+
+    /// Connects to `path` on the server at `addr` (`HOST:PORT`).
+    pub fn connect_to(addr: &str, path: &str) -> Result<Client, tungstenite::Error> {
+        let stream = TcpStream::connect(addr)?;
         stream
             .set_read_timeout(Some(Duration::from_millis(200)))
             .unwrap();
-        let url = format!("ws://{}{path}", serve.addr);
+        let url = format!("ws://{addr}{path}");
         let (socket, _) = tungstenite::client(url.as_str(), stream).map_err(|e| match e {
             tungstenite::HandshakeError::Failure(e) => e,
             tungstenite::HandshakeError::Interrupted(_) => panic!("handshake interrupted"),
         })?;
         Ok(Client { socket })
+    }
+
+    /// Connects to `path` on `addr`, following a redirect to another node
+    /// of a fleet (once) as a client would.
+    pub fn connect_following(addr: &str, path: &str) -> Result<Client, tungstenite::Error> {
+        match Client::connect_to(addr, path) {
+            Err(tungstenite::Error::Http(response)) if response.status() == 307 => {
+                let location = response.headers()["location"].to_str().unwrap().to_owned();
+                let rest = location.strip_prefix("http://").unwrap();
+                let (addr, path) = rest.split_at(rest.find('/').unwrap());
+                Client::connect_to(addr, path)
+            }
+            other => other,
+        }
     }
 
     /// The next frame of the stream, or `None` if none came by `deadline`.

@@ -17,6 +17,10 @@
 //! | `GET /worlds/7/stream?token=T` | a WebSocket: the player's stream (see [`crate::stream`]) |
 //! | `GET /worlds/7/view?token=T` | a page that draws the world from the stream and sends its keys |
 //!
+//! A node of a fleet answers for every world of the fleet: a request for a
+//! world another node holds, or a new world that another node has more
+//! room for, is redirected there (`307`, see `redirect`).
+//!
 //! What no client can do, whatever it sends ([`ControlLimits`]):
 //! - hold a connection open without sending: headers (and the idle time
 //!   between requests) have a timeout, bodies another;
@@ -40,6 +44,7 @@
 mod auth;
 mod cross_site;
 mod limits;
+mod redirect;
 mod routes;
 mod shed;
 mod state;
@@ -135,6 +140,7 @@ impl ControlServer {
             streams: config.streams,
             stream_slots: Arc::new(Semaphore::new(config.streams.max_streams)),
             starting: AtomicBool::new(config.starting),
+            fleet: std::sync::OnceLock::new(),
         });
         let (stop, stopped) = watch::channel(false);
         let serving = context.clone();
@@ -163,6 +169,12 @@ impl ControlServer {
     /// Where it listens.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The server joined a fleet as `node`: requests for worlds other nodes
+    /// hold are redirected there, and new worlds may go elsewhere.
+    pub fn join_fleet(&self, node: Arc<crate::fleet::Node>) {
+        let _ = self.context.fleet.set(node);
     }
 
     /// The server has launched its first worlds: `/readyz` may answer
@@ -316,6 +328,12 @@ async fn handle(
         None => cross_site::check(request.headers(), changes, context.listen).err(),
         Some(_) => None,
     };
+    if refused.is_none()
+        && let Some(response) =
+            redirect::elsewhere(&context, route.as_ref().ok(), request.uri()).await
+    {
+        return Ok(response);
+    }
     let answer = match (refused, route) {
         (Some(refused), _) => refused,
         (None, Ok(Route::Stream(id))) => match upgrade::upgrade(&context, id, request) {
@@ -380,6 +398,17 @@ async fn answer(
         );
     }
     let starting = context.starting.load(Ordering::Relaxed);
+    if route == Route::Metrics
+        && let Some(node) = context.fleet.get()
+    {
+        node.publish(&context.server);
+    }
+    if route == Route::Ready
+        && !starting
+        && let Some(why) = context.fleet.get().and_then(|node| node.unready())
+    {
+        return Answer::text(503, format!("{why}\n"));
+    }
     if !route.may_block() {
         return routes::answer(&context.server, &context.catalog, route, &body, starting);
     }

@@ -116,6 +116,20 @@ impl Route {
         })
     }
 
+    /// The world it names, if any.
+    pub fn world(self) -> Option<WorldId> {
+        match self {
+            Route::World(id)
+            | Route::StopWorld(id)
+            | Route::SendEvent(id)
+            | Route::AdmitPlayer(id)
+            | Route::RemovePlayer(id, _)
+            | Route::Stream(id)
+            | Route::View(id) => Some(id),
+            _ => None,
+        }
+    }
+
     /// Whether it changes the worlds (and so needs the token, if any).
     pub fn mutates(self) -> bool {
         matches!(

@@ -1,8 +1,8 @@
 //! [`ControlState`]: what every request handler of the control surface
 //! shares.
 
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
 
 use tokio::sync::Semaphore;
 
@@ -10,6 +10,7 @@ use super::auth::ControlToken;
 use super::limits::ControlLimits;
 use super::routes::Catalog;
 use crate::Server;
+use crate::fleet::Node;
 use crate::stream::StreamLimits;
 
 /// What every request handler shares.
@@ -24,4 +25,6 @@ pub(super) struct ControlState {
     /// Streams open now, within `streams.max_streams`.
     pub stream_slots: Arc<Semaphore>,
     pub starting: AtomicBool,
+    /// The fleet this server is a node of, once it joined.
+    pub fleet: OnceLock<Arc<Node>>,
 }

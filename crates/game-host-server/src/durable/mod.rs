@@ -29,21 +29,35 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
+use crate::engine::Link;
 use game_host::GrantFile;
 use game_host::files::{read_capped, write_atomic};
-use game_host::record::JournalWriter;
+use game_host::record::{JournalWriter, LogMirror};
 use game_host::runtime::RestartPolicy;
 
 pub(crate) use seat_log::{SeatLog, read_seats};
 
 /// How a server keeps its worlds durable.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct StateConfig {
     /// The state directory.
     pub dir: PathBuf,
     /// Hand each world's log to the disk every this many frames (the most
     /// frames of input a killed process loses).
     pub flush_every: u64,
+    /// The fleet this server is a node of: every world's logs are copied
+    /// to its engine, and the state directory is this node's working copy.
+    pub fleet: Option<Arc<Link>>,
+}
+
+impl std::fmt::Debug for StateConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StateConfig")
+            .field("dir", &self.dir)
+            .field("flush_every", &self.flush_every)
+            .field("fleet", &self.fleet.as_ref().map(|link| &link.node))
+            .finish()
+    }
 }
 
 /// A server's state directory and the thread that writes its logs.
@@ -60,10 +74,15 @@ impl Durable {
         prepare(&state.dir)?;
         let lock = lock(&state.dir)?;
         Ok(Durable {
-            writer: JournalWriter::start(&state.dir)?,
+            writer: JournalWriter::start_mirrored(&state.dir, mirror(&state))?,
             state,
             _lock: lock,
         })
+    }
+
+    /// What copies this server's logs to its fleet's engine, if any.
+    pub fn mirror(&self) -> Option<Arc<dyn LogMirror>> {
+        mirror(&self.state)
     }
 
     /// The id after every world the state directory holds: ids are never
@@ -71,6 +90,11 @@ impl Durable {
     pub fn next_id(&self) -> Result<u64> {
         Ok(worlds(&self.state.dir)?.last().map_or(1, |id| id + 1))
     }
+}
+
+fn mirror(state: &StateConfig) -> Option<Arc<dyn LogMirror>> {
+    let link = state.fleet.as_ref()?;
+    Some(link.mirror.clone())
 }
 
 /// How a world was started, as its state directory keeps it.
@@ -120,7 +144,7 @@ impl WorldFiles {
         self.dir.join("seats.jsonl")
     }
 
-    fn manifest(&self) -> PathBuf {
+    pub fn manifest(&self) -> PathBuf {
         self.dir.join("world.json")
     }
 

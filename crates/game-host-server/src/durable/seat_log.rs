@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use game_host::files::read_capped;
 use game_host::hex::hex;
 use game_host::players::PlayerId;
+use game_host::record::LogMirror;
 
 /// The largest seat log read back (a seat is about 90 bytes).
 const MAX_SEAT_LOG: u64 = 64 << 20;
@@ -34,12 +36,14 @@ struct SeatLine {
 pub(crate) struct SeatLog {
     path: PathBuf,
     file: File,
+    /// Told of every line appended (a fleet's copy).
+    mirror: Option<Arc<dyn LogMirror>>,
 }
 
 impl SeatLog {
     /// Opens (or starts) the seat log at `path`; a last line cut by a
     /// crash is cut away first, so what is appended starts a line.
-    pub fn open(path: &Path) -> Result<SeatLog> {
+    pub fn open(path: &Path, mirror: Option<Arc<dyn LogMirror>>) -> Result<SeatLog> {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -51,15 +55,20 @@ impl SeatLog {
         Ok(SeatLog {
             path: path.to_owned(),
             file,
+            mirror,
         })
     }
 
     fn append(&mut self, line: &SeatLine) -> Result<()> {
         let mut text = serde_json::to_vec(line)?;
         text.push(b'\n');
-        self.file
-            .write_all(&text)
-            .with_context(|| format!("failed to write the seat log `{}`", self.path.display()))
+        let failed = || format!("failed to write the seat log `{}`", self.path.display());
+        let offset = self.file.metadata().with_context(failed)?.len();
+        self.file.write_all(&text).with_context(failed)?;
+        if let Some(mirror) = &self.mirror {
+            mirror.appended(&self.path, offset, &text);
+        }
+        Ok(())
     }
 
     /// Notes that `player` was admitted with a token of digest `token`.
@@ -180,7 +189,7 @@ mod tests {
     fn seats_come_back_as_admitted_less_those_removed_and_a_torn_line_is_left_out() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("seats.jsonl");
-        let mut log = SeatLog::open(&path).unwrap();
+        let mut log = SeatLog::open(&path, None).unwrap();
         log.admitted(1, &[1; 32]).unwrap();
         log.admitted(2, &[2; 32]).unwrap();
         log.removed(1).unwrap();
@@ -193,7 +202,7 @@ mod tests {
         // Ids go on after every player ever admitted.
         assert_eq!(held.last_admitted, 3);
         // Opened again, the torn line is cut away before appending.
-        let mut log = SeatLog::open(&path).unwrap();
+        let mut log = SeatLog::open(&path, None).unwrap();
         log.admitted(5, &[5; 32]).unwrap();
         let held = read_seats(&path).unwrap();
         assert_eq!(held.seats.keys().copied().collect::<Vec<_>>(), [2, 5]);

@@ -88,6 +88,21 @@ impl Server {
         self.resuming.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Resumes world `id` of the state directory alone (one a fleet handed
+    /// to this node), placing it on a loop thread: the frame it resumed
+    /// after.
+    pub(crate) fn resume_one(&self, id: WorldId, load: &ScriptLoader<'_>) -> anyhow::Result<u64> {
+        let durable = self
+            .durable
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("this server keeps no worlds"))?;
+        let world = resume_world(id, &self.config, durable, load)?;
+        let frame = world.runtime.frame();
+        let instances = world.runtime.live_instances();
+        self.place_resumed(world, instances)?;
+        Ok(frame)
+    }
+
     /// Places a resumed world, within the server's room.
     fn place_resumed(&self, world: crate::world::World, instances: usize) -> anyhow::Result<()> {
         let _room = self.reserve(instances)?;

@@ -132,7 +132,7 @@ pub(crate) fn resume_world(
         header.open_to_players.clone(),
         (
             Seats::restored(seats, last),
-            Some(SeatLog::open(&files.seats())?),
+            Some(SeatLog::open(&files.seats(), durable.mirror())?),
         ),
         events,
     );

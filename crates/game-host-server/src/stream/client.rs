@@ -128,18 +128,25 @@ impl Session {
         let (frame, why, resumes) = self.hub.ended()?;
         // A durable world the server stopped is not over: its clients
         // are told to come back.
-        let restarting = "the server is restarting: reconnect with your token";
+        let moves_to = self.hub.moves_to().filter(|_| resumes);
+        let restarting = match &moves_to {
+            Some(address) => {
+                format!("the world moves to another node: reconnect with your token at {address}")
+            }
+            None => "the server is restarting: reconnect with your token".to_owned(),
+        };
         let wire = Wire {
             frame: Some(frame),
             ended: (!resumes).then_some(why.as_str()),
-            restarting: resumes.then_some(restarting),
+            restarting: resumes.then_some(restarting.as_str()),
+            reconnect: moves_to.as_deref(),
             ..Wire::default()
         };
         if let Err(closed) = self.send(socket, wire.encode(self.format)).await {
             return Some(closed);
         }
         Some(match resumes {
-            true => Closed(CloseCode::Restart, restarting.to_owned()),
+            true => Closed(CloseCode::Restart, restarting),
             false => Closed(CloseCode::Away, format!("the world ended: {why}")),
         })
     }

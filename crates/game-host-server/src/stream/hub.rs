@@ -60,6 +60,9 @@ pub struct WorldHub {
     /// outside the seats' lock (which the loop thread takes), so a slow
     /// disk holds up an admission, never a frame.
     seat_log: Option<Mutex<SeatLog>>,
+    /// Where the world moves when it is suspended to be handed to another
+    /// node of a fleet (its address), told to its clients as they close.
+    moving_to: Mutex<Option<String>>,
 }
 
 impl WorldHub {
@@ -82,6 +85,7 @@ impl WorldHub {
             snapshots: Mutex::default(),
             inputs: Mutex::new(events),
             seat_log: seat_log.map(Mutex::new),
+            moving_to: Mutex::new(None),
         })
     }
 
@@ -235,6 +239,17 @@ impl WorldHub {
 
     /// On the loop thread, as the world ends: every client is told why
     /// and closes, and none connects or gets a snapshot after.
+    /// Notes that the world moves to the node at `address` when it is
+    /// suspended next.
+    pub(crate) fn moving_to(&self, address: &str) {
+        *self.moving_to.lock_unpoisoned() = Some(address.to_owned());
+    }
+
+    /// Where the world moves, if it is being handed to another node.
+    pub(crate) fn moves_to(&self) -> Option<String> {
+        self.moving_to.lock_unpoisoned().clone()
+    }
+
     pub(crate) fn end(&self, frame: u64, why: &str, resumes: bool) {
         let mut seats = self.seats.lock_unpoisoned();
         seats.end(frame, why, resumes);

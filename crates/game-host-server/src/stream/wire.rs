@@ -78,6 +78,10 @@ pub struct Wire<'a> {
     /// client reconnects with its token.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub restarting: Option<&'a str>,
+    /// With `restarting`: the world moves to another node of a fleet, at
+    /// this address (`http://HOST:PORT`); any node redirects there too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reconnect: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<&'a str>,
 }

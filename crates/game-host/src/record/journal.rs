@@ -97,6 +97,9 @@ impl Journal {
             .and_then(|()| file.sync_all())
             .with_context(|| format!("failed to write the log `{}`", path.display()))?;
         sync_dir(path);
+        if let Some(mirror) = &writer.mirror {
+            mirror.appended(path, 0, &text);
+        }
         let bytes = text.len() as u64;
         Ok(Journal::new(
             writer,
@@ -210,7 +213,10 @@ impl Journal {
         };
         self.writer.waiting.fetch_add(1, Ordering::Relaxed);
         match self.sender.try_send(message) {
-            Ok(()) => self.pending_weight = 0,
+            Ok(()) => {
+                self.writer.handed.fetch_add(1, Ordering::Relaxed);
+                self.pending_weight = 0;
+            }
             Err(TrySendError::Full(Message::Batch { lines, .. })) => {
                 self.writer.waiting.fetch_sub(1, Ordering::Relaxed);
                 self.pending = lines;

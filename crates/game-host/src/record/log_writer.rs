@@ -51,6 +51,9 @@ pub struct JournalStats {
 pub(super) struct WriterShared {
     bytes: AtomicU64,
     pub(super) waiting: AtomicU64,
+    /// Batches handed to the writer, and written (or dropped), in all.
+    pub(super) handed: AtomicU64,
+    written: AtomicU64,
     lost_logs: AtomicU64,
 }
 
@@ -98,10 +101,20 @@ pub(super) enum Message {
     Close,
 }
 
+/// Told of every batch the writer wrote, as it wrote it (a copy of the
+/// logs kept elsewhere, such as a fleet's engine). Called on the writer
+/// thread: it must hand the bytes on and return, never wait.
+pub trait LogMirror: Send + Sync {
+    /// `bytes` were written to the log `path` at byte `offset`.
+    fn appended(&self, path: &Path, offset: u64, bytes: &[u8]);
+}
+
 /// The one thread that writes every world's log.
 pub struct JournalWriter {
     pub(super) shared: Arc<WriterShared>,
     pub(super) sender: SyncSender<Message>,
+    /// Told of every batch written, and of each log's header.
+    pub(super) mirror: Option<Arc<dyn LogMirror>>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -109,10 +122,20 @@ impl JournalWriter {
     /// Starts the writer thread, for logs in the file system of the folder
     /// `dir`.
     pub fn start(dir: &Path) -> Result<Arc<JournalWriter>> {
+        JournalWriter::start_mirrored(dir, None)
+    }
+
+    /// [`JournalWriter::start`], telling `mirror` of every batch written.
+    pub fn start_mirrored(
+        dir: &Path,
+        mirror: Option<Arc<dyn LogMirror>>,
+    ) -> Result<Arc<JournalWriter>> {
         let dir = File::open(dir).with_context(|| format!("failed to open `{}`", dir.display()))?;
         let shared = Arc::new(WriterShared {
             bytes: AtomicU64::new(0),
             waiting: AtomicU64::new(0),
+            handed: AtomicU64::new(0),
+            written: AtomicU64::new(0),
             lost_logs: AtomicU64::new(0),
         });
         let (sender, receiver) = sync_channel(QUEUE);
@@ -120,12 +143,14 @@ impl JournalWriter {
             .name("journal".into())
             .spawn({
                 let shared = shared.clone();
-                move || write_batches(&receiver, &shared, &dir)
+                let mirror = mirror.clone();
+                move || write_batches(&receiver, &shared, &dir, mirror.as_deref())
             })
             .context("failed to start the log writer thread")?;
         Ok(Arc::new(JournalWriter {
             shared,
             sender,
+            mirror,
             thread: Mutex::new(Some(thread)),
         }))
     }
@@ -161,6 +186,19 @@ impl JournalWriter {
         }
     }
 
+    /// Waits until every batch handed so far is written (and told to the
+    /// mirror), up to `deadline`; true if it was.
+    pub fn wait_written(&self, deadline: Instant) -> bool {
+        let target = self.shared.handed.load(Ordering::Relaxed);
+        while self.shared.written.load(Ordering::Acquire) < target {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        true
+    }
+
     pub fn stats(&self) -> JournalStats {
         JournalStats {
             bytes: self.shared.bytes.load(Ordering::Relaxed),
@@ -180,7 +218,12 @@ impl Drop for JournalWriter {
 /// busy machine a frame is not held up by a burst of writes.
 const NICE: i32 = 10;
 
-fn write_batches(receiver: &Receiver<Message>, shared: &WriterShared, dir: &File) {
+fn write_batches(
+    receiver: &Receiver<Message>,
+    shared: &WriterShared,
+    dir: &File,
+    mirror: Option<&dyn LogMirror>,
+) {
     // On Linux a thread's own id names it alone.
     if let Err(error) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), NICE) {
         tracing::debug!("the log writer keeps its priority: {error}");
@@ -207,7 +250,8 @@ fn write_batches(receiver: &Receiver<Message>, shared: &WriterShared, dir: &File
             match next {
                 Message::Batch { log, lines } => {
                     shared.waiting.fetch_sub(1, Ordering::Relaxed);
-                    dirty |= write_batch(&log, &lines, &mut text, shared);
+                    dirty |= write_batch(&log, &lines, &mut text, shared, mirror);
+                    shared.written.fetch_add(1, Ordering::Release);
                 }
                 // Whatever was handed before or beside the close is
                 // written too.
@@ -237,7 +281,13 @@ fn sync(dir: &File) {
 }
 
 /// Writes one batch to its log; true if anything was written.
-fn write_batch(log: &LogFile, lines: &[Line], text: &mut Vec<u8>, shared: &WriterShared) -> bool {
+fn write_batch(
+    log: &LogFile,
+    lines: &[Line],
+    text: &mut Vec<u8>,
+    shared: &WriterShared,
+    mirror: Option<&dyn LogMirror>,
+) -> bool {
     if log.is_lost() {
         return false;
     }
@@ -257,6 +307,9 @@ fn write_batch(log: &LogFile, lines: &[Line], text: &mut Vec<u8>, shared: &Write
     match written {
         Ok(()) => {
             shared.bytes.fetch_add(text.len() as u64, Ordering::Relaxed);
+            if let Some(mirror) = mirror {
+                mirror.appended(&log.path, size - text.len() as u64, text);
+            }
             true
         }
         Err(error) => {

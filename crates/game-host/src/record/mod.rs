@@ -27,7 +27,7 @@ mod replay;
 
 pub use format::{FORMAT, PARALLEL_FRAMES, RecordedInput, RecordedScript, RunSettings, VERSION};
 pub use journal::{Journal, Suspender};
-pub use log_writer::JournalWriter;
+pub use log_writer::{JournalWriter, LogMirror};
 pub use recorder::Recorder;
 pub use recording::Recording;
 pub use replay::{Divergence, EntityDifference, ReplayReport, replay};

@@ -1,0 +1,108 @@
+//! [`Link`]: a node's link to its fleet's engine, made from a
+//! [`FleetConfig`]: its identity, its connection settings, and the mirror
+//! that copies its logs there.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use redis::IntoConnectionInfo;
+
+use super::conn::Conn;
+use super::mirror::Mirror;
+use super::records;
+
+/// How a node joins a fleet.
+#[derive(Clone, Debug)]
+pub struct FleetConfig {
+    /// The engine: `redis://HOST:PORT/`.
+    pub url: String,
+    /// The engine's password (read from a file, so that it is not on a
+    /// command line); one in the URL is used when this is `None`.
+    pub password: Option<String>,
+    /// How long a node's lease lasts without being renewed: a node silent
+    /// this long is taken for dead, and its worlds resume elsewhere.
+    pub lease: Duration,
+}
+
+impl FleetConfig {
+    /// The shortest lease: renewals go out at a fifth of it.
+    pub const MIN_LEASE: Duration = Duration::from_millis(500);
+}
+
+/// A node's link to its fleet's engine: its identity, its connection
+/// settings, and the mirror that copies its logs there.
+pub struct Link {
+    client: redis::Client,
+    /// This node's id: new at every start (a node that comes back is a new
+    /// node, and its old worlds are claimed like any dead node's).
+    pub node: String,
+    pub lease: Duration,
+    pub(crate) mirror: Arc<Mirror>,
+}
+
+impl Link {
+    /// Connects to the engine (once, to check that it answers and takes the
+    /// password) and starts the mirror's thread.
+    pub fn connect(config: &FleetConfig) -> Result<Arc<Link>> {
+        if config.lease < FleetConfig::MIN_LEASE {
+            bail!(
+                "a fleet lease of {} ms is too short (at least {} ms)",
+                config.lease.as_millis(),
+                FleetConfig::MIN_LEASE.as_millis()
+            );
+        }
+        let mut info = config
+            .url
+            .as_str()
+            .into_connection_info()
+            .with_context(|| format!("`{}` is not a Redis URL", config.url))?;
+        if let Some(password) = &config.password {
+            info.redis.password = Some(password.clone());
+        }
+        if info.redis.password.is_none() {
+            bail!(
+                "the fleet's engine must be authenticated: give its password with \
+                 --fleet-password-file FILE"
+            );
+        }
+        let client = redis::Client::open(info)
+            .with_context(|| format!("`{}` is not a Redis URL", config.url))?;
+        let mut conn = Conn::new(client.clone());
+        let pong: String = conn
+            .run(|con| redis::cmd("PING").query(con))
+            .map_err(|error| match error.kind() {
+                redis::ErrorKind::AuthenticationFailed => {
+                    anyhow::anyhow!("the fleet's engine refused the password: {error}")
+                }
+                _ if error.code() == Some("WRONGPASS") => {
+                    anyhow::anyhow!("the fleet's engine refused the password: {error}")
+                }
+                _ => anyhow::anyhow!("cannot reach the fleet's engine at {}: {error}", config.url),
+            })?;
+        if pong != "PONG" {
+            bail!("the fleet's engine answered PING with `{pong}`");
+        }
+        let node = uuid::Uuid::now_v7().to_string();
+        let mirror = Mirror::start(Conn::new(client.clone()), node.clone())?;
+        Ok(Arc::new(Link {
+            client,
+            node,
+            lease: config.lease,
+            mirror,
+        }))
+    }
+
+    /// Keeps a component's bytes in the engine by their SHA-256, so that
+    /// any node resumes a world of it without the file.
+    pub fn share_component(&self, bytes: &[u8]) -> Result<()> {
+        let sha256 = records::digest(bytes);
+        self.keep_component(&mut self.conn(), &sha256, bytes)
+            .with_context(|| format!("component {sha256} could not be kept in the fleet's engine"))
+    }
+
+    /// A connection of its own, for one thread.
+    pub(crate) fn conn(&self) -> Conn {
+        Conn::new(self.client.clone())
+    }
+}

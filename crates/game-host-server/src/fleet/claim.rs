@@ -1,0 +1,101 @@
+//! One world handed to this node: its manifest, log and seat log read
+//! back from the engine and checked (see [`engine`](crate::engine)), laid
+//! out in this node's state directory as a durable world's files, the
+//! components its log names fetched by digest, and the world resumed from
+//! them as a server's start resumes one.
+
+use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
+
+use super::Node;
+use crate::Server;
+use crate::durable::WorldFiles;
+use crate::engine::mirror::MAX_BUFFER;
+use crate::engine::{Conn, Kind};
+use crate::world::WorldId;
+use game_host::ScriptComponent;
+use game_host::files::write_atomic;
+use game_host::hex::hex;
+use game_host::record::{RecordedScript, kept};
+
+/// The largest log read back (as from a state directory).
+const MAX_LOG: u64 = 1 << 30;
+
+/// The largest seat log read back.
+const MAX_SEATS: u64 = MAX_BUFFER as u64;
+
+impl Node {
+    /// Resumes world `id`, handed to this node: the frame it resumed after.
+    pub(super) fn claim(&self, server: &Server, conn: &mut Conn, id: u64) -> Result<u64> {
+        let link = &self.link;
+        let entry = link
+            .world(conn, id)
+            .context("the fleet's engine could not be read")?
+            .context("the fleet has no such world")?;
+        if entry.owner != link.node {
+            bail!("it is held by node `{}` now", entry.owner);
+        }
+        let durable = server
+            .durable
+            .as_ref()
+            .context("this node keeps no worlds")?;
+        let files = WorldFiles::of(&durable.state.dir, id);
+        if files.dir.exists() {
+            // An older copy of this world, from before it moved away.
+            std::fs::remove_dir_all(&files.dir)
+                .with_context(|| format!("failed to clear `{}`", files.dir.display()))?;
+        }
+        std::fs::create_dir_all(&files.dir)
+            .with_context(|| format!("failed to make `{}`", files.dir.display()))?;
+        write_atomic(&files.manifest(), &entry.manifest)?;
+        let log = link.read_log(conn, id, Kind::Log, MAX_LOG)?;
+        if let Some(damage) = &log.damage {
+            tracing::warn!(
+                "world {id}: its log in the fleet's engine is damaged ({damage}); it resumes from \
+                 the last whole frame before the damage"
+            );
+        }
+        if log.bytes.is_empty() {
+            bail!("its log in the fleet's engine is empty");
+        }
+        write_atomic(&files.log(), &log.bytes)?;
+        let seats = link.read_log(conn, id, Kind::Seats, MAX_SEATS)?;
+        if let Some(damage) = &seats.damage {
+            tracing::warn!("world {id}: its seat log in the fleet's engine is damaged ({damage})");
+        }
+        write_atomic(&files.seats(), &seats.bytes)?;
+        // Its writes go to the engine at its new epoch from here on.
+        link.mirror.hold(id, entry.epoch);
+        let components = durable.state.dir.clone();
+        let load = |recorded: &RecordedScript| -> Result<ScriptComponent> {
+            self.fetch_component(&components, &recorded.sha256);
+            (self.loader)(recorded)
+        };
+        server
+            .resume_one(WorldId(id), &load)
+            .inspect_err(|_| link.mirror.release(id))
+    }
+
+    /// Puts the component of digest `sha256` in the state directory `dir`
+    /// from the engine, if it is kept there and not here yet (a loader
+    /// that finds none says so).
+    fn fetch_component(&self, dir: &std::path::Path, sha256: &str) {
+        let path = dir.join("components").join(format!("{sha256}.wasm"));
+        if path.exists() || sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return;
+        }
+        let fetched = self.link.component(&mut self.link.conn(), sha256);
+        match fetched {
+            Ok(Some(bytes)) if hex(&Sha256::digest(&bytes)).eq_ignore_ascii_case(sha256) => {
+                if let Err(error) = kept::store(dir, &bytes) {
+                    tracing::warn!("component {sha256} could not be kept here: {error:#}");
+                }
+            }
+            Ok(Some(_)) => {
+                tracing::warn!("the fleet's engine holds component {sha256} with other bytes")
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!("component {sha256} could not be fetched: {error}"),
+        }
+    }
+}

@@ -1,0 +1,556 @@
+//! A fleet: `host serve --fleet` nodes coordinated through a real Redis
+//! (Debian's `redis-server`, started here on loopback with a password, one
+//! per test). Worlds are placed by room, any node redirects to the world's
+//! node, a SIGKILLed node's worlds resume on the others exactly (their logs
+//! replay frame for frame) and their players carry on with their tokens, a
+//! SIGTERMed node hands its worlds over live at the frame it stopped, a
+//! damaged record in the engine resumes from the last intact one, and an
+//! unreachable engine never stops a world.
+
+mod common;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::client::Client;
+use common::serve::{Serve, json};
+use serde_json::Value;
+
+const PASSWORD: &str = "fleet-test-password";
+
+/// A Redis server of its own on a free loopback port, with a password.
+struct Engine {
+    child: Child,
+    port: u16,
+    password_file: PathBuf,
+}
+
+impl Engine {
+    fn start(dir: &Path) -> Engine {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let password_file = dir.join("redis-password");
+        std::fs::write(&password_file, format!("{PASSWORD}\n")).unwrap();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args([
+                "--requirepass",
+                PASSWORD,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .arg("--dir")
+            .arg(dir)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server is not installed: ./test.sh installs it (Debian's redis-server)");
+        let engine = Engine {
+            child,
+            port,
+            password_file,
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while engine.cli(&["PING"]).trim() != "PONG" {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        engine
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// `redis-cli` on the engine: its output.
+    fn cli(&self, args: &[&str]) -> String {
+        let output = Command::new("redis-cli")
+            .args([
+                "-p",
+                &self.port.to_string(),
+                "--no-auth-warning",
+                "-a",
+                PASSWORD,
+            ])
+            .args(args)
+            .output()
+            .expect("redis-cli");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A node of the engine's fleet, keeping its working copy in `state`.
+fn node(engine: &Engine, state: &Path, extra: &[&str]) -> Serve {
+    let url = engine.url();
+    let mut args = vec![
+        "--fleet",
+        &url,
+        "--fleet-password-file",
+        engine.password_file.to_str().unwrap(),
+        "--state-dir",
+        state.to_str().unwrap(),
+        "--summary-every",
+        "0",
+    ];
+    args.extend_from_slice(extra);
+    Serve::start(&args)
+}
+
+/// An HTTP request that does not follow redirects: status, body and the
+/// `Location` header.
+fn raw(method: &str, url: &str) -> (u16, String, Option<String>) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into();
+    let mut response = match method {
+        "GET" => agent.get(url).call(),
+        "DELETE" => agent.delete(url).call(),
+        _ => agent
+            .post(url)
+            .header("Content-Type", "application/json")
+            .send(""),
+    }
+    .unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    let location = response
+        .headers()
+        .get("location")
+        .map(|l| l.to_str().unwrap().to_owned());
+    let status = response.status().as_u16();
+    (
+        status,
+        response.body_mut().read_to_string().unwrap(),
+        location,
+    )
+}
+
+/// A request that follows one redirect (as a client of the fleet does):
+/// the node that answered (`HOST:PORT`), the status and the body.
+fn follow(method: &str, addr: &str, path: &str) -> (String, u16, Value) {
+    let (status, body, location) = raw(method, &format!("http://{addr}{path}"));
+    if status == 307 {
+        let location = location.expect("a redirect names where");
+        let rest = location.strip_prefix("http://").unwrap();
+        let there = rest[..rest.find('/').unwrap()].to_owned();
+        let (status, body, _) = raw(method, &location);
+        return (there, status, json(&body));
+    }
+    (addr.to_owned(), status, json(&body))
+}
+
+/// Each node's running worlds: id -> frame.
+fn worlds_on(node: &Serve) -> Vec<(u64, u64)> {
+    let (_, status, body) = follow("GET", &node.addr, "/worlds");
+    assert_eq!(status, 200);
+    body.as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["id"].as_u64().unwrap(), w["frame"].as_u64().unwrap()))
+        .collect()
+}
+
+/// The position of entity `name` in a snapshot or update.
+fn position(message: &Value, name: &str) -> Option<[f64; 2]> {
+    let list = message.get("entities").or_else(|| message.get("changed"))?;
+    let entity = list.as_array()?.iter().find(|e| e["name"] == name)?;
+    Some([
+        entity["position"][0].as_f64()?,
+        entity["position"][1].as_f64()?,
+    ])
+}
+
+/// Reconnects with a token through node `addr` (following its redirect)
+/// until the world's node answers with a snapshot.
+fn reconnect(addr: &str, path: &str) -> (Client, Value) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(mut client) = Client::connect_following(addr, path)
+            && let Some(first) = client.next(Duration::from_secs(5))
+            && first.get("entities").is_some()
+        {
+            return (client, first);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no snapshot for {path} via {addr}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A player of a world, moved right `steps` times, and where it stands.
+struct Player {
+    world: u64,
+    path: String,
+    name: String,
+    at: [f64; 2],
+}
+
+/// Admits a player to `world` through `addr` and moves it right `steps`
+/// times; its stream is closed after.
+fn play(addr: &str, world: u64, steps: usize) -> Player {
+    let (node, status, body) = follow("POST", addr, &format!("/worlds/{world}/players"));
+    assert_eq!(status, 201, "{body}");
+    let player = body["player"].as_u64().unwrap();
+    let path = body["stream"].as_str().unwrap().to_owned();
+    let name = format!("player-{player}");
+    let mut client = Client::connect_to(&node, &path).unwrap();
+    for _ in 0..steps {
+        client.send(r#"{"press": "right"}"#);
+    }
+    let x = 2.0 * (player % 5) as f64 - 4.0 + steps as f64;
+    client.until(Duration::from_secs(10), |m| {
+        position(m, &name) == Some([x, 0.0])
+    });
+    Player {
+        world,
+        path,
+        name,
+        at: [x, 0.0],
+    }
+}
+
+/// Bytes of log waiting for the engine, as /metrics says.
+fn buffered(node: &Serve) -> u64 {
+    let metrics = common::serve::request("GET", &node.url("/metrics"), None).1;
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("game_server_fleet_log_buffered_bytes "))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{metrics}"))
+}
+
+fn replay(log: &Path) {
+    let output = common::run_host(&["replay", log.to_str().unwrap()], &common::cache_dir());
+    assert!(
+        output.status.success(),
+        "{}: {}{}",
+        log.display(),
+        String::from_utf8_lossy(&output.stdout),
+        common::stderr_of(&output)
+    );
+}
+
+#[test]
+fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::start(dir.path());
+    let scripts = ["examples/arena", "examples/spinning-cube"];
+    let states: Vec<PathBuf> = (0..3)
+        .map(|n| dir.path().join(format!("node-{n}")))
+        .collect();
+    let mut nodes: Vec<Option<Serve>> = states
+        .iter()
+        .map(|state| Some(node(&engine, state, &scripts)))
+        .collect();
+    let first = nodes[0].as_ref().unwrap().addr.clone();
+
+    // Worlds asked of one node go to the node with the most room.
+    for _ in 0..6 {
+        let (_, status, body) = follow("POST", &first, "/worlds");
+        assert_eq!(status, 201, "{body}");
+    }
+    let held: Vec<Vec<(u64, u64)>> = nodes
+        .iter()
+        .map(|n| worlds_on(n.as_ref().unwrap()))
+        .collect();
+    assert!(
+        held.iter().all(|worlds| worlds.len() == 2),
+        "six worlds over three nodes: {held:?}"
+    );
+    // Any node answers for any world, by a redirect to its node.
+    let elsewhere = held[1][0].0;
+    let (status, _, location) = raw("GET", &format!("http://{first}/worlds/{elsewhere}"));
+    assert_eq!(status, 307);
+    let location = location.unwrap();
+    assert!(
+        location.ends_with(&format!(
+            "{}/worlds/{elsewhere}",
+            nodes[1].as_ref().unwrap().addr
+        )),
+        "{location}"
+    );
+
+    // Two players in every world, moved, admitted through the first node.
+    let mut players: Vec<Player> = Vec::new();
+    for world in 1..=6 {
+        players.push(play(&first, world, world as usize % 3 + 1));
+        players.push(play(&first, world, 1));
+    }
+    // Past the flush interval, then node 1 is killed.
+    std::thread::sleep(Duration::from_millis(500));
+    let killed: Vec<u64> = held[1].iter().map(|(id, _)| *id).collect();
+    let mut gone = nodes[1].take().unwrap();
+    gone.signal("KILL");
+    let _ = gone.child.wait();
+    let killed_at = Instant::now();
+    let failover = loop {
+        let running: Vec<u64> = [0, 2]
+            .iter()
+            .flat_map(|n| worlds_on(nodes[*n].as_ref().unwrap()))
+            .map(|(id, _)| id)
+            .collect();
+        if killed.iter().all(|id| running.contains(id)) {
+            break killed_at.elapsed();
+        }
+        assert!(
+            killed_at.elapsed() < Duration::from_secs(60),
+            "{killed:?} did not fail over"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    eprintln!("failover of {} worlds: {failover:?}", killed.len());
+    // Every player is back, through any node, where it was.
+    for player in &players {
+        let (mut client, snapshot) = reconnect(&first, &player.path);
+        assert_eq!(
+            position(&snapshot, &player.name),
+            Some(player.at),
+            "{}",
+            player.name
+        );
+        client.send(r#"{"press": "up"}"#);
+        let up = [player.at[0], player.at[1] + 1.0];
+        client.until(Duration::from_secs(10), |m| {
+            position(m, &player.name) == Some(up)
+        });
+    }
+    for player in &mut players {
+        player.at[1] += 1.0;
+    }
+
+    // Node 2 is stopped: its worlds move live.
+    let stopped = nodes[2].take().unwrap();
+    let moving: Vec<u64> = worlds_on(&stopped).iter().map(|(id, _)| *id).collect();
+    assert!(!moving.is_empty());
+    let mut watchers: Vec<(u64, Client)> = moving
+        .iter()
+        .map(|world| {
+            let player = players.iter().find(|p| p.world == *world).unwrap();
+            let (client, _) = reconnect(&stopped.addr, &player.path);
+            (*world, client)
+        })
+        .collect();
+    stopped.terminate();
+    let mut stopped = stopped;
+    assert_eq!(
+        stopped.wait(Duration::from_secs(30)),
+        0,
+        "{}",
+        stopped.stderr()
+    );
+    let survivor = nodes[0].as_ref().unwrap();
+    for (world, client) in &mut watchers {
+        let told = client.until(Duration::from_secs(10), |m| m.get("restarting").is_some());
+        assert_eq!(told["reconnect"], format!("http://{first}"), "{told}");
+        let frame = told["frame"].as_u64().unwrap();
+        let reason = client.close_reason(Duration::from_secs(5));
+        assert!(
+            reason.contains(&format!("reconnect with your token at http://{first}")),
+            "{reason}"
+        );
+        // Resumed after the very frame it stopped at: no frame lost.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let line = format!("world {world} runs here now, from frame {frame} ");
+        while !survivor.stderr().contains(&line) {
+            assert!(
+                Instant::now() < deadline,
+                "no `{line}`:\n{}",
+                survivor.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    for player in &players {
+        let (_, snapshot) = reconnect(&first, &player.path);
+        assert_eq!(
+            position(&snapshot, &player.name),
+            Some(player.at),
+            "{}",
+            player.name
+        );
+    }
+    assert_eq!(worlds_on(survivor).len(), 6);
+    let metrics = common::serve::request("GET", &survivor.url("/metrics"), None).1;
+    assert!(
+        metrics.contains("game_server_fleet_engine_up 1"),
+        "{metrics}"
+    );
+
+    // Every world's log, as the node that holds it now has it (the engine's
+    // records put back together, and what it wrote since), replays frame
+    // for frame once the world ends.
+    for world in 1..=6u64 {
+        let (_, status, body) = follow("DELETE", &first, &format!("/worlds/{world}"));
+        assert_eq!(status, 200, "{body}");
+        std::thread::sleep(Duration::from_millis(200));
+        replay(&states[0].join(format!("worlds/{world}/log.rec")));
+    }
+}
+
+#[test]
+fn a_damaged_record_resumes_its_world_from_the_last_intact_one_and_a_forged_log_fails_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::start(dir.path());
+    let mut doomed = node(&engine, &dir.path().join("a"), &["--worlds", "3"]);
+    std::thread::sleep(Duration::from_millis(500));
+    doomed.signal("KILL");
+    let _ = doomed.child.wait();
+    // World 2 gets a record whose bytes do not match its digest; world 3's
+    // log is replaced by records that forge bytes without any digest.
+    engine.cli(&[
+        "XADD",
+        "fleet:world:2:log",
+        "*",
+        "o",
+        "999999",
+        "e",
+        "1",
+        "h",
+        "00",
+        "b",
+        "{\"frame\":1}\n",
+    ]);
+    engine.cli(&["DEL", "fleet:world:3:log"]);
+    engine.cli(&[
+        "XADD",
+        "fleet:world:3:log",
+        "*",
+        "o",
+        "0",
+        "e",
+        "1",
+        "b",
+        "{\"format\":1}\n",
+    ]);
+    // A node that joins now takes them.
+    let survivor = node(&engine, &dir.path().join("c"), &[]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = survivor.stderr();
+        if text.contains("world 3 was handed to this node and cannot run")
+            && worlds_on(&survivor).len() == 2
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{text}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let text = survivor.stderr();
+    assert!(
+        text.contains("world 2: its log in the fleet's engine is damaged (record"),
+        "{text}"
+    );
+    let failure = text
+        .lines()
+        .find(|l| l.contains("world 3 was handed"))
+        .unwrap();
+    assert!(
+        failure.contains("its log in the fleet's engine is empty"),
+        "{failure}"
+    );
+    let running: Vec<u64> = worlds_on(&survivor).iter().map(|(id, _)| *id).collect();
+    assert_eq!(running, [1, 2]);
+}
+
+#[test]
+fn an_unreachable_engine_never_stops_a_world_and_its_log_catches_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::start(dir.path());
+    let mut first = node(
+        &engine,
+        &dir.path().join("a"),
+        &["examples/arena", "--worlds", "1"],
+    );
+    let player = play(&first.addr, 1, 2);
+    engine.signal("STOP");
+    let before = worlds_on(&first)[0].1;
+    std::thread::sleep(Duration::from_secs(4));
+    let during = worlds_on(&first)[0].1;
+    assert!(during > before + 100, "{before} -> {during}");
+    let (status, body, _) = raw("GET", &first.url("/readyz"));
+    assert_eq!(status, 503);
+    assert!(
+        body.contains("the fleet's engine cannot be reached"),
+        "{body}"
+    );
+    let metrics = common::serve::request("GET", &first.url("/metrics"), None).1;
+    assert!(
+        metrics.contains("game_server_fleet_engine_up 0"),
+        "{metrics}"
+    );
+    let waiting = buffered(&first);
+    assert!(waiting > 1024, "{waiting} bytes of log wait for the engine");
+    // A player moves while the engine is away.
+    let (mut client, _) = reconnect(&first.addr, &player.path);
+    client.send(r#"{"press": "up"}"#);
+    let up = [player.at[0], 1.0];
+    client.until(Duration::from_secs(10), |m| {
+        position(m, &player.name) == Some(up)
+    });
+    drop(client);
+    engine.signal("CONT");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while raw("GET", &first.url("/readyz")).0 != 200 {
+        assert!(Instant::now() < deadline, "{}", first.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // What waited is sent: what is left is the last flush or two.
+    while buffered(&first) > 1024 {
+        assert!(Instant::now() < deadline, "{}", first.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // What was written meanwhile reached the engine: another node resumes
+    // the world with the move made while the engine was away.
+    std::thread::sleep(Duration::from_millis(300));
+    first.signal("KILL");
+    let _ = first.child.wait();
+    let second = node(&engine, &dir.path().join("b"), &["examples/arena"]);
+    let (_, snapshot) = reconnect(&second.addr, &player.path);
+    assert_eq!(position(&snapshot, &player.name), Some(up));
+}
+
+#[test]
+fn a_node_needs_the_engines_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::start(dir.path());
+    let wrong = dir.path().join("wrong");
+    std::fs::write(&wrong, "not-it\n").unwrap();
+    for (password, expected) in [
+        (None, "the fleet's engine must be authenticated"),
+        (Some(&wrong), "the fleet's engine refused the password"),
+    ] {
+        let mut args = vec!["serve".to_owned(), "--fleet".into(), engine.url()];
+        if let Some(file) = password {
+            args.extend(["--fleet-password-file".into(), file.display().to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = common::run_host(&args, &common::cache_dir());
+        let stderr = common::stderr_of(&output);
+        assert!(!output.status.success());
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}
