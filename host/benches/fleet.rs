@@ -46,7 +46,14 @@ impl Drop for Proc {
 fn redis(dir: &Path, port: u16) -> Proc {
     let child = Command::new("redis-server")
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--requirepass", PASSWORD, "--save", "", "--appendonly", "no"])
+        .args([
+            "--requirepass",
+            PASSWORD,
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
         .arg("--dir")
         .arg(dir)
         .stdout(Stdio::null())
@@ -108,7 +115,10 @@ fn world_ids(addr: &str) -> Vec<u64> {
 fn until_running(nodes: &[&str], worlds: &[u64], since: Instant) -> Vec<Duration> {
     let mut times: HashMap<u64, Duration> = HashMap::new();
     while times.len() < worlds.len() {
-        assert!(since.elapsed() < Duration::from_secs(120), "worlds did not come back");
+        assert!(
+            since.elapsed() < Duration::from_secs(120),
+            "worlds did not come back"
+        );
         for addr in nodes {
             for id in world_ids(addr) {
                 if worlds.contains(&id) {
@@ -134,7 +144,9 @@ fn main() {
         .filter_map(|n| n.trim().parse().ok())
         .collect();
     let lease_ms = common::env_or("FLEET_BENCH_LEASE_MS", "2000".to_owned());
-    println!("| worlds | killed node's | failover p50 | p99 | max | drained node's | move p50 | p99 | max |");
+    println!(
+        "| worlds | killed node's | failover p50 | p99 | max | drained node's | move p50 | p99 | max |"
+    );
     println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for total in sizes {
         let dir = tempfile::tempdir().unwrap();
@@ -147,7 +159,10 @@ fn main() {
             .collect();
         std::thread::sleep(Duration::from_secs(3));
         let mut nodes: Vec<Option<(Proc, String)>> = nodes.into_iter().map(Some).collect();
-        let addrs: Vec<String> = nodes.iter().map(|n| n.as_ref().unwrap().1.clone()).collect();
+        let addrs: Vec<String> = nodes
+            .iter()
+            .map(|n| n.as_ref().unwrap().1.clone())
+            .collect();
 
         let killed = world_ids(&addrs[1]);
         let (mut victim, _) = nodes[1].take().unwrap();

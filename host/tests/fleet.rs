@@ -34,6 +34,11 @@ impl Engine {
             .local_addr()
             .unwrap()
             .port();
+        Engine::start_on(dir, port)
+    }
+
+    /// A Redis server on `port`, with nothing in it.
+    fn start_on(dir: &Path, port: u16) -> Engine {
         let password_file = dir.join("redis-password");
         std::fs::write(&password_file, format!("{PASSWORD}\n")).unwrap();
         let child = Command::new("redis-server")
@@ -531,6 +536,46 @@ fn an_unreachable_engine_never_stops_a_world_and_its_log_catches_up() {
     let second = node(&engine, &dir.path().join("b"), &["examples/arena"]);
     let (_, snapshot) = reconnect(&second.addr, &player.path);
     assert_eq!(position(&snapshot, &player.name), Some(up));
+}
+
+#[test]
+fn an_engine_restarted_empty_gets_its_worlds_again_from_the_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::start(dir.path());
+    let port = engine.port;
+    let mut first = node(
+        &engine,
+        &dir.path().join("a"),
+        &["examples/arena", "--worlds", "1"],
+    );
+    let player = play(&first.addr, 1, 3);
+    // Redis dies and comes back with nothing (no persistence here).
+    drop(engine);
+    std::thread::sleep(Duration::from_millis(500));
+    let engine = Engine::start_on(dir.path(), port);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !first
+        .stderr()
+        .contains("the fleet's engine had lost world 1: it is entered again")
+    {
+        assert!(Instant::now() < deadline, "{}", first.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    while buffered(&first) > 1024 || raw("GET", &first.url("/readyz")).0 != 200 {
+        assert!(Instant::now() < deadline, "{}", first.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The whole log went again: another node resumes the world from it,
+    // and a new world does not take its id.
+    std::thread::sleep(Duration::from_millis(300));
+    first.signal("KILL");
+    let _ = first.child.wait();
+    let second = node(&engine, &dir.path().join("b"), &["examples/arena"]);
+    let (_, snapshot) = reconnect(&second.addr, &player.path);
+    assert_eq!(position(&snapshot, &player.name), Some(player.at));
+    let (_, status, body) = follow("POST", &second.addr, "/worlds");
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["id"], 2, "{body}");
 }
 
 #[test]

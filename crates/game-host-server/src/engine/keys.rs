@@ -15,6 +15,14 @@ pub(crate) fn log_key(id: u64, kind: Kind) -> String {
     }
 }
 
+/// The field of a world's hash that holds where its log of `kind` ends.
+pub(crate) fn end_field(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Log => "logend",
+        Kind::Seats => "seatsend",
+    }
+}
+
 pub(crate) fn worlds_key(node: &str) -> String {
     format!("fleet:node:{node}:worlds")
 }

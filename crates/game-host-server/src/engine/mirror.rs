@@ -10,7 +10,7 @@
 //! node holds the world now: its copy here is told to stop.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::conn::{Conn, unreachable};
-use super::keys::{Kind, log_key, world_key, worlds_key};
+use super::keys::{Kind, NEXT_WORLD, end_field, log_key, world_key, worlds_key};
 use super::records::digest;
-use super::scripts::{APPEND, END, FENCED};
+use super::scripts::{APPEND, END, FENCED, GAP, GONE, RECREATE};
 use game_host::record::LogMirror;
 use game_host::sync::LockExt;
 
@@ -54,6 +54,9 @@ struct State {
     fenced: Vec<u64>,
     /// The world whose record is on its way.
     sending: Option<u64>,
+    /// Each held world's folder in the node's working copy, where what the
+    /// engine lost is read back from.
+    dirs: HashMap<u64, PathBuf>,
 }
 
 /// What the mirror did, for metrics.
@@ -111,6 +114,7 @@ impl Mirror {
     pub fn release(&self, world: u64) {
         let mut state = self.state.lock_unpoisoned();
         state.held.remove(&world);
+        state.dirs.remove(&world);
         drop_records(&mut state, world);
     }
 
@@ -175,6 +179,71 @@ impl Mirror {
                     state.sending = None;
                     if record.ends {
                         state.held.remove(&record.world);
+                        state.dirs.remove(&record.world);
+                    }
+                }
+                Err(error) if error.code() == Some(GAP) => {
+                    // The engine lost the end of this log (it restarted
+                    // without its last writes): what it lacks goes first.
+                    let ends = error
+                        .detail()
+                        .and_then(|d| d.trim().parse().ok())
+                        .unwrap_or(0);
+                    let missing = self.missing(&record, ends);
+                    let seats = self.seats_again(&record);
+                    let mut state = self.state.lock_unpoisoned();
+                    state.sending = None;
+                    match missing {
+                        Some(missing) => {
+                            tracing::info!(
+                                "the fleet's engine lost the end of world {}'s log: sent again \
+                                 from byte {ends}",
+                                record.world
+                            );
+                            state.bytes += missing.bytes.len() + record.bytes.len();
+                            state.queue.push_front(record);
+                            state.queue.push_front(missing);
+                            // It may have lost seats as well: they go again
+                            // whole (a few bytes a player).
+                            if let Some(seats) = seats {
+                                state.bytes += seats.bytes.len();
+                                state.queue.push_back(seats);
+                            }
+                        }
+                        None => {
+                            let world = record.world;
+                            self.lose(
+                                &mut state,
+                                world,
+                                "its log here does not hold what the engine lost",
+                            );
+                        }
+                    }
+                }
+                Err(error) if error.code() == Some(GONE) => {
+                    // The engine lost the world itself: it is entered again,
+                    // and its logs sent from the start.
+                    let entered = self.enter_again(&mut conn, &record, epoch);
+                    let mut state = self.state.lock_unpoisoned();
+                    state.sending = None;
+                    match entered {
+                        Ok(()) => {
+                            tracing::warn!(
+                                "the fleet's engine had lost world {}: it is entered again from \
+                                 this node",
+                                record.world
+                            );
+                            state.bytes += record.bytes.len();
+                            state.queue.push_front(record);
+                        }
+                        Err(error) => {
+                            let world = record.world;
+                            self.lose(
+                                &mut state,
+                                world,
+                                &format!("it could not be entered again: {error:#}"),
+                            );
+                        }
                     }
                 }
                 Err(error) if error.code() == Some(FENCED) => {
@@ -186,6 +255,7 @@ impl Mirror {
                     let mut state = self.state.lock_unpoisoned();
                     state.sending = None;
                     state.held.remove(&record.world);
+                    state.dirs.remove(&record.world);
                     drop_records(&mut state, record.world);
                     state.fenced.push(record.world);
                 }
@@ -215,10 +285,102 @@ impl Mirror {
         }
     }
 
+    /// Stops copying `world`: what waits is dropped, said once and counted.
+    fn lose(&self, state: &mut State, world: u64, why: &str) {
+        drop_records(state, world);
+        if state.lost.insert(world) {
+            self.lost.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(
+                "world {world}'s log is no longer copied to the fleet's engine ({why}): it plays \
+                 on, kept on this node alone"
+            );
+        }
+    }
+
+    /// What the engine lacks of `record`'s log before it, read back from
+    /// the node's working copy: the bytes from `ends` to the record.
+    fn missing(&self, record: &Record, ends: u64) -> Option<Record> {
+        use std::io::{Read, Seek, SeekFrom};
+        let length = usize::try_from(record.offset.checked_sub(ends)?).ok()?;
+        if length > MAX_BUFFER {
+            return None;
+        }
+        let dir = self
+            .state
+            .lock_unpoisoned()
+            .dirs
+            .get(&record.world)?
+            .clone();
+        let mut file = std::fs::File::open(dir.join(file_name(record.kind))).ok()?;
+        file.seek(SeekFrom::Start(ends)).ok()?;
+        let mut bytes = vec![0; length];
+        file.read_exact(&mut bytes).ok()?;
+        Some(Record {
+            world: record.world,
+            kind: record.kind,
+            offset: ends,
+            bytes,
+            ends: false,
+        })
+    }
+
+    /// The whole seat log of `record`'s world, from the node's working copy,
+    /// to send again after the engine lost part of that world's logs (none
+    /// for a seat log's own gap, which sends what it lacks).
+    fn seats_again(&self, record: &Record) -> Option<Record> {
+        if record.kind == Kind::Seats {
+            return None;
+        }
+        let dir = self
+            .state
+            .lock_unpoisoned()
+            .dirs
+            .get(&record.world)?
+            .clone();
+        let bytes =
+            game_host::files::read_capped(&dir.join(file_name(Kind::Seats)), MAX_BUFFER as u64)
+                .ok()?;
+        // Up to its last whole line, as it is appended.
+        let whole = bytes.iter().rposition(|b| *b == b'\n')? + 1;
+        Some(Record {
+            world: record.world,
+            kind: Kind::Seats,
+            offset: 0,
+            bytes: bytes[..whole].to_vec(),
+            ends: false,
+        })
+    }
+
+    /// Enters `record`'s world in the engine again, held by this node at
+    /// `epoch`, from its manifest in the node's working copy.
+    fn enter_again(&self, conn: &mut Conn, record: &Record, epoch: u64) -> Result<()> {
+        let dir = self
+            .state
+            .lock_unpoisoned()
+            .dirs
+            .get(&record.world)
+            .cloned()
+            .context("its folder is not known")?;
+        let manifest = game_host::files::read_capped(&dir.join("world.json"), 16 << 20)
+            .context("its manifest cannot be read")?;
+        let _: i64 = conn.run(|con| {
+            RECREATE
+                .key(world_key(record.world))
+                .key(worlds_key(&self.node))
+                .key(NEXT_WORLD)
+                .arg(&self.node)
+                .arg(record.world)
+                .arg(&manifest)
+                .arg(epoch)
+                .invoke(con)
+        })?;
+        Ok(())
+    }
+
     /// Appends one record (and, for an end line, notes the world ended).
     fn send(&self, conn: &mut Conn, record: &Record, epoch: u64) -> redis::RedisResult<()> {
         let world = world_key(record.world);
-        let _: String = conn.run(|con| {
+        let _: i64 = conn.run(|con| {
             APPEND
                 .key(&world)
                 .key(log_key(record.world, record.kind))
@@ -227,6 +389,7 @@ impl Mirror {
                 .arg(record.offset)
                 .arg(digest(&record.bytes))
                 .arg(&record.bytes)
+                .arg(end_field(record.kind))
                 .invoke(con)
         })?;
         if record.ends {
@@ -255,15 +418,15 @@ impl LogMirror for Mirror {
         if !state.held.contains_key(&world) || state.lost.contains(&world) {
             return;
         }
+        if let Some(dir) = path.parent() {
+            state.dirs.entry(world).or_insert_with(|| dir.to_owned());
+        }
         if state.bytes + bytes.len() > MAX_BUFFER {
-            drop_records(&mut state, world);
-            state.lost.insert(world);
-            self.lost.fetch_add(1, Ordering::Relaxed);
-            tracing::warn!(
-                "world {world}'s log no longer fits in the {} MiB waiting for the fleet's \
-                 engine: it plays on, kept on this node alone",
+            let why = format!(
+                "it no longer fits in the {} MiB waiting for the engine",
                 MAX_BUFFER >> 20
             );
+            self.lose(&mut state, world, &why);
             return;
         }
         state.bytes += bytes.len();
@@ -285,6 +448,14 @@ fn drop_records(state: &mut State, world: u64) {
     state.queue.retain(|r| r.world != world);
     if state.queue.len() != before {
         state.bytes = state.queue.iter().map(|r| r.bytes.len()).sum();
+    }
+}
+
+/// The file a log of `kind` is in, in its world's folder.
+fn file_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Log => "log.rec",
+        Kind::Seats => "seats.jsonl",
     }
 }
 

@@ -10,17 +10,57 @@ use redis::Script;
 /// The error code a fenced write or hand-off is refused with.
 pub(crate) const FENCED: &str = "FENCED";
 
-/// KEYS: the world, its stream. ARGV: node, epoch, offset, digest, bytes.
-/// Appends a record to the world's log or seat log.
+/// The error code of a write to a world the engine does not have (it lost
+/// its data, restarted without it): the writer enters it again.
+pub(crate) const GONE: &str = "GONE";
+
+/// The error code of a write past the end of what the engine holds of a
+/// log (it lost its last writes): the detail is where its log ends, and
+/// the writer sends what is missing first.
+pub(crate) const GAP: &str = "GAP";
+
+/// KEYS: the world, its stream. ARGV: node, epoch, offset, digest, bytes,
+/// the world's field that holds where that log ends (`logend`, `seatsend`).
+/// Appends a record to the world's log or seat log, at or before its end.
 pub(crate) static APPEND: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
-local held = redis.call('HMGET', KEYS[1], 'owner', 'epoch')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'epoch', ARGV[6])
+if not held[1] then
+  return redis.error_reply('GONE the fleet has no such world')
+end
 if held[1] ~= ARGV[1] or held[2] ~= ARGV[2] then
   return redis.error_reply('FENCED the world is held by ' .. tostring(held[1]) ..
     ' at epoch ' .. tostring(held[2]))
 end
-return redis.call('XADD', KEYS[2], '*', 'o', ARGV[3], 'e', ARGV[2], 'h', ARGV[4], 'b', ARGV[5])
+local ends = tonumber(held[3] or '0') or 0
+if tonumber(ARGV[3]) > ends then
+  return redis.error_reply('GAP ' .. ends)
+end
+redis.call('XADD', KEYS[2], '*', 'o', ARGV[3], 'e', ARGV[2], 'h', ARGV[4], 'b', ARGV[5])
+redis.call('HSET', KEYS[1], ARGV[6], tonumber(ARGV[3]) + string.len(ARGV[5]))
+return 1
+"#,
+    )
+});
+
+/// KEYS: the world, the node's worlds, the world id counter. ARGV: node,
+/// world id, manifest, epoch. Enters again a world the engine lost, held
+/// by the node that still runs it (its logs are then sent again from the
+/// start); the counter goes past it, so that its id is not given again.
+pub(crate) static RECREATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', ARGV[4], 'manifest', ARGV[3],
+  'logend', 0, 'seatsend', 0)
+redis.call('SADD', KEYS[2], ARGV[2])
+if (tonumber(redis.call('GET', KEYS[3]) or '0') or 0) < tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[3], ARGV[2])
+end
+return 1
 "#,
     )
 });
@@ -33,7 +73,8 @@ pub(crate) static CREATE: LazyLock<Script> = LazyLock::new(|| {
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return redis.error_reply('EXISTS world ' .. ARGV[2] .. ' is already in the fleet')
 end
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', 1, 'manifest', ARGV[3])
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', 1, 'manifest', ARGV[3],
+  'logend', 0, 'seatsend', 0)
 redis.call('SADD', KEYS[2], ARGV[2])
 return 1
 "#,
