@@ -187,12 +187,12 @@ fn position(message: &Value, name: &str) -> Option<[f64; 2]> {
     ])
 }
 
-/// Reconnects with a token through node `addr` (following its redirect)
-/// until the world's node answers with a snapshot.
+/// Reconnects with a token through node `addr` (which forwards the stream
+/// to the world's node) until the world answers with a snapshot.
 fn reconnect(addr: &str, path: &str) -> (Client, Value) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        if let Ok(mut client) = Client::connect_following(addr, path)
+        if let Ok(mut client) = Client::connect_to(addr, path)
             && let Some(first) = client.next(Duration::from_secs(5))
             && first.get("entities").is_some()
         {
@@ -304,6 +304,16 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
     for world in 1..=6 {
         players.push(play(&first, world, world as usize % 3 + 1));
         players.push(play(&first, world, 1));
+    }
+    // A stream asked of another node is forwarded to the world's node,
+    // which checks the token.
+    let there = players.iter().find(|p| p.world == elsewhere).unwrap();
+    let (_, snapshot) = reconnect(&first, &there.path);
+    assert_eq!(position(&snapshot, &there.name), Some(there.at));
+    match Client::connect_to(&first, &format!("/worlds/{elsewhere}/stream?token=forged")) {
+        Err(tungstenite::Error::Http(response)) => assert_eq!(response.status(), 403),
+        Err(error) => panic!("{error}"),
+        Ok(_) => panic!("a forged token was let through"),
     }
     // Past the flush interval, then node 1 is killed.
     std::thread::sleep(Duration::from_millis(500));

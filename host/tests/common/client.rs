@@ -34,20 +34,6 @@ impl Client {
         Ok(Client { socket })
     }
 
-    /// Connects to `path` on `addr`, following a redirect to another node
-    /// of a fleet (once) as a client would.
-    pub fn connect_following(addr: &str, path: &str) -> Result<Client, tungstenite::Error> {
-        match Client::connect_to(addr, path) {
-            Err(tungstenite::Error::Http(response)) if response.status() == 307 => {
-                let location = response.headers()["location"].to_str().unwrap().to_owned();
-                let rest = location.strip_prefix("http://").unwrap();
-                let (addr, path) = rest.split_at(rest.find('/').unwrap());
-                Client::connect_to(addr, path)
-            }
-            other => other,
-        }
-    }
-
     /// The next frame of the stream, or `None` if none came by `deadline`.
     fn frame(&mut self, deadline: Instant) -> Option<Message> {
         while Instant::now() < deadline {

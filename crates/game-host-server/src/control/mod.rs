@@ -19,7 +19,8 @@
 //!
 //! A node of a fleet answers for every world of the fleet: a request for a
 //! world another node holds, or a new world that another node has more
-//! room for, is redirected there (`307`, see `redirect`).
+//! room for, is redirected there (`307`, see `redirect`), and a player's
+//! stream is forwarded there (`forward`).
 //!
 //! What no client can do, whatever it sends ([`ControlLimits`]):
 //! - hold a connection open without sending: headers (and the idle time
@@ -43,6 +44,7 @@
 
 mod auth;
 mod cross_site;
+mod forward;
 mod limits;
 mod redirect;
 mod routes;
@@ -328,19 +330,24 @@ async fn handle(
         None => cross_site::check(request.headers(), changes, context.listen).err(),
         Some(_) => None,
     };
-    if refused.is_none()
-        && let Some(response) =
-            redirect::elsewhere(&context, route.as_ref().ok(), request.uri()).await
-    {
-        return Ok(response);
-    }
-    let answer = match (refused, route) {
-        (Some(refused), _) => refused,
-        (None, Ok(Route::Stream(id))) => match upgrade::upgrade(&context, id, request) {
+    let elsewhere = match refused {
+        None => redirect::elsewhere(&context, route.as_ref().ok(), request.uri()).await,
+        Some(_) => None,
+    };
+    let answer = match (refused, route, elsewhere) {
+        (_, Ok(Route::Stream(_)), Some((address, _))) => {
+            match forward::forward(&context, &address, request).await {
+                Ok(response) => return Ok(response),
+                Err(answer) => answer,
+            }
+        }
+        (_, _, Some((_, response))) => return Ok(response),
+        (Some(refused), _, None) => refused,
+        (None, Ok(Route::Stream(id)), None) => match upgrade::upgrade(&context, id, request) {
             Ok(response) => return Ok(response),
             Err(answer) => answer,
         },
-        (None, _) => answer(&context, &waiting, request).await,
+        (None, _, None) => answer(&context, &waiting, request).await,
     };
     // The answer is on its way: the connection waits on its client again.
     waiting.waiting();

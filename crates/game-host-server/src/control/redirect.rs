@@ -1,8 +1,8 @@
 //! A fleet's node answers for every world of the fleet: a request for a
 //! world another node holds is redirected to that node (`307`, which
-//! keeps the method and body; a WebSocket client follows it by hand), and
-//! `POST /worlds` goes to the node with the most room. The engine is asked
-//! off the event loop.
+//! keeps the method and body; a player's stream is forwarded instead, see
+//! `forward`), and `POST /worlds` goes to the node with the most room. The
+//! engine is asked off the event loop.
 
 use std::sync::Arc;
 
@@ -14,13 +14,15 @@ use hyper::{Response, StatusCode, Uri};
 use super::routes::Route;
 use super::state::ControlState;
 
-/// The redirect for a request, when another node of the fleet should
-/// answer it; `None` to answer here.
+/// The node that should answer a request instead of this one, when
+/// another node of the fleet should (its address), with the redirect to it;
+/// `None` to answer here. (A stream is forwarded there instead, by the
+/// `forward` module, for clients that cannot follow a redirect.)
 pub(super) async fn elsewhere(
     context: &Arc<ControlState>,
     route: Option<&Route>,
     uri: &Uri,
-) -> Option<Response<Full<Bytes>>> {
+) -> Option<(String, Response<Full<Bytes>>)> {
     let node = context.fleet.get()?.clone();
     let route = *route?;
     let query = uri.query().unwrap_or_default();
@@ -49,5 +51,5 @@ pub(super) async fn elsewhere(
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     headers.insert(LOCATION, HeaderValue::from_str(&location).ok()?);
-    Some(response)
+    Some((address, response))
 }

@@ -126,7 +126,7 @@ fn token_of(query: Option<&str>) -> Option<&str> {
 
 /// The client's `Sec-WebSocket-Key`, once the request is a WebSocket
 /// handshake of version 13.
-fn websocket_key(headers: &HeaderMap) -> Result<String, Answer> {
+pub(super) fn websocket_key(headers: &HeaderMap) -> Result<String, Answer> {
     let has = |name, value: &str| {
         headers.get_all(name).iter().any(|v| {
             v.to_str().is_ok_and(|v| {
