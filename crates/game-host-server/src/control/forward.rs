@@ -18,8 +18,11 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Error as WsError;
+use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 
 use super::routes::Answer;
@@ -130,7 +133,9 @@ pub(super) async fn forward(
 }
 
 /// Passes every message both ways until either side closes (a close
-/// frame goes through, with its code and reason).
+/// frame goes through, with its code and reason). When the world's node is
+/// lost without one, the client is told to reconnect: the world resumes on
+/// another node, and this one forwards there.
 async fn pump<A, B>(client: WebSocketStream<A>, upstream: WebSocketStream<B>)
 where
     A: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
@@ -156,7 +161,14 @@ where
                         break;
                     }
                 }
-                _ => break,
+                _ => {
+                    let lost = CloseFrame {
+                        code: CloseCode::Restart,
+                        reason: "the world's node was lost: reconnect with your token".into(),
+                    };
+                    let _ = to_client.send(Message::Close(Some(lost))).await;
+                    break;
+                }
             },
         }
     }

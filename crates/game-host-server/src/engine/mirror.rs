@@ -173,7 +173,7 @@ impl Mirror {
             };
             match self.send(&mut conn, &record, epoch) {
                 Ok(()) => {
-                    self.up.store(true, Ordering::Relaxed);
+                    self.answered();
                     backoff = Duration::from_millis(50);
                     let mut state = self.state.lock_unpoisoned();
                     state.sending = None;
@@ -261,13 +261,7 @@ impl Mirror {
                 }
                 Err(error) => {
                     if unreachable(&error) {
-                        if self.up.swap(false, Ordering::Relaxed) {
-                            tracing::warn!(
-                                "the fleet's engine cannot be reached ({error}): worlds play \
-                                 on, and their logs wait here (up to {} MiB)",
-                                MAX_BUFFER >> 20
-                            );
-                        }
+                        self.lost(&error);
                     } else {
                         tracing::warn!("the fleet's engine refused a log record: {error}");
                     }
@@ -282,6 +276,27 @@ impl Mirror {
                 }
             }
             self.wake.notify_all();
+        }
+    }
+
+    /// Notes that the engine answered (and says so, if it did not before).
+    pub fn answered(&self) {
+        if !self.up.swap(true, Ordering::Relaxed) {
+            tracing::info!(
+                "the fleet's engine answers again: the {} bytes of log that waited are being sent",
+                self.state.lock_unpoisoned().bytes
+            );
+        }
+    }
+
+    /// Notes that the engine could not be reached (and says so, once).
+    pub fn lost(&self, error: &redis::RedisError) {
+        if self.up.swap(false, Ordering::Relaxed) {
+            tracing::warn!(
+                "the fleet's engine cannot be reached ({error}): worlds play on, and their logs \
+                 wait here (up to {} MiB)",
+                MAX_BUFFER >> 20
+            );
         }
     }
 

@@ -45,7 +45,7 @@ impl Node {
             beats += 1;
             self.publish(&server);
             if let Err(error) = self.renew(&mut conn, &server) {
-                self.link.mirror.up.store(false, Ordering::Relaxed);
+                self.link.mirror.lost(&error);
                 let silent = self.lease_renewed.lock_unpoisoned().elapsed();
                 if silent > self.link.lease && !lapse_said {
                     lapse_said = true;
@@ -56,7 +56,7 @@ impl Node {
                 }
                 continue;
             }
-            self.link.mirror.up.store(true, Ordering::Relaxed);
+            self.link.mirror.answered();
             lapse_said = false;
             match self.link.take_claims(&mut conn) {
                 Ok(ids) => {
