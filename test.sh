@@ -10,7 +10,8 @@
 #   test that has it scrape the host, chromium and chromedriver for the view
 #   page's browser test, slowhttptest for the control surface under a
 #   flood, gdb for the debugger test, Redis for the fleet's tests (each
-#   starts its own on loopback), Node.js for JavaScript scripts (apt-get,
+#   starts its own on loopback), protoc for Agones' SDK (and the test's SDK
+#   server, with OpenSSL's headers), Node.js for JavaScript scripts (apt-get,
 #   through sudo unless run as root; skipped when they are installed);
 # - componentize-py and componentize-js at the versions the project is tested
 #   with, into target/test-tools unless those versions are on PATH already.
@@ -28,7 +29,7 @@ step() { echo "== $*" >&2; }
 step "Rust toolchain (rust-toolchain.toml)"
 rustup toolchain install --no-self-update
 
-packages="mesa-vulkan-drivers libvulkan1 xvfb xauth xdotool prometheus chromium chromium-driver slowhttptest gdb redis-server"
+packages="mesa-vulkan-drivers libvulkan1 xvfb xauth xdotool prometheus chromium chromium-driver slowhttptest gdb redis-server protobuf-compiler libssl-dev pkg-config"
 command -v node >/dev/null || packages="$packages nodejs npm"
 command -v python3 >/dev/null || packages="$packages python3"
 python3 -m venv --help >/dev/null 2>&1 || packages="$packages python3-venv"

@@ -155,6 +155,14 @@ pub struct ServeArgs {
     #[command(flatten)]
     fleet: FleetArgs,
 
+    /// Report to Agones' SDK server (the sidecar of an Agones GameServer,
+    /// on AGONES_SDK_GRPC_PORT): Ready once the server listens and launched
+    /// its worlds, Health every 2 s while /healthz answers, the free world
+    /// slots as the label `world-slots-free`, and Shutdown once SIGTERM
+    /// drained it (its worlds moved to other nodes of a fleet, or ended).
+    #[arg(long)]
+    agones: bool,
+
     #[command(flatten)]
     world: SeedArgs,
 
@@ -262,7 +270,17 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             launching,
         )?;
     }
+    let agones = match args.agones {
+        true => Some(game_host_agones::Agones::start(
+            server.clone(),
+            control.addr(),
+        )?),
+        false => None,
+    };
     control.launched();
+    if let Some(agones) = &agones {
+        agones.ready();
+    }
     tracing::info!(
         threads = server.thread_count(),
         hz = args.hz,
@@ -288,6 +306,11 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         node.drain(&server);
     }
     let clean = server.shut_down(Duration::from_secs_f64(args.grace_seconds));
+    if let Some(agones) = agones
+        && let Err(error) = agones.shutdown(Duration::from_secs(10))
+    {
+        tracing::error!("{error:#}");
+    }
     output.take(&server);
     tracing::info!(elapsed = ?stopped.elapsed(), worlds = output.reports.len(), "loop threads stopped");
     for summary in &server.totals() {

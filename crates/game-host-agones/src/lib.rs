@@ -1,0 +1,198 @@
+//! # game-host-agones — a `host serve` process as an Agones game server
+//!
+//! [Agones](https://agones.dev) runs game servers as Kubernetes pods, each
+//! beside an SDK server (a sidecar) it reports to. [`Agones::start`]
+//! connects to it through the official SDK and, on a thread of its own:
+//!
+//! - calls `Ready()` when told the server listens and launched its worlds
+//!   ([`Agones::ready`]);
+//! - calls `Health()` every [`HEALTH_EVERY`] while the server's own
+//!   `/healthz` answers 200, so that a server whose control surface hangs
+//!   goes unhealthy and is replaced;
+//! - keeps the label `world-slots-free` at the server's free world slots
+//!   (the SDK server prefixes it `agones.dev/sdk-`), for allocation
+//!   selectors and autoscaling to read;
+//! - calls `Shutdown()` when told the server drained ([`Agones::shutdown`]):
+//!   its last world has moved to another node or ended.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow};
+use game_host_server::Server;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+/// How often health is checked and reported.
+pub const HEALTH_EVERY: Duration = Duration::from_secs(2);
+
+/// The label that holds the free world slots.
+pub const SLOTS_LABEL: &str = "world-slots-free";
+
+/// How long connecting to the SDK server may take.
+const CONNECT_WITHIN: Duration = Duration::from_secs(30);
+
+enum Order {
+    Ready,
+    Shutdown(std::sync::mpsc::Sender<Result<()>>),
+}
+
+/// A server reporting to its Agones SDK server.
+pub struct Agones {
+    orders: mpsc::UnboundedSender<Order>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Agones {
+    /// Connects to the SDK server (on `AGONES_SDK_GRPC_PORT`, 9357 by
+    /// default, as Agones sets it) and starts reporting for `server`, whose
+    /// control surface listens on `control`. Fails, in one line, if the SDK
+    /// server cannot be reached.
+    pub fn start(server: Arc<Server>, control: SocketAddr) -> Result<Agones> {
+        let (orders, receiver) = mpsc::unbounded_channel();
+        let (connected, connecting) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("agones".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(error) => {
+                        let _ = connected.send(Err(anyhow!("no runtime for the SDK: {error}")));
+                        return;
+                    }
+                };
+                runtime.block_on(report(server, control, receiver, connected));
+            })
+            .context("failed to start the Agones thread")?;
+        connecting
+            .recv()
+            .map_err(|_| anyhow!("the Agones thread stopped"))??;
+        Ok(Agones {
+            orders,
+            thread: Some(thread),
+        })
+    }
+
+    /// The server listens and launched its worlds: `Ready()`.
+    pub fn ready(&self) {
+        let _ = self.orders.send(Order::Ready);
+    }
+
+    /// The server drained (its last world moved or ended): `Shutdown()`,
+    /// waited for up to `within`.
+    pub fn shutdown(mut self, within: Duration) -> Result<()> {
+        let (done, result) = std::sync::mpsc::channel();
+        self.orders
+            .send(Order::Shutdown(done))
+            .map_err(|_| anyhow!("the Agones thread stopped"))?;
+        let result = result.recv_timeout(within).map_err(|_| {
+            anyhow!(
+                "Agones: Shutdown was not answered within {} s",
+                within.as_secs_f64()
+            )
+        })?;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        result
+    }
+}
+
+/// The Agones thread: connects, then reports until told to shut down.
+async fn report(
+    server: Arc<Server>,
+    control: SocketAddr,
+    mut orders: mpsc::UnboundedReceiver<Order>,
+    connected: std::sync::mpsc::Sender<Result<()>>,
+) {
+    let sdk = tokio::time::timeout(CONNECT_WITHIN, agones::Sdk::new(None, None)).await;
+    let mut sdk = match sdk {
+        Ok(Ok(sdk)) => {
+            let _ = connected.send(Ok(()));
+            sdk
+        }
+        Ok(Err(error)) => {
+            let _ = connected.send(Err(anyhow!(
+                "--agones: cannot reach the Agones SDK server (AGONES_SDK_GRPC_PORT): {error}"
+            )));
+            return;
+        }
+        Err(_) => {
+            let _ = connected.send(Err(anyhow!(
+                "--agones: the Agones SDK server did not answer within {} s",
+                CONNECT_WITHIN.as_secs()
+            )));
+            return;
+        }
+    };
+    let health = sdk.health_check();
+    let mut ready = false;
+    let mut slots: Option<String> = None;
+    let mut beat = tokio::time::interval(HEALTH_EVERY);
+    loop {
+        tokio::select! {
+            order = orders.recv() => match order {
+                Some(Order::Ready) => match sdk.ready().await {
+                    Ok(()) => {
+                        ready = true;
+                        tracing::info!("Agones: Ready");
+                    }
+                    Err(error) => tracing::error!("Agones: Ready failed: {error}"),
+                },
+                Some(Order::Shutdown(done)) => {
+                    let result = sdk
+                        .shutdown()
+                        .await
+                        .map_err(|error| anyhow!("Agones: Shutdown failed: {error}"));
+                    if result.is_ok() {
+                        tracing::info!("Agones: Shutdown");
+                    }
+                    let _ = done.send(result);
+                    return;
+                }
+                None => return,
+            },
+            _ = beat.tick() => {
+                if !ready {
+                    continue;
+                }
+                if answers(control).await {
+                    let _ = health.try_send(());
+                } else {
+                    tracing::warn!("Agones: /healthz does not answer; no health ping");
+                }
+                let free = server
+                    .free_slots()
+                    .map_or_else(|| "unlimited".to_owned(), |n| n.to_string());
+                if slots.as_deref() != Some(free.as_str()) {
+                    match sdk.set_label(SLOTS_LABEL, free.clone()).await {
+                        Ok(()) => slots = Some(free),
+                        Err(error) => tracing::warn!("Agones: the slots label failed: {error}"),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether the control surface's `/healthz` answers 200 within a second.
+async fn answers(control: SocketAddr) -> bool {
+    let ask = async {
+        let mut stream = tokio::net::TcpStream::connect(control).await.ok()?;
+        let ask = format!("GET /healthz HTTP/1.1\r\nHost: {control}\r\nConnection: close\r\n\r\n");
+        stream.write_all(ask.as_bytes()).await.ok()?;
+        let mut head = [0; 12];
+        stream.read_exact(&mut head).await.ok()?;
+        Some(head.starts_with(b"HTTP/1.1 200"))
+    };
+    tokio::time::timeout(Duration::from_secs(1), ask)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or(false)
+}
