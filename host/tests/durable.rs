@@ -8,7 +8,7 @@
 mod common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::client::{Client, admit};
 use common::serve::{Serve, json, request};
@@ -40,22 +40,6 @@ fn worlds(serve: &Serve) -> Vec<Value> {
     let (status, body) = request("GET", &serve.url("/worlds"), None);
     assert_eq!(status, 200, "{body}");
     json(&body).as_array().unwrap().clone()
-}
-
-/// Reconnects with a token until the resumed world answers (its client
-/// may come before the world is placed).
-fn reconnect(serve: &Serve, path: &str) -> (Client, Value) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Ok(mut client) = Client::connect(serve, path)
-            && let Some(first) = client.next(Duration::from_secs(5))
-            && first.get("entities").is_some()
-        {
-            return (client, first);
-        }
-        assert!(Instant::now() < deadline, "no snapshot for {path}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 fn replay(log: &Path) -> String {
@@ -124,7 +108,7 @@ fn a_killed_server_resumes_its_worlds_exactly_and_their_players_carry_on() {
     }
     let mut clients: Vec<Client> = Vec::new();
     for (world, path, name_one, at, name_two, y) in &players {
-        let (mut client, snapshot) = reconnect(&second, path);
+        let (mut client, snapshot) = Client::reconnect(&second.addr, path);
         assert_eq!(
             position(&snapshot, name_one),
             Some(*at),

@@ -187,25 +187,6 @@ fn position(message: &Value, name: &str) -> Option<[f64; 2]> {
     ])
 }
 
-/// Reconnects with a token through node `addr` (which forwards the stream
-/// to the world's node) until the world answers with a snapshot.
-fn reconnect(addr: &str, path: &str) -> (Client, Value) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(mut client) = Client::connect_to(addr, path)
-            && let Some(first) = client.next(Duration::from_secs(5))
-            && first.get("entities").is_some()
-        {
-            return (client, first);
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no snapshot for {path} via {addr}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 /// A player of a world, moved right `steps` times, and where it stands.
 struct Player {
     world: u64,
@@ -246,6 +227,20 @@ fn buffered(node: &Serve) -> u64 {
         .find_map(|l| l.strip_prefix("game_server_fleet_log_buffered_bytes "))
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{metrics}"))
+}
+
+/// A node's working copy in its state directory (a folder of its own).
+fn working_copy(state: &Path) -> PathBuf {
+    let copies: Vec<PathBuf> = std::fs::read_dir(state)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("host-fleet-node-"))
+        })
+        .collect();
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    copies[0].clone()
 }
 
 fn replay(log: &Path) {
@@ -308,7 +303,7 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
     // A stream asked of another node is forwarded to the world's node,
     // which checks the token.
     let there = players.iter().find(|p| p.world == elsewhere).unwrap();
-    let (_, snapshot) = reconnect(&first, &there.path);
+    let (_, snapshot) = Client::reconnect(&first, &there.path);
     assert_eq!(position(&snapshot, &there.name), Some(there.at));
     match Client::connect_to(&first, &format!("/worlds/{elsewhere}/stream?token=forged")) {
         Err(tungstenite::Error::Http(response)) => assert_eq!(response.status(), 403),
@@ -340,7 +335,7 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
     eprintln!("failover of {} worlds: {failover:?}", killed.len());
     // Every player is back, through any node, where it was.
     for player in &players {
-        let (mut client, snapshot) = reconnect(&first, &player.path);
+        let (mut client, snapshot) = Client::reconnect(&first, &player.path);
         assert_eq!(
             position(&snapshot, &player.name),
             Some(player.at),
@@ -365,7 +360,7 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
         .iter()
         .map(|world| {
             let player = players.iter().find(|p| p.world == *world).unwrap();
-            let (client, _) = reconnect(&stopped.addr, &player.path);
+            let (client, _) = Client::reconnect(&stopped.addr, &player.path);
             (*world, client)
         })
         .collect();
@@ -400,7 +395,7 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
         }
     }
     for player in &players {
-        let (_, snapshot) = reconnect(&first, &player.path);
+        let (_, snapshot) = Client::reconnect(&first, &player.path);
         assert_eq!(
             position(&snapshot, &player.name),
             Some(player.at),
@@ -422,30 +417,33 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
         let (_, status, body) = follow("DELETE", &first, &format!("/worlds/{world}"));
         assert_eq!(status, 200, "{body}");
         std::thread::sleep(Duration::from_millis(200));
-        replay(&states[0].join(format!("worlds/{world}/log.rec")));
+        replay(&working_copy(&states[0]).join(format!("worlds/{world}/log.rec")));
     }
 }
 
 #[test]
-fn a_damaged_record_resumes_its_world_from_the_last_intact_one_and_a_forged_log_fails_alone() {
+fn a_damaged_record_resumes_its_world_from_the_last_intact_one_and_a_log_without_digests_fails_alone()
+ {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::start(dir.path());
     let mut doomed = node(&engine, &dir.path().join("a"), &["--worlds", "3"]);
     std::thread::sleep(Duration::from_millis(500));
     doomed.signal("KILL");
     let _ = doomed.child.wait();
-    // World 2 gets a record whose bytes do not match its digest; world 3's
-    // log is replaced by records that forge bytes without any digest.
+    // World 2 gets a record, at the end of its log, whose bytes do not
+    // match its digest; world 3's log is replaced by records without any.
+    let end = engine.cli(&["HGET", "fleet:world:2", "logend"]);
+    let wrong = "0".repeat(64);
     engine.cli(&[
         "XADD",
         "fleet:world:2:log",
         "*",
         "o",
-        "999999",
+        end.trim(),
         "e",
         "1",
         "h",
-        "00",
+        &wrong,
         "b",
         "{\"frame\":1}\n",
     ]);
@@ -475,6 +473,10 @@ fn a_damaged_record_resumes_its_world_from_the_last_intact_one_and_a_forged_log_
         std::thread::sleep(Duration::from_millis(50));
     }
     let text = survivor.stderr();
+    assert!(
+        text.contains("its bytes do not match their digest"),
+        "{text}"
+    );
     assert!(
         text.contains("world 2: its log in the fleet's engine is damaged (record"),
         "{text}"
@@ -520,7 +522,7 @@ fn an_unreachable_engine_never_stops_a_world_and_its_log_catches_up() {
     let waiting = buffered(&first);
     assert!(waiting > 1024, "{waiting} bytes of log wait for the engine");
     // A player moves while the engine is away.
-    let (mut client, _) = reconnect(&first.addr, &player.path);
+    let (mut client, _) = Client::reconnect(&first.addr, &player.path);
     client.send(r#"{"press": "up"}"#);
     let up = [player.at[0], 1.0];
     client.until(Duration::from_secs(10), |m| {
@@ -544,7 +546,7 @@ fn an_unreachable_engine_never_stops_a_world_and_its_log_catches_up() {
     first.signal("KILL");
     let _ = first.child.wait();
     let second = node(&engine, &dir.path().join("b"), &["examples/arena"]);
-    let (_, snapshot) = reconnect(&second.addr, &player.path);
+    let (_, snapshot) = Client::reconnect(&second.addr, &player.path);
     assert_eq!(position(&snapshot, &player.name), Some(up));
 }
 
@@ -581,7 +583,7 @@ fn an_engine_restarted_empty_gets_its_worlds_again_from_the_nodes() {
     first.signal("KILL");
     let _ = first.child.wait();
     let second = node(&engine, &dir.path().join("b"), &["examples/arena"]);
-    let (_, snapshot) = reconnect(&second.addr, &player.path);
+    let (_, snapshot) = Client::reconnect(&second.addr, &player.path);
     assert_eq!(position(&snapshot, &player.name), Some(player.at));
     let (_, status, body) = follow("POST", &second.addr, "/worlds");
     assert_eq!(status, 201, "{body}");

@@ -9,6 +9,18 @@ use crate::registry::Room;
 use game_host::sync::LockExt;
 
 impl Server {
+    /// How many worlds (of `instances_per_world` each) the server holds at
+    /// most, within `max_worlds` and the instance pool; `None` when neither
+    /// limits them.
+    pub fn capacity(&self) -> Option<usize> {
+        let room = self.room();
+        let by_pool = room.max_instances.map(|max| max / room.per_world.max(1));
+        match (room.max_worlds, by_pool) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// Holds room for a world of `instances` while it is built, or says
     /// why there is none.
     pub(crate) fn reserve(&self, instances: usize) -> Result<Reservation<'_>> {

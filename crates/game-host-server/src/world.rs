@@ -231,6 +231,13 @@ impl World {
                     .inspect_err(|_| files.remove())
                     .with_context(|| format!("{id} could not be entered in the fleet"))?;
             }
+            // A world that cannot be kept is taken out of the fleet again.
+            let abandon = |_: &anyhow::Error| {
+                files.remove();
+                if let Some(link) = &durable.state.fleet {
+                    link.abandon(id.0);
+                }
+            };
             let journal = Journal::create(
                 &durable.writer,
                 &files.log(),
@@ -238,13 +245,11 @@ impl World {
                 &scripts,
                 durable.state.flush_every,
             )
-            .inspect_err(|_| files.remove())
+            .inspect_err(abandon)
             .with_context(|| format!("{id} could not be kept"))?;
             suspender = Some(journal.suspender());
             runtime.observe(Box::new(journal));
-            seat_log = Some(
-                SeatLog::open(&files.seats(), durable.mirror()).inspect_err(|_| files.remove())?,
-            );
+            seat_log = Some(SeatLog::open(&files.seats(), durable.mirror()).inspect_err(abandon)?);
         }
         let hub = WorldHub::with_seats(
             every,

@@ -112,20 +112,24 @@ fn read_password(file: &Path) -> Result<String> {
     Ok(text)
 }
 
-/// This node's working copy of the worlds it runs: `state_dir`, or a new
-/// folder under the system's temporary folder. The fleet's engine holds
-/// the worlds; a node starts with none of its own, so the copy's worlds
-/// are cleared.
-pub fn working_dir(state_dir: Option<&Path>) -> Result<PathBuf> {
+/// This node's working copy of the worlds it runs: a new folder named by
+/// the node's id, in `state_dir` or in the system's temporary folder. The
+/// fleet's engine holds the worlds; each start of a node is a new node,
+/// with a folder of its own, so nothing another node (or an earlier start)
+/// left is touched.
+pub fn working_dir(state_dir: Option<&Path>, link: &Link) -> Result<PathBuf> {
+    let name = format!("host-fleet-node-{}", link.node);
     let dir = match state_dir {
-        Some(dir) => dir.to_owned(),
-        None => std::env::temp_dir().join(format!("host-fleet-node-{}", std::process::id())),
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("--state-dir: cannot make `{}`", dir.display()))?;
+            dir.join(name)
+        }
+        None => std::env::temp_dir().join(name),
     };
-    let worlds = dir.join("worlds");
-    if worlds.exists() {
-        std::fs::remove_dir_all(&worlds)
-            .with_context(|| format!("--fleet: cannot clear `{}`", worlds.display()))?;
-    }
+    // Made here, and never one already there.
+    std::fs::create_dir(&dir)
+        .with_context(|| format!("--fleet: cannot make the working copy `{}`", dir.display()))?;
     Ok(dir)
 }
 

@@ -138,6 +138,8 @@ pub struct ServeArgs {
     /// and components. Started again with the same DIR, the server resumes
     /// every world that had not ended, at its last durable frame, with the
     /// same ids, players and tokens (and starts no --worlds of its own).
+    /// With --fleet, the node keeps its working copy in a folder of its own
+    /// in DIR (the worlds themselves are in the fleet's engine).
     #[arg(long, value_name = "DIR", conflicts_with = "record_worlds")]
     state_dir: Option<PathBuf>,
 
@@ -180,7 +182,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     let link = args.fleet.link()?;
     // A node of a fleet keeps its worlds in a working copy.
     let state_dir = match &link {
-        Some(_) => Some(fleet::working_dir(args.state_dir.as_deref())?),
+        Some(link) => Some(fleet::working_dir(args.state_dir.as_deref(), link)?),
         None => args.state_dir.clone(),
     };
     let launching = args.worlds.unwrap_or(usize::from(link.is_none()));
@@ -306,6 +308,9 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         node.drain(&server);
     }
     let clean = server.shut_down(Duration::from_secs_f64(args.grace_seconds));
+    if let Some(node) = &node {
+        node.leave(&server);
+    }
     if let Some(agones) = agones
         && let Err(error) = agones.shutdown(Duration::from_secs(10))
     {

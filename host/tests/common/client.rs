@@ -23,15 +23,42 @@ impl Client {
     /// Connects to `path` on the server at `addr` (`HOST:PORT`).
     pub fn connect_to(addr: &str, path: &str) -> Result<Client, tungstenite::Error> {
         let stream = TcpStream::connect(addr)?;
+        // The handshake may wait on another node (a fleet forwards a
+        // stream to its world's node); reads after it time out quickly.
         stream
-            .set_read_timeout(Some(Duration::from_millis(200)))
+            .set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();
         let url = format!("ws://{addr}{path}");
         let (socket, _) = tungstenite::client(url.as_str(), stream).map_err(|e| match e {
             tungstenite::HandshakeError::Failure(e) => e,
             tungstenite::HandshakeError::Interrupted(_) => panic!("handshake interrupted"),
         })?;
+        socket
+            .get_ref()
+            .set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
         Ok(Client { socket })
+    }
+
+    /// Connects to `path` (with its token) on the server at `addr` again and
+    /// again until its world answers with a snapshot (a resumed world's
+    /// client may come before the world runs again): the client and the
+    /// snapshot.
+    pub fn reconnect(addr: &str, path: &str) -> (Client, Value) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(mut client) = Client::connect_to(addr, path)
+                && let Some(first) = client.next(Duration::from_secs(5))
+                && first.get("entities").is_some()
+            {
+                return (client, first);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no snapshot for {path} via {addr}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     /// The next frame of the stream, or `None` if none came by `deadline`.

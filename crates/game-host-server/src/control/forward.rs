@@ -27,7 +27,7 @@ use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 
 use super::routes::Answer;
 use super::state::ControlState;
-use super::upgrade::websocket_key;
+use super::upgrade::{stream_slot, websocket_key};
 
 /// How long connecting to the world's node may take.
 const CONNECT_WITHIN: Duration = Duration::from_secs(5);
@@ -40,15 +40,7 @@ pub(super) async fn forward(
 ) -> Result<Response<Full<Bytes>>, Answer> {
     let key = websocket_key(request.headers())?;
     let limits = context.streams;
-    let Ok(slot) = context.stream_slots.clone().try_acquire_owned() else {
-        return Err(Answer::error(
-            503,
-            format!(
-                "the server has its maximum of {} streams open",
-                limits.max_streams
-            ),
-        ));
-    };
+    let slot = stream_slot(context)?;
     let unreachable =
         |why: String| Answer::error(502, format!("the world's node at {address} {why}"));
     let path = request

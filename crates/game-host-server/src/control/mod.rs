@@ -331,17 +331,21 @@ async fn handle(
         Some(_) => None,
     };
     let elsewhere = match refused {
-        None => redirect::elsewhere(&context, route.as_ref().ok(), request.uri()).await,
+        None => redirect::elsewhere(&context, route.as_ref().ok(), &request).await,
         Some(_) => None,
     };
     let answer = match (refused, route, elsewhere) {
         (_, Ok(Route::Stream(_)), Some((address, _))) => {
             match forward::forward(&context, &address, request).await {
+                // As for a stream of this server's own (`upgrade`).
                 Ok(response) => return Ok(response),
                 Err(answer) => answer,
             }
         }
-        (_, _, Some((_, response))) => return Ok(response),
+        (_, _, Some((_, response))) => {
+            waiting.waiting();
+            return Ok(response);
+        }
         (Some(refused), _, None) => refused,
         (None, Ok(Route::Stream(id)), None) => match upgrade::upgrade(&context, id, request) {
             Ok(response) => return Ok(response),

@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::Full;
+use hyper::body::Incoming;
 use hyper::header::{CONTENT_TYPE, HeaderValue, LOCATION};
-use hyper::{Response, StatusCode, Uri};
+use hyper::{Request, Response, StatusCode};
 
 use super::routes::Route;
 use super::state::ControlState;
@@ -21,10 +22,19 @@ use super::state::ControlState;
 pub(super) async fn elsewhere(
     context: &Arc<ControlState>,
     route: Option<&Route>,
-    uri: &Uri,
+    request: &Request<Incoming>,
 ) -> Option<(String, Response<Full<Bytes>>)> {
     let node = context.fleet.get()?.clone();
     let route = *route?;
+    // What needs the token is not sent on (nor is where it would go said)
+    // without it: the request is answered here, with its refusal.
+    if route.mutates()
+        && let Some(token) = &context.token
+        && token.check(request.headers()).is_err()
+    {
+        return None;
+    }
+    let uri = request.uri();
     let query = uri.query().unwrap_or_default();
     let placing = route == Route::StartWorld && !query.split('&').any(|p| p == "placed");
     let world = route.world();

@@ -16,6 +16,7 @@ use hyper::header::{
 };
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use tokio::sync::OwnedSemaphorePermit;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
@@ -57,15 +58,7 @@ pub(super) fn upgrade(
         }
     };
     let limits = context.streams;
-    let Ok(slot) = context.stream_slots.clone().try_acquire_owned() else {
-        return Err(Answer::error(
-            503,
-            format!(
-                "the server has its maximum of {} streams open",
-                limits.max_streams
-            ),
-        ));
-    };
+    let slot = stream_slot(context)?;
     let offer = request
         .headers()
         .get(SEC_WEBSOCKET_PROTOCOL)
@@ -114,6 +107,24 @@ pub(super) fn upgrade(
         );
     }
     Ok(response)
+}
+
+/// One of the streams the server may have open at once, or why there is
+/// none.
+pub(super) fn stream_slot(context: &ControlState) -> Result<OwnedSemaphorePermit, Answer> {
+    context
+        .stream_slots
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| {
+            Answer::error(
+                503,
+                format!(
+                    "the server has its maximum of {} streams open",
+                    context.streams.max_streams
+                ),
+            )
+        })
 }
 
 /// The `token` of a query string.

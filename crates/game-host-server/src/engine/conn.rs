@@ -12,18 +12,29 @@ const TIMEOUT: Duration = Duration::from_secs(2);
 pub(crate) struct Conn {
     client: redis::Client,
     con: Option<Connection>,
+    timeout: Duration,
 }
 
 impl Conn {
     pub fn new(client: redis::Client) -> Conn {
-        Conn { client, con: None }
+        Conn::with_timeout(client, TIMEOUT)
+    }
+
+    /// A connection whose connecting and commands take at most `timeout`
+    /// (a lease's renewals must not outlast the lease).
+    pub fn with_timeout(client: redis::Client, timeout: Duration) -> Conn {
+        Conn {
+            client,
+            con: None,
+            timeout,
+        }
     }
 
     fn get(&mut self) -> RedisResult<&mut Connection> {
         if self.con.is_none() {
-            let con = self.client.get_connection_with_timeout(TIMEOUT)?;
-            con.set_read_timeout(Some(TIMEOUT))?;
-            con.set_write_timeout(Some(TIMEOUT))?;
+            let con = self.client.get_connection_with_timeout(self.timeout)?;
+            con.set_read_timeout(Some(self.timeout))?;
+            con.set_write_timeout(Some(self.timeout))?;
             self.con = Some(con);
         }
         Ok(self.con.as_mut().expect("made above"))

@@ -13,7 +13,7 @@ use super::mirror::Mirror;
 use super::records;
 
 /// How a node joins a fleet.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct FleetConfig {
     /// The engine: `redis://HOST:PORT/`.
     pub url: String,
@@ -23,6 +23,27 @@ pub struct FleetConfig {
     /// How long a node's lease lasts without being renewed: a node silent
     /// this long is taken for dead, and its worlds resume elsewhere.
     pub lease: Duration,
+}
+
+impl std::fmt::Debug for FleetConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FleetConfig")
+            .field("url", &redacted(&self.url))
+            .field("password", &self.password.as_ref().map(|_| "(set)"))
+            .field("lease", &self.lease)
+            .finish()
+    }
+}
+
+/// A URL without the password it may hold (`redis://:secret@host/` is
+/// shown `redis://***@host/`).
+pub(crate) fn redacted(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}://***{}", &url[..scheme], &url[at..])
+        }
+        _ => url.to_owned(),
+    }
 }
 
 impl FleetConfig {
@@ -56,7 +77,7 @@ impl Link {
             .url
             .as_str()
             .into_connection_info()
-            .with_context(|| format!("`{}` is not a Redis URL", config.url))?;
+            .with_context(|| format!("`{}` is not a Redis URL", redacted(&config.url)))?;
         if let Some(password) = &config.password {
             info.redis.password = Some(password.clone());
         }
@@ -67,7 +88,7 @@ impl Link {
             );
         }
         let client = redis::Client::open(info)
-            .with_context(|| format!("`{}` is not a Redis URL", config.url))?;
+            .with_context(|| format!("`{}` is not a Redis URL", redacted(&config.url)))?;
         let mut conn = Conn::new(client.clone());
         let pong: String = conn
             .run(|con| redis::cmd("PING").query(con))
@@ -78,7 +99,10 @@ impl Link {
                 _ if error.code() == Some("WRONGPASS") => {
                     anyhow::anyhow!("the fleet's engine refused the password: {error}")
                 }
-                _ => anyhow::anyhow!("cannot reach the fleet's engine at {}: {error}", config.url),
+                _ => anyhow::anyhow!(
+                    "cannot reach the fleet's engine at {}: {error}",
+                    redacted(&config.url)
+                ),
             })?;
         if pong != "PONG" {
             bail!("the fleet's engine answered PING with `{pong}`");
@@ -104,5 +128,40 @@ impl Link {
     /// A connection of its own, for one thread.
     pub(crate) fn conn(&self) -> Conn {
         Conn::new(self.client.clone())
+    }
+
+    /// A connection for renewing the lease: each command within a fifth of
+    /// the lease, so that a slow engine is noticed before the lease lapses.
+    pub(crate) fn lease_conn(&self) -> Conn {
+        let timeout = (self.lease / 5).max(std::time::Duration::from_millis(100));
+        Conn::with_timeout(self.client.clone(), timeout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_in_a_url_is_not_shown() {
+        assert_eq!(
+            redacted("redis://:secret@127.0.0.1:6379/"),
+            "redis://***@127.0.0.1:6379/"
+        );
+        assert_eq!(redacted("redis://user:secret@host/0"), "redis://***@host/0");
+        assert_eq!(
+            redacted("redis://127.0.0.1:6379/"),
+            "redis://127.0.0.1:6379/"
+        );
+        let config = FleetConfig {
+            url: "redis://:secret@h/".into(),
+            password: Some("other-secret".into()),
+            lease: Duration::from_secs(2),
+        };
+        let shown = format!("{config:?}");
+        assert!(
+            !shown.contains("secret@") && !shown.contains("other-secret"),
+            "{shown}"
+        );
     }
 }

@@ -35,6 +35,9 @@ const MAX_BACKOFF: Duration = Duration::from_secs(1);
 
 struct Record {
     world: u64,
+    /// The epoch the world was held at when the bytes were written: a
+    /// stale copy's late lines never go out at a newer epoch.
+    epoch: u64,
     kind: Kind,
     offset: u64,
     bytes: Vec<u8>,
@@ -105,6 +108,11 @@ impl Mirror {
         state.lost.remove(&world);
     }
 
+    /// The worlds this node holds.
+    pub fn held_worlds(&self) -> HashSet<u64> {
+        self.state.lock_unpoisoned().held.keys().copied().collect()
+    }
+
     /// The worlds fenced off since the last call: another node holds them.
     pub fn take_fenced(&self) -> Vec<u64> {
         std::mem::take(&mut self.state.lock_unpoisoned().fenced)
@@ -119,7 +127,8 @@ impl Mirror {
     }
 
     /// Waits until nothing of `worlds` waits for the engine, up to
-    /// `deadline`; the worlds still waiting then.
+    /// `deadline`; the worlds still waiting then, and those whose copy
+    /// stopped (the engine lacks their last lines).
     pub fn wait_copied(&self, worlds: &HashSet<u64>, deadline: Instant) -> Vec<u64> {
         let mut state = self.state.lock_unpoisoned();
         loop {
@@ -130,9 +139,11 @@ impl Mirror {
                 .chain(state.sending)
                 .filter(|w| worlds.contains(w))
                 .collect();
+            // A world no longer copied never will be: the engine lacks it.
+            let lost: Vec<u64> = worlds.intersection(&state.lost).copied().collect();
             let left = deadline.saturating_duration_since(Instant::now());
             if waiting.is_empty() || left.is_zero() {
-                return waiting.into_iter().collect();
+                return waiting.into_iter().chain(lost).collect();
             }
             state = self
                 .wake
@@ -158,15 +169,14 @@ impl Mirror {
                 loop {
                     if let Some(record) = state.queue.pop_front() {
                         state.bytes -= record.bytes.len();
-                        match state.held.get(&record.world) {
-                            Some(epoch) => {
-                                let epoch = *epoch;
-                                state.sending = Some(record.world);
-                                break (record, epoch);
-                            }
-                            // Released meanwhile: nothing more to copy.
-                            None => continue,
+                        // Released meanwhile, or held again at another
+                        // epoch: nothing more of this copy goes out.
+                        if state.held.get(&record.world) == Some(&record.epoch) {
+                            state.sending = Some(record.world);
+                            let epoch = record.epoch;
+                            break (record, epoch);
                         }
+                        continue;
                     }
                     state = self.wake.wait(state).unwrap_or_else(|p| p.into_inner());
                 }
@@ -332,6 +342,7 @@ impl Mirror {
         file.read_exact(&mut bytes).ok()?;
         Some(Record {
             world: record.world,
+            epoch: record.epoch,
             kind: record.kind,
             offset: ends,
             bytes,
@@ -359,6 +370,7 @@ impl Mirror {
         let whole = bytes.iter().rposition(|b| *b == b'\n')? + 1;
         Some(Record {
             world: record.world,
+            epoch: record.epoch,
             kind: Kind::Seats,
             offset: 0,
             bytes: bytes[..whole].to_vec(),
@@ -430,7 +442,10 @@ impl LogMirror for Mirror {
             return;
         };
         let mut state = self.state.lock_unpoisoned();
-        if !state.held.contains_key(&world) || state.lost.contains(&world) {
+        let Some(&epoch) = state.held.get(&world) else {
+            return;
+        };
+        if state.lost.contains(&world) {
             return;
         }
         if let Some(dir) = path.parent() {
@@ -447,6 +462,7 @@ impl LogMirror for Mirror {
         state.bytes += bytes.len();
         state.queue.push_back(Record {
             world,
+            epoch,
             kind,
             offset,
             bytes: bytes.to_vec(),

@@ -36,3 +36,4 @@ mod scripts;
 pub(crate) use conn::Conn;
 pub(crate) use keys::Kind;
 pub use link::{FleetConfig, Link};
+pub(crate) use registry::NodeEntry;

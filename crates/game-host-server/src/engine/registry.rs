@@ -10,8 +10,11 @@ use super::keys::{
     Kind, NEXT_WORLD, NODES, claims_key, component_key, lease_key, log_key, world_key, worlds_key,
 };
 use super::records::{Assembled, RawRecord, assemble};
-use super::scripts::{ASSIGN, CREATE};
+use super::scripts::{ASSIGN, CREATE, END};
 use super::{Conn, Link};
+
+/// Records read from a log's stream at a time.
+const PAGE: usize = 128;
 
 /// What a node says of itself in `fleet:nodes`.
 #[derive(Serialize, Deserialize)]
@@ -91,7 +94,7 @@ impl Link {
 
     /// Every node the fleet knows, alive or not.
     pub(crate) fn nodes(&self, conn: &mut Conn) -> RedisResult<Vec<NodeEntry>> {
-        let listed: Vec<(String, String)> =
+        let listed: Vec<(String, Vec<u8>)> =
             conn.run(|con| redis::cmd("HGETALL").arg(NODES).query(con))?;
         if listed.is_empty() {
             return Ok(Vec::new());
@@ -107,7 +110,7 @@ impl Link {
             .map(|((id, info), (live, held))| {
                 // What another node wrote is not trusted: one that cannot
                 // be read takes no worlds.
-                let info: NodeInfo = serde_json::from_str(&info).unwrap_or(NodeInfo {
+                let info: NodeInfo = serde_json::from_slice(&info).unwrap_or(NodeInfo {
                     addr: String::new(),
                     capacity: Some(0),
                     draining: true,
@@ -146,6 +149,26 @@ impl Link {
         })?;
         self.mirror.hold(id, 1);
         Ok(())
+    }
+
+    /// Takes world `id`, just entered by this node, out of the fleet again:
+    /// it could not start (best effort; its keys expire).
+    pub(crate) fn abandon(&self, id: u64) {
+        self.mirror.release(id);
+        let ended: RedisResult<i64> = self.conn().run(|con| {
+            END.key(world_key(id))
+                .key(worlds_key(&self.node))
+                .key(log_key(id, Kind::Log))
+                .key(log_key(id, Kind::Seats))
+                .arg(&self.node)
+                .arg(1)
+                .arg(id)
+                .arg(3600)
+                .invoke(con)
+        });
+        if let Err(error) = ended {
+            tracing::warn!("world {id} could not be taken out of the fleet: {error}");
+        }
     }
 
     /// World `id`, if the fleet has it.
@@ -194,7 +217,7 @@ impl Link {
 
     /// The worlds handed to this node since the last call (at most 256).
     pub(crate) fn take_claims(&self, conn: &mut Conn) -> RedisResult<Vec<u64>> {
-        let claims: Option<Vec<String>> = conn.run(|con| {
+        let claims: Option<Vec<Vec<u8>>> = conn.run(|con| {
             redis::cmd("LPOP")
                 .arg(claims_key(&self.node))
                 .arg(256)
@@ -203,7 +226,7 @@ impl Link {
         Ok(claims
             .unwrap_or_default()
             .iter()
-            .filter_map(|id| id.parse().ok())
+            .filter_map(|id| std::str::from_utf8(id).ok()?.parse().ok())
             .collect())
     }
 
@@ -244,16 +267,10 @@ impl Link {
         })
     }
 
-    /// Leaves the fleet: this node's lease and entry go.
+    /// Leaves the fleet: this node's lease goes, so that the live nodes
+    /// hand out whatever it still holds at once (and then forget it).
     pub(crate) fn leave(&self, conn: &mut Conn) -> RedisResult<()> {
-        conn.run(|con| {
-            redis::pipe()
-                .del(lease_key(&self.node))
-                .ignore()
-                .hdel(NODES, &self.node)
-                .ignore()
-                .query(con)
-        })
+        conn.run(|con| redis::cmd("DEL").arg(lease_key(&self.node)).query(con))
     }
 
     /// Keeps a component's bytes by their SHA-256 (once).
@@ -289,6 +306,7 @@ impl Link {
         let key = log_key(id, kind);
         let mut records: Vec<RawRecord> = Vec::new();
         let mut from = "-".to_owned();
+        let mut read = 0u64;
         loop {
             let page: Value = conn
                 .run(|con| {
@@ -297,7 +315,7 @@ impl Link {
                         .arg(&from)
                         .arg("+")
                         .arg("COUNT")
-                        .arg(512)
+                        .arg(PAGE)
                         .query(con)
                 })
                 .with_context(|| format!("failed to read `{key}` from the fleet's engine"))?;
@@ -306,7 +324,19 @@ impl Link {
                 break;
             };
             from = format!("({last}");
-            let done = page.len() < 512;
+            let done = page.len() < PAGE;
+            read += page
+                .iter()
+                .flat_map(|(_, fields)| fields.iter().map(|(_, value)| value.len() as u64))
+                .sum::<u64>();
+            // Records cut back by later owners count too, up to twice the
+            // bound: past it, the stream is not read on.
+            if read > max.saturating_mul(2) {
+                anyhow::bail!(
+                    "`{key}` holds more than {} MiB",
+                    max.saturating_mul(2) >> 20
+                );
+            }
             records.extend(page);
             if done {
                 break;

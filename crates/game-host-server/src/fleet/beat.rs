@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use super::Node;
 use crate::Server;
-use crate::engine::Conn;
+use crate::engine::{Conn, NodeEntry};
 use crate::world::WorldId;
 use game_host::sync::LockExt;
 
@@ -25,18 +25,55 @@ impl Node {
         let draining = self.draining.load(Ordering::Relaxed);
         let capacity = match draining {
             true => Some(0),
-            false => server.free_slots().map(|free| free + server.world_count()),
+            false => server.capacity(),
         };
         self.link.renew(conn, &self.addr, capacity, draining)?;
         *self.lease_renewed.lock_unpoisoned() = Instant::now();
         Ok(())
     }
 
+    /// The lease's thread: renews it five times a lease, on a connection of
+    /// its own whose commands take at most a fifth of the lease, and does
+    /// nothing else, so that no slow work holds a renewal up. It stops once
+    /// the node left the fleet.
+    pub(super) fn keep_lease(self: Arc<Self>, mut conn: Conn) {
+        let beat = self.link.lease / BEATS_PER_LEASE;
+        let mut lapse_said = false;
+        while !self.left.load(Ordering::Relaxed) {
+            std::thread::sleep(beat);
+            let Some(server) = self.server.upgrade() else {
+                return;
+            };
+            if self.left.load(Ordering::Relaxed) {
+                return;
+            }
+            match self.renew(&mut conn, &server) {
+                Ok(()) => {
+                    self.link.mirror.answered();
+                    lapse_said = false;
+                }
+                Err(error) => {
+                    self.link.mirror.lost(&error);
+                    let silent = self.lease_renewed.lock_unpoisoned().elapsed();
+                    if silent > self.link.lease && !lapse_said {
+                        lapse_said = true;
+                        tracing::warn!(
+                            "this node's lease lapsed ({error}): other nodes may resume its \
+                             worlds, and its copies stop once the engine says so; they play on \
+                             meanwhile"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The node's thread: takes the worlds handed to it, stops copies
+    /// fenced off, hands out dead nodes' worlds, and checks what it holds.
     pub(super) fn run(self: Arc<Self>, mut conn: Conn) {
         let beat = self.link.lease / BEATS_PER_LEASE;
         let claims = self.start_claimers();
         let mut beats = 0u64;
-        let mut lapse_said = false;
         loop {
             std::thread::sleep(beat);
             let Some(server) = self.server.upgrade() else {
@@ -44,21 +81,16 @@ impl Node {
             };
             beats += 1;
             self.publish(&server);
-            if let Err(error) = self.renew(&mut conn, &server) {
-                self.link.mirror.lost(&error);
-                let silent = self.lease_renewed.lock_unpoisoned().elapsed();
-                if silent > self.link.lease && !lapse_said {
-                    lapse_said = true;
-                    tracing::warn!(
-                        "this node's lease lapsed ({error}): other nodes may resume its worlds, \
-                         and its copies stop once the engine says so; they play on meanwhile"
-                    );
-                }
+            if !self.engine_up() {
                 continue;
             }
-            self.link.mirror.answered();
-            lapse_said = false;
-            match self.link.take_claims(&mut conn) {
+            // A draining node takes no more worlds: those handed to it go
+            // elsewhere once its lease is dropped.
+            let claimed = match self.draining.load(Ordering::Relaxed) {
+                true => Ok(Vec::new()),
+                false => self.link.take_claims(&mut conn),
+            };
+            match claimed {
                 Ok(ids) => {
                     for id in ids {
                         if self.claiming.lock_unpoisoned().insert(id) {
@@ -118,7 +150,6 @@ impl Node {
                 }
                 Err(error) => {
                     metrics.claim_failures.inc();
-                    self.failed.lock_unpoisoned().insert(id);
                     tracing::error!("world {id} was handed to this node and cannot run: {error:#}");
                 }
             }
@@ -144,12 +175,15 @@ impl Node {
     /// Stops the copies of worlds the engine no longer says this node holds
     /// (its lease lapsed, and they were handed out).
     fn check_held(&self, conn: &mut Conn, server: &Server) {
+        // The worlds running here first: one created after this is in the
+        // engine's set already when the set is read.
+        let running = server.world_ids();
         let Ok(held) = self.link.worlds_of(conn, &self.link.node) else {
             return;
         };
         let held: HashSet<u64> = held.into_iter().collect();
         let claiming = self.claiming.lock_unpoisoned().clone();
-        for id in server.world_ids() {
+        for id in running {
             if !held.contains(&id.0) && !claiming.contains(&id.0) {
                 self.stop_copy(server, id.0);
             }
@@ -166,7 +200,10 @@ impl Node {
             if takers.is_empty() || !self.link.reap_lock(conn, &dead.id).unwrap_or(false) {
                 continue;
             }
-            let worlds = self.link.worlds_of(conn, &dead.id).unwrap_or_default();
+            let Ok(worlds) = self.link.worlds_of(conn, &dead.id) else {
+                continue;
+            };
+            let mut handed_all = true;
             tracing::warn!(
                 "node {} (http://{}) lost its lease: its {} world(s) resume on the live nodes",
                 dead.id,
@@ -174,7 +211,8 @@ impl Node {
                 worlds.len()
             );
             for world in worlds {
-                let Some(taker) = takers.iter_mut().max_by_key(|n| n.room()) else {
+                let Some(taker) = roomiest(&mut takers) else {
+                    handed_all = false;
                     break;
                 };
                 match self.link.assign(conn, world, &dead.id, &taker.id) {
@@ -182,10 +220,15 @@ impl Node {
                         taker.free = taker.free.map(|free| free.saturating_sub(1));
                         server.metrics.fleet().failovers.inc();
                     }
-                    Err(error) => tracing::warn!("world {world} could not be handed out: {error}"),
+                    Err(error) => {
+                        handed_all = false;
+                        tracing::warn!("world {world} could not be handed out: {error}");
+                    }
                 }
             }
-            if let Err(error) = self.link.forget(conn, &dead.id) {
+            // A node is forgotten only once none of its worlds is left with
+            // it: otherwise the next reaper tries again.
+            if handed_all && let Err(error) = self.link.forget(conn, &dead.id) {
                 tracing::debug!("node {} could not be forgotten: {error}", dead.id);
             }
         }
@@ -200,6 +243,14 @@ impl Node {
         metrics.log_buffered_bytes.set(gauge(mirror.buffered_bytes));
         metrics.logs_lost.set(gauge(mirror.lost_worlds));
     }
+}
+
+/// The node with the most room that has any left.
+pub(super) fn roomiest(nodes: &mut [NodeEntry]) -> Option<&mut NodeEntry> {
+    nodes
+        .iter_mut()
+        .filter(|n| n.free != Some(0))
+        .max_by_key(|n| n.room())
 }
 
 impl Server {

@@ -39,6 +39,17 @@ impl Node {
             .durable
             .as_ref()
             .context("this node keeps no worlds")?;
+        // An older copy of this world still here (from before it moved away)
+        // stops, and its last lines are written, before its folder goes:
+        // none of them may go out at the new epoch.
+        link.mirror.release(id);
+        if server.thread_of_world(WorldId(id)).is_some() {
+            let _ = server.suspend_world(WorldId(id));
+        }
+        durable
+            .writer
+            .wait_written(std::time::Instant::now() + std::time::Duration::from_secs(10));
+        link.mirror.release(id);
         let files = WorldFiles::of(&durable.state.dir, id);
         if files.dir.exists() {
             // An older copy of this world, from before it moved away.

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::Node;
+use super::beat::roomiest;
 use crate::Server;
 
 /// How long a drain waits for the worlds' last lines to reach the engine.
@@ -65,8 +66,9 @@ impl Node {
         // Each world's new node, by room; told to its clients as it stops.
         let mut plan = Vec::new();
         for id in ids {
-            let Some(taker) = takers.iter_mut().max_by_key(|n| n.room()) else {
-                break;
+            let Some(taker) = roomiest(&mut takers) else {
+                report.left += 1;
+                continue;
             };
             taker.free = taker.free.map(|free| free.saturating_sub(1));
             self.tell_moving(server, id.0, &taker.addr);
@@ -98,11 +100,6 @@ impl Node {
                 }
             }
         }
-        if report.left == 0
-            && let Err(error) = self.link.leave(&mut conn)
-        {
-            tracing::warn!("this node could not leave the fleet: {error}");
-        }
         report.seconds = started.elapsed().as_secs_f64();
         tracing::info!(
             moved = report.moved,
@@ -111,6 +108,30 @@ impl Node {
             report.seconds
         );
         report
+    }
+
+    /// After the server shut down: waits (up to 10 s) for every line its
+    /// worlds wrote to reach the engine, then leaves the fleet by dropping
+    /// its lease, so that whatever it still holds (worlds no node took,
+    /// worlds handed to it meanwhile) goes to the live nodes at once.
+    pub fn leave(&self, server: &Server) {
+        let deadline = Instant::now() + COPY_WITHIN;
+        if let Some(durable) = &server.durable {
+            durable.writer.wait_written(deadline);
+        }
+        let held = self.link.mirror.held_worlds();
+        let waiting = self.link.mirror.wait_copied(&held, deadline);
+        if !waiting.is_empty() {
+            tracing::warn!(
+                "the last lines of {} world(s) did not reach the fleet's engine: they resume \
+                 from what it has",
+                waiting.len()
+            );
+        }
+        self.left.store(true, Ordering::Relaxed);
+        if let Err(error) = self.link.leave(&mut self.link.conn()) {
+            tracing::warn!("this node could not leave the fleet ({error}): its lease lapses");
+        }
     }
 
     /// Whether this node is draining.

@@ -44,14 +44,16 @@ pub struct Node {
     addr: String,
     loader: SharedLoader,
     draining: AtomicBool,
+    /// Set once a drain left the fleet: the lease is no longer renewed.
+    left: AtomicBool,
     /// Worlds being resumed here now.
     claiming: Mutex<HashSet<u64>>,
-    /// Worlds handed here that failed to resume (not tried again).
-    failed: Mutex<HashSet<u64>>,
     /// When the lease was last renewed.
     lease_renewed: Mutex<Instant>,
     /// Owners' addresses of worlds asked for lately, for redirects.
-    routes: Mutex<HashMap<u64, (String, Instant)>>,
+    routes: Mutex<HashMap<u64, (Option<String>, Instant)>>,
+    /// Connections to the engine for lookups, kept between them.
+    conns: Mutex<Vec<crate::engine::Conn>>,
 }
 
 impl Node {
@@ -70,14 +72,23 @@ impl Node {
             addr,
             loader,
             draining: AtomicBool::new(false),
+            left: AtomicBool::new(false),
             claiming: Mutex::default(),
-            failed: Mutex::default(),
             lease_renewed: Mutex::new(Instant::now()),
             routes: Mutex::default(),
+            conns: Mutex::default(),
         });
-        let mut conn = node.link.conn();
-        node.renew(&mut conn, server)
+        let mut lease = node.link.lease_conn();
+        node.renew(&mut lease, server)
             .context("cannot join the fleet: its engine did not take this node's lease")?;
+        std::thread::Builder::new()
+            .name("fleet-lease".into())
+            .spawn({
+                let node = node.clone();
+                move || node.keep_lease(lease)
+            })
+            .context("failed to start the fleet's lease thread")?;
+        let conn = node.link.conn();
         std::thread::Builder::new()
             .name("fleet".into())
             .spawn({

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::Node;
 use crate::Server;
+use crate::engine::Conn;
 use crate::world::WorldId;
 use game_host::sync::LockExt;
 
@@ -16,6 +17,10 @@ const REMEMBER: Duration = Duration::from_secs(1);
 /// Most places remembered at once.
 const MAX_REMEMBERED: usize = 4096;
 
+/// Connections to the engine kept for lookups (the control surface asks
+/// from at most this many threads at once).
+const MAX_CONNS: usize = 4;
+
 impl Node {
     /// The address (`HOST:PORT`) of the live node that holds world `id`,
     /// when it is not this one; `None` when this node holds it, or no
@@ -24,21 +29,40 @@ impl Node {
         if let Some((address, at)) = self.routes.lock_unpoisoned().get(&id)
             && at.elapsed() < REMEMBER
         {
-            return Some(address.clone());
+            return address.clone();
         }
-        let mut conn = self.link.conn();
-        let entry = self.link.world(&mut conn, id).ok()??;
-        if entry.owner.is_empty() || entry.owner == self.link.node {
-            return None;
+        let mut conn = self
+            .conns
+            .lock_unpoisoned()
+            .pop()
+            .unwrap_or_else(|| self.link.conn());
+        let address = self.ask_owner(&mut conn, id);
+        let mut conns = self.conns.lock_unpoisoned();
+        if conns.len() < MAX_CONNS {
+            conns.push(conn);
         }
-        let nodes = self.link.nodes(&mut conn).ok()?;
-        let owner = nodes.iter().find(|n| n.id == entry.owner && n.live)?;
+        drop(conns);
+        // A world no node holds is remembered too, so that asking for it
+        // again and again does not reach the engine each time.
         let mut routes = self.routes.lock_unpoisoned();
         if routes.len() >= MAX_REMEMBERED {
             routes.clear();
         }
-        routes.insert(id, (owner.addr.clone(), Instant::now()));
-        Some(owner.addr.clone())
+        routes.insert(id, (address.clone(), Instant::now()));
+        address
+    }
+
+    /// The address of world `id`'s live node, asked of the engine: `None`
+    /// when no node holds it, or this one does (even under another id: a
+    /// node that came back at the same address).
+    fn ask_owner(&self, conn: &mut Conn, id: u64) -> Option<String> {
+        let entry = self.link.world(conn, id).ok()??;
+        if entry.owner.is_empty() || entry.owner == self.link.node {
+            return None;
+        }
+        let nodes = self.link.nodes(conn).ok()?;
+        let owner = nodes.iter().find(|n| n.id == entry.owner && n.live)?;
+        (owner.addr != self.addr).then(|| owner.addr.clone())
     }
 
     /// Where a request for world `id` should go instead of here, if this
@@ -54,7 +78,18 @@ impl Node {
     /// this one: the live node with the most room, if it has more than this
     /// one (or any room, while this one drains).
     pub fn place_elsewhere(&self, server: &Server) -> Option<String> {
-        let nodes = self.link.nodes(&mut self.link.conn()).ok()?;
+        let mut conn = self
+            .conns
+            .lock_unpoisoned()
+            .pop()
+            .unwrap_or_else(|| self.link.conn());
+        let nodes = self.link.nodes(&mut conn).ok();
+        let mut conns = self.conns.lock_unpoisoned();
+        if conns.len() < MAX_CONNS {
+            conns.push(conn);
+        }
+        drop(conns);
+        let nodes = nodes?;
         let mine = match self.draining.load(Ordering::Relaxed) {
             true => Some(0),
             false => nodes
@@ -64,7 +99,7 @@ impl Node {
         };
         let best = nodes
             .iter()
-            .filter(|n| n.id != self.link.node && n.takes_worlds())
+            .filter(|n| n.id != self.link.node && n.addr != self.addr && n.takes_worlds())
             .max_by_key(|n| n.room())?;
         (best.room() > mine.unwrap_or(usize::MAX)).then(|| best.addr.clone())
     }
