@@ -10,19 +10,9 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::client::{Client, admit};
+use common::client::{Client, admit, position};
 use common::serve::{Serve, json, request};
 use serde_json::Value;
-
-/// The position of entity `name` in a snapshot or update.
-fn position(message: &Value, name: &str) -> Option<[f64; 2]> {
-    let list = message.get("entities").or_else(|| message.get("changed"))?;
-    let entity = list.as_array()?.iter().find(|e| e["name"] == name)?;
-    Some([
-        entity["position"][0].as_f64()?,
-        entity["position"][1].as_f64()?,
-    ])
-}
 
 /// Serves arena and the cube in `worlds` worlds kept in `state`.
 fn serve(state: &Path, extra: &[&str]) -> Serve {

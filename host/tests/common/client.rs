@@ -123,6 +123,16 @@ impl Client {
     }
 }
 
+/// The position of entity `name` in a snapshot or update.
+pub fn position(message: &Value, name: &str) -> Option<[f64; 2]> {
+    let list = message.get("entities").or_else(|| message.get("changed"))?;
+    let entity = list.as_array()?.iter().find(|e| e["name"] == name)?;
+    Some([
+        entity["position"][0].as_f64()?,
+        entity["position"][1].as_f64()?,
+    ])
+}
+
 /// Admits a player to world `world`: its id and the stream's path.
 pub fn admit(serve: &Serve, world: u64) -> (u64, String) {
     let (status, body) = request(

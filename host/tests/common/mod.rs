@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test binary uses a different subset
 
 pub mod client;
+pub mod fleet;
 pub mod memory;
 pub mod serve;
 

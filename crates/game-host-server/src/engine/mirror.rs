@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::conn::{Conn, unreachable};
-use super::keys::{Kind, NEXT_WORLD, end_field, log_key, world_key, worlds_key};
+use super::keys::{Kind, end_field, log_key, world_key, worlds_key};
 use super::records::digest;
-use super::scripts::{APPEND, END, FENCED, GAP, GONE, RECREATE};
+use super::scripts::{APPEND, END, FENCED, GAP, GONE};
 use game_host::record::LogMirror;
 use game_host::sync::LockExt;
 
@@ -33,20 +33,20 @@ const KEEP_ENDED_SECONDS: u64 = 24 * 3600;
 /// The longest wait between two tries while the engine is unreachable.
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
 
-struct Record {
-    world: u64,
+pub(super) struct Record {
+    pub(super) world: u64,
     /// The epoch the world was held at when the bytes were written: a
     /// stale copy's late lines never go out at a newer epoch.
-    epoch: u64,
-    kind: Kind,
-    offset: u64,
-    bytes: Vec<u8>,
+    pub(super) epoch: u64,
+    pub(super) kind: Kind,
+    pub(super) offset: u64,
+    pub(super) bytes: Vec<u8>,
     /// A log batch whose last line is the world's end line.
-    ends: bool,
+    pub(super) ends: bool,
 }
 
 #[derive(Default)]
-struct State {
+pub(super) struct State {
     queue: VecDeque<Record>,
     bytes: usize,
     /// The worlds this node holds, each at its epoch.
@@ -59,7 +59,7 @@ struct State {
     sending: Option<u64>,
     /// Each held world's folder in the node's working copy, where what the
     /// engine lost is read back from.
-    dirs: HashMap<u64, PathBuf>,
+    pub(super) dirs: HashMap<u64, PathBuf>,
 }
 
 /// What the mirror did, for metrics.
@@ -72,8 +72,8 @@ pub(crate) struct MirrorStats {
 
 /// The copy of a node's logs in the engine.
 pub(crate) struct Mirror {
-    node: String,
-    state: Mutex<State>,
+    pub(super) node: String,
+    pub(super) state: Mutex<State>,
     wake: Condvar,
     /// Whether the engine answered the last time anything asked it.
     pub(crate) up: AtomicBool,
@@ -322,88 +322,6 @@ impl Mirror {
         }
     }
 
-    /// What the engine lacks of `record`'s log before it, read back from
-    /// the node's working copy: the bytes from `ends` to the record.
-    fn missing(&self, record: &Record, ends: u64) -> Option<Record> {
-        use std::io::{Read, Seek, SeekFrom};
-        let length = usize::try_from(record.offset.checked_sub(ends)?).ok()?;
-        if length > MAX_BUFFER {
-            return None;
-        }
-        let dir = self
-            .state
-            .lock_unpoisoned()
-            .dirs
-            .get(&record.world)?
-            .clone();
-        let mut file = std::fs::File::open(dir.join(file_name(record.kind))).ok()?;
-        file.seek(SeekFrom::Start(ends)).ok()?;
-        let mut bytes = vec![0; length];
-        file.read_exact(&mut bytes).ok()?;
-        Some(Record {
-            world: record.world,
-            epoch: record.epoch,
-            kind: record.kind,
-            offset: ends,
-            bytes,
-            ends: false,
-        })
-    }
-
-    /// The whole seat log of `record`'s world, from the node's working copy,
-    /// to send again after the engine lost part of that world's logs (none
-    /// for a seat log's own gap, which sends what it lacks).
-    fn seats_again(&self, record: &Record) -> Option<Record> {
-        if record.kind == Kind::Seats {
-            return None;
-        }
-        let dir = self
-            .state
-            .lock_unpoisoned()
-            .dirs
-            .get(&record.world)?
-            .clone();
-        let bytes =
-            game_host::files::read_capped(&dir.join(file_name(Kind::Seats)), MAX_BUFFER as u64)
-                .ok()?;
-        // Up to its last whole line, as it is appended.
-        let whole = bytes.iter().rposition(|b| *b == b'\n')? + 1;
-        Some(Record {
-            world: record.world,
-            epoch: record.epoch,
-            kind: Kind::Seats,
-            offset: 0,
-            bytes: bytes[..whole].to_vec(),
-            ends: false,
-        })
-    }
-
-    /// Enters `record`'s world in the engine again, held by this node at
-    /// `epoch`, from its manifest in the node's working copy.
-    fn enter_again(&self, conn: &mut Conn, record: &Record, epoch: u64) -> Result<()> {
-        let dir = self
-            .state
-            .lock_unpoisoned()
-            .dirs
-            .get(&record.world)
-            .cloned()
-            .context("its folder is not known")?;
-        let manifest = game_host::files::read_capped(&dir.join("world.json"), 16 << 20)
-            .context("its manifest cannot be read")?;
-        let _: i64 = conn.run(|con| {
-            RECREATE
-                .key(world_key(record.world))
-                .key(worlds_key(&self.node))
-                .key(NEXT_WORLD)
-                .arg(&self.node)
-                .arg(record.world)
-                .arg(&manifest)
-                .arg(epoch)
-                .invoke(con)
-        })?;
-        Ok(())
-    }
-
     /// Appends one record (and, for an end line, notes the world ended).
     fn send(&self, conn: &mut Conn, record: &Record, epoch: u64) -> redis::RedisResult<()> {
         let world = world_key(record.world);
@@ -483,7 +401,7 @@ fn drop_records(state: &mut State, world: u64) {
 }
 
 /// The file a log of `kind` is in, in its world's folder.
-fn file_name(kind: Kind) -> &'static str {
+pub(super) fn file_name(kind: Kind) -> &'static str {
     match kind {
         Kind::Log => "log.rec",
         Kind::Seats => "seats.jsonl",

@@ -17,6 +17,7 @@
 //!
 //! - [`Link`]: a node's link to the engine ([`FleetConfig`]).
 //! - `keys`: where each thing is kept in the engine.
+//! - `heal`: what the mirror sends again when the engine lost data.
 //! - `conn`: one thread's connection, made again after it fails.
 //! - `scripts`: the engine-side scripts that fence a world's writes.
 //! - `records`: a log's records read back and checked.
@@ -26,6 +27,7 @@
 //! - `registry`: nodes, leases, worlds and claims.
 
 mod conn;
+mod heal;
 mod keys;
 mod link;
 pub(crate) mod mirror;

@@ -1,0 +1,229 @@
+//! A fleet for the tests: a Redis server of a test's own (Debian's
+//! `redis-server`, on a free loopback port, with a password), `host serve
+//! --fleet` nodes on it, requests that follow a node's redirect, and
+//! players moved in its worlds.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::client::{Client, position};
+use super::serve::{Serve, json};
+
+pub const PASSWORD: &str = "fleet-test-password";
+
+/// A Redis server of its own on a free loopback port, with a password.
+pub struct Engine {
+    child: Child,
+    pub port: u16,
+    pub password_file: PathBuf,
+}
+
+impl Engine {
+    pub fn start(dir: &Path) -> Engine {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        Engine::start_on(dir, port)
+    }
+
+    /// A Redis server on `port`, with nothing in it.
+    pub fn start_on(dir: &Path, port: u16) -> Engine {
+        let password_file = dir.join("redis-password");
+        std::fs::write(&password_file, format!("{PASSWORD}\n")).unwrap();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args([
+                "--requirepass",
+                PASSWORD,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .arg("--dir")
+            .arg(dir)
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server is not installed: ./test.sh installs it (Debian's redis-server)");
+        let engine = Engine {
+            child,
+            port,
+            password_file,
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while engine.cli(&["PING"]).trim() != "PONG" {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        engine
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// `redis-cli` on the engine: its output.
+    pub fn cli(&self, args: &[&str]) -> String {
+        let output = Command::new("redis-cli")
+            .args([
+                "-p",
+                &self.port.to_string(),
+                "--no-auth-warning",
+                "-a",
+                PASSWORD,
+            ])
+            .args(args)
+            .output()
+            .expect("redis-cli");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A node of the engine's fleet, keeping its working copy in `state`.
+pub fn node(engine: &Engine, state: &Path, extra: &[&str]) -> Serve {
+    let url = engine.url();
+    let mut args = vec![
+        "--fleet",
+        &url,
+        "--fleet-password-file",
+        engine.password_file.to_str().unwrap(),
+        "--state-dir",
+        state.to_str().unwrap(),
+        "--summary-every",
+        "0",
+    ];
+    args.extend_from_slice(extra);
+    Serve::start(&args)
+}
+
+/// An HTTP request that does not follow redirects: status, body and the
+/// `Location` header.
+pub fn raw(method: &str, url: &str) -> (u16, String, Option<String>) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into();
+    let mut response = match method {
+        "GET" => agent.get(url).call(),
+        "DELETE" => agent.delete(url).call(),
+        _ => agent
+            .post(url)
+            .header("Content-Type", "application/json")
+            .send(""),
+    }
+    .unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    let location = response
+        .headers()
+        .get("location")
+        .map(|l| l.to_str().unwrap().to_owned());
+    let status = response.status().as_u16();
+    (
+        status,
+        response.body_mut().read_to_string().unwrap(),
+        location,
+    )
+}
+
+/// A request that follows one redirect (as a client of the fleet does):
+/// the node that answered (`HOST:PORT`), the status and the body.
+pub fn follow(method: &str, addr: &str, path: &str) -> (String, u16, Value) {
+    let (status, body, location) = raw(method, &format!("http://{addr}{path}"));
+    if status == 307 {
+        let location = location.expect("a redirect names where");
+        let rest = location.strip_prefix("http://").unwrap();
+        let there = rest[..rest.find('/').unwrap()].to_owned();
+        let (status, body, _) = raw(method, &location);
+        return (there, status, json(&body));
+    }
+    (addr.to_owned(), status, json(&body))
+}
+
+/// Each node's running worlds: id -> frame.
+pub fn worlds_on(node: &Serve) -> Vec<(u64, u64)> {
+    let (_, status, body) = follow("GET", &node.addr, "/worlds");
+    assert_eq!(status, 200);
+    body.as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["id"].as_u64().unwrap(), w["frame"].as_u64().unwrap()))
+        .collect()
+}
+
+/// A player of a world, moved right `steps` times, and where it stands.
+pub struct Player {
+    pub world: u64,
+    pub path: String,
+    pub name: String,
+    pub at: [f64; 2],
+}
+
+/// Admits a player to `world` through `addr` and moves it right `steps`
+/// times; its stream is closed after.
+pub fn play(addr: &str, world: u64, steps: usize) -> Player {
+    let (node, status, body) = follow("POST", addr, &format!("/worlds/{world}/players"));
+    assert_eq!(status, 201, "{body}");
+    let player = body["player"].as_u64().unwrap();
+    let path = body["stream"].as_str().unwrap().to_owned();
+    let name = format!("player-{player}");
+    let mut client = Client::connect_to(&node, &path).unwrap();
+    for _ in 0..steps {
+        client.send(r#"{"press": "right"}"#);
+    }
+    let x = 2.0 * (player % 5) as f64 - 4.0 + steps as f64;
+    client.until(Duration::from_secs(10), |m| {
+        position(m, &name) == Some([x, 0.0])
+    });
+    Player {
+        world,
+        path,
+        name,
+        at: [x, 0.0],
+    }
+}
+
+/// Bytes of log waiting for the engine, as /metrics says.
+pub fn buffered(node: &Serve) -> u64 {
+    let metrics = super::serve::request("GET", &node.url("/metrics"), None).1;
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("game_server_fleet_log_buffered_bytes "))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{metrics}"))
+}
+
+/// A node's working copy in its state directory (a folder of its own).
+pub fn working_copy(state: &Path) -> PathBuf {
+    let copies: Vec<PathBuf> = std::fs::read_dir(state)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("host-fleet-node-"))
+        })
+        .collect();
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    copies[0].clone()
+}
