@@ -40,8 +40,9 @@ impl Node {
             .as_ref()
             .context("this node keeps no worlds")?;
         // An older copy of this world still here (from before it moved away)
-        // stops, and its last lines are written, before its folder goes:
-        // none of them may go out at the new epoch.
+        // stops, and its last lines are written, before its folder goes: it
+        // is released first, so none of them is copied, and written before
+        // the world is held again, so none goes out at the new epoch.
         link.mirror.release(id);
         if server.thread_of_world(WorldId(id)).is_some() {
             let _ = server.suspend_world(WorldId(id));
@@ -49,10 +50,8 @@ impl Node {
         durable
             .writer
             .wait_written(std::time::Instant::now() + std::time::Duration::from_secs(10));
-        link.mirror.release(id);
         let files = WorldFiles::of(&durable.state.dir, id);
         if files.dir.exists() {
-            // An older copy of this world, from before it moved away.
             std::fs::remove_dir_all(&files.dir)
                 .with_context(|| format!("failed to clear `{}`", files.dir.display()))?;
         }
