@@ -37,6 +37,9 @@
 //!   buffered writes.
 //! - [`data`]: a game's own components on its entities (`Spin.speed`,
 //!   `Health.value`), by name with typed values.
+//! - [`query`]: every entity with a set of components, its fields as
+//!   columns, and columns written back, one call each.
+//! - [`game`]: the game's resources (`Time` in every game) and messages.
 //! - [`behaviour`]: per-entity game logic, thousands of entities served by
 //!   one instance in one call per frame.
 //! - [`task`]: async tasks ([`task::spawn`], [`task::Task`]).
@@ -63,11 +66,13 @@ pub mod entities;
 pub mod events;
 mod executor;
 mod export;
+pub mod game;
 pub mod log;
 mod math;
 pub mod motion;
 pub mod players;
 pub mod prelude;
+pub mod query;
 pub mod scene;
 pub mod task;
 pub mod terrain;

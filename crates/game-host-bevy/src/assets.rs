@@ -2,37 +2,43 @@
 //! (as `host build` or cargo make them) and from Python and JavaScript
 //! sources (`.py`, `.js`), which run on the live runtimes as under
 //! `host run`. A [`Script`] component attaches one to an entity.
+//!
+//! The loader compiles each script, and builds the Python or JavaScript
+//! runtime it runs on the first time one is needed, on Bevy's task pools:
+//! a game step never waits for a compile, and a script starts at the first
+//! step after its asset is ready. A script that fails to compile still
+//! loads, holding its error, so that the step reports it as a
+//! [`ScriptFailed`](crate::ScriptFailed) of its entity.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use bevy::asset::io::Reader;
 use bevy::asset::{Asset, AssetLoader, Handle, LoadContext};
 use bevy::ecs::error::BevyError;
-use bevy::prelude::Component;
-use bevy::reflect::TypePath;
+use bevy::prelude::{Component, ReflectComponent};
+use bevy::reflect::{Reflect, TypePath};
 use bevy::tasks::futures_lite::AsyncReadExt;
 use game_host::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE};
-use game_host_build::componentize::Language;
+use game_host::{ScriptComponent, ScriptEngine};
 
-/// A script's code, as loaded.
-#[derive(Asset, TypePath, Debug)]
+use crate::live::{Language, compile_source};
+
+/// A script, compiled (or the one line saying why it cannot run).
+#[derive(Asset, TypePath)]
 pub struct ScriptAsset {
     /// The script's name: its file's stem.
     pub(crate) name: String,
-    pub(crate) code: ScriptCode,
+    pub(crate) compiled: Result<ScriptComponent, String>,
 }
 
-#[derive(Debug)]
-pub(crate) enum ScriptCode {
-    /// A component's bytes.
-    Wasm(Vec<u8>),
-    /// One source file, run on its language's live runtime.
-    Source {
-        language: Language,
-        /// The file's name, as errors name it.
-        file: String,
-        text: String,
-    },
+impl std::fmt::Debug for ScriptAsset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScriptAsset")
+            .field("name", &self.name)
+            .field("compiled", &self.compiled.as_ref().map(drop))
+            .finish()
+    }
 }
 
 impl ScriptAsset {
@@ -40,20 +46,29 @@ impl ScriptAsset {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// Why the script cannot run, if it cannot.
+    pub fn error(&self) -> Option<&str> {
+        self.compiled.as_ref().err().map(String::as_str)
+    }
 }
 
 /// Runs a script for as long as the entity has it: the script starts once
 /// its asset has loaded, is swapped (its state handed over) when the asset
 /// changes, and stops when the component or the entity goes.
-#[derive(Component, Debug, Clone)]
+#[derive(Component, Reflect, Debug, Clone)]
+#[reflect(Component)]
 pub struct Script(pub Handle<ScriptAsset>);
 
 /// Loads scripts: `.wasm` components, and Python (`.py`) and JavaScript
-/// (`.js`) scripts of one file each. Files over the host's limits
-/// (`game_host::files`) are refused, naming the file, before they are read
-/// whole.
-#[derive(Default, TypePath)]
-pub struct ScriptLoader;
+/// (`.js`) scripts of one file each, compiled on the loader's task. Files
+/// over the host's limits (`game_host::files`) are refused, naming the
+/// file, before they are read whole.
+#[derive(TypePath)]
+pub struct ScriptLoader {
+    /// The plugin's engine; `None` if it failed to start.
+    pub(crate) engine: Option<Arc<ScriptEngine>>,
+}
 
 impl AssetLoader for ScriptLoader {
     type Asset = ScriptAsset;
@@ -71,28 +86,30 @@ impl AssetLoader for ScriptLoader {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| path.display().to_string());
-        let Some(language) = Language::of(&path) else {
-            let bytes = read_capped(reader, &path, MAX_COMPONENT_FILE).await?;
-            return Ok(ScriptAsset {
-                name,
-                code: ScriptCode::Wasm(bytes),
-            });
+        let language = Language::of(&path);
+        let limit = match language {
+            Some(_) => MAX_TEXT_FILE,
+            None => MAX_COMPONENT_FILE,
         };
-        let bytes = read_capped(reader, &path, MAX_TEXT_FILE).await?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| format!("`{}` is not UTF-8 text", path.display()))?;
-        let file = path
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        Ok(ScriptAsset {
-            name,
-            code: ScriptCode::Source {
-                language,
-                file,
-                text,
-            },
-        })
+        let bytes = read_capped(reader, &path, limit).await?;
+        let Some(engine) = &self.engine else {
+            let compiled = Err("scripts cannot run: the script engine failed to start".to_owned());
+            return Ok(ScriptAsset { name, compiled });
+        };
+        let compiled = match language {
+            None => engine.load_bytes(&name, &bytes),
+            Some(language) => {
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| format!("`{}` is not UTF-8 text", path.display()))?;
+                let file = path
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                compile_source(engine, language, file, text, &name)
+            }
+        };
+        let compiled = compiled.map_err(|e| format!("script `{name}` cannot run: {e:#}"));
+        Ok(ScriptAsset { name, compiled })
     }
 
     fn extensions(&self) -> &[&str] {

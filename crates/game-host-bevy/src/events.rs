@@ -1,6 +1,7 @@
-//! [`ScriptFailed`]: a script that failed, as a Bevy message. The script
-//! is stopped alone (the runtime's sandbox), the plugin logs the error as
-//! one line, and the app keeps running.
+//! What befalls scripts, as Bevy messages: [`ScriptStarted`] when one
+//! starts, and [`ScriptFailed`] when one fails. A failed script is stopped
+//! alone (the runtime's sandbox), the plugin logs the error as one line,
+//! and the app keeps running.
 
 use bevy::prelude::{Entity, Message};
 
@@ -23,4 +24,14 @@ impl ScriptFailed {
             error: format!("{error:#}"),
         }
     }
+}
+
+/// A script started: its asset was ready and its `entrypoint` ran, at the
+/// start of a step (a hot swap is not a start).
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScriptStarted {
+    /// The entity whose [`Script`](crate::Script) it is.
+    pub entity: Entity,
+    /// The runtime's frame when it started (0 for the first scripts).
+    pub frame: u64,
 }

@@ -7,18 +7,17 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use anyhow::{Context, Result};
+use anyhow::{Result, anyhow};
 use bevy::asset::{AssetId, Assets};
 use bevy::prelude::{Entity, Resource, World};
 use game_host::runtime::Runtime;
 use game_host::scene::{AnyScene, GameScene, SharedScene};
 use game_host::sync::LockExt;
-use game_host::{Event, InstanceInfo, LiveSources, ScriptComponent, ScriptEngine};
-use game_host_build::componentize::load_live_sources;
+use game_host::{Event, InstanceInfo, ScriptComponent};
 use uuid::Uuid;
 
-use crate::assets::{ScriptAsset, ScriptCode};
-use crate::events::ScriptFailed;
+use crate::assets::ScriptAsset;
+use crate::events::{ScriptFailed, ScriptStarted};
 use crate::scene::BevyScene;
 
 /// The scripts of a Bevy app and the runtime they run on (a resource).
@@ -26,7 +25,6 @@ use crate::scene::BevyScene;
 pub struct ScriptHost(Arc<Mutex<HostState>>);
 
 pub(crate) struct HostState {
-    engine: ScriptEngine,
     runtime: Runtime,
     /// The script each entity's `Script` component runs.
     attached: HashMap<Entity, Attached>,
@@ -58,9 +56,8 @@ pub(crate) struct StepInput {
 }
 
 impl ScriptHost {
-    pub(crate) fn new(engine: ScriptEngine, runtime: Runtime) -> Self {
+    pub(crate) fn new(runtime: Runtime) -> Self {
         ScriptHost(Arc::new(Mutex::new(HostState {
-            engine,
             runtime,
             attached: HashMap::new(),
             started: false,
@@ -112,6 +109,11 @@ impl ScriptHost {
     }
 }
 
+/// The script's compiled component, or why it cannot run.
+fn compiled(script: &ScriptAsset) -> Result<ScriptComponent> {
+    script.compiled.clone().map_err(|e| anyhow!(e))
+}
+
 /// The app's world lent to a runtime's scene, given back on drop.
 struct Lent<'w> {
     scene: SharedScene,
@@ -141,15 +143,21 @@ fn bevy_scene(scene: &SharedScene, f: impl FnOnce(&mut BevyScene)) {
 }
 
 impl HostState {
-    /// One fixed step (see the module's docs); answers the failures to
-    /// report.
-    pub(crate) fn step(&mut self, world: &mut World, input: StepInput) -> Vec<ScriptFailed> {
+    /// One fixed step (see the module's docs); answers the scripts that
+    /// started and the failures to report.
+    pub(crate) fn step(
+        &mut self,
+        world: &mut World,
+        input: StepInput,
+    ) -> (Vec<ScriptStarted>, Vec<ScriptFailed>) {
         let changes = self.plan(world, &input);
-        let mut failed = Vec::new();
+        let (mut started, mut failed) = (Vec::new(), Vec::new());
         let lent = Lent::new(self.runtime.scene().clone(), world);
         for change in changes {
-            if let Err(failure) = self.apply(change) {
-                failed.push(failure);
+            match self.apply(change) {
+                Ok(Some(start)) => started.push(start),
+                Ok(None) => {}
+                Err(failure) => failed.push(failure),
             }
         }
         if self.started {
@@ -160,7 +168,7 @@ impl HostState {
         }
         drop(lent);
         failed.extend(self.new_errors());
-        failed
+        (started, failed)
     }
 
     /// The changes a step makes, with each new or changed script compiled.
@@ -195,38 +203,20 @@ impl HostState {
                     if let (Some(instance), true) =
                         (attached.instance, input.modified.contains(&asset))
                     {
-                        changes.push(Change::Swap(entity, instance, self.compile(script)));
+                        changes.push(Change::Swap(entity, instance, compiled(script)));
                     }
                 }
-                _ => changes.push(Change::Start(entity, asset, self.compile(script))),
+                _ => changes.push(Change::Start(entity, asset, compiled(script))),
             }
         }
         changes
     }
 
-    fn compile(&self, script: &ScriptAsset) -> Result<ScriptComponent> {
-        let component = match &script.code {
-            ScriptCode::Wasm(bytes) => self.engine.load_bytes(&script.name, bytes),
-            ScriptCode::Source {
-                language,
-                file,
-                text,
-            } => {
-                let sources = LiveSources {
-                    root: String::from("assets"),
-                    files: vec![(file.clone(), text.clone())],
-                };
-                load_live_sources(&self.engine, *language, sources, &script.name)
-            }
-        };
-        component.with_context(|| format!("script `{}` cannot run", script.name))
-    }
-
-    fn apply(&mut self, change: Change) -> Result<(), ScriptFailed> {
+    fn apply(&mut self, change: Change) -> Result<Option<ScriptStarted>, ScriptFailed> {
         match change {
             Change::Stop(entity) => {
                 self.detach(entity);
-                Ok(())
+                Ok(None)
             }
             Change::Start(entity, asset, component) => {
                 self.detach(entity);
@@ -234,11 +224,14 @@ impl HostState {
                 self.started |= started.is_ok();
                 let instance = started.as_ref().ok().copied();
                 self.attached.insert(entity, Attached { asset, instance });
-                started.map(drop).map_err(|e| ScriptFailed::new(entity, e))
+                let frame = self.runtime.frame();
+                started
+                    .map(|_| Some(ScriptStarted { entity, frame }))
+                    .map_err(|e| ScriptFailed::new(entity, e))
             }
             Change::Swap(entity, id, component) => component
                 .and_then(|c| self.runtime.hot_swap(id, &c))
-                .map(drop)
+                .map(|_| None)
                 .map_err(|e| ScriptFailed::new(entity, e)),
         }
     }

@@ -47,55 +47,24 @@ pub(crate) fn forward_keys(keys: Res<ButtonInput<KeyCode>>, mut inbox: ResMut<Sc
     }
 }
 
-/// The script key of a Bevy key code, for the keys scripts know.
+/// The script key of a Bevy key code, for the keys scripts know: by the
+/// code's W3C name (`KeyA`, `Numpad5`), in the core's one key table, as the
+/// host's window maps winit's.
 pub fn key_of(code: KeyCode) -> Option<Key> {
-    use KeyCode as C;
-    Some(match code {
-        C::Enter => Key::Enter,
-        C::Escape => Key::Escape,
-        C::Space => Key::Space,
-        C::Tab => Key::Tab,
-        C::Backspace => Key::Backspace,
-        C::ArrowUp => Key::Up,
-        C::ArrowDown => Key::Down,
-        C::ArrowLeft => Key::Left,
-        C::ArrowRight => Key::Right,
-        C::KeyA => Key::A,
-        C::KeyB => Key::B,
-        C::KeyC => Key::C,
-        C::KeyD => Key::D,
-        C::KeyE => Key::E,
-        C::KeyF => Key::F,
-        C::KeyG => Key::G,
-        C::KeyH => Key::H,
-        C::KeyI => Key::I,
-        C::KeyJ => Key::J,
-        C::KeyK => Key::K,
-        C::KeyL => Key::L,
-        C::KeyM => Key::M,
-        C::KeyN => Key::N,
-        C::KeyO => Key::O,
-        C::KeyP => Key::P,
-        C::KeyQ => Key::Q,
-        C::KeyR => Key::R,
-        C::KeyS => Key::S,
-        C::KeyT => Key::T,
-        C::KeyU => Key::U,
-        C::KeyV => Key::V,
-        C::KeyW => Key::W,
-        C::KeyX => Key::X,
-        C::KeyY => Key::Y,
-        C::KeyZ => Key::Z,
-        C::Digit0 => Key::Digit0,
-        C::Digit1 => Key::Digit1,
-        C::Digit2 => Key::Digit2,
-        C::Digit3 => Key::Digit3,
-        C::Digit4 => Key::Digit4,
-        C::Digit5 => Key::Digit5,
-        C::Digit6 => Key::Digit6,
-        C::Digit7 => Key::Digit7,
-        C::Digit8 => Key::Digit8,
-        C::Digit9 => Key::Digit9,
-        _ => return None,
-    })
+    game_host::input::key_for_code_name(&format!("{code:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bevy_codes_map_to_script_keys_numpad_included() {
+        assert_eq!(key_of(KeyCode::KeyZ), Some(Key::Z));
+        assert_eq!(key_of(KeyCode::ArrowLeft), Some(Key::Left));
+        assert_eq!(key_of(KeyCode::Numpad3), Some(Key::Digit3));
+        assert_eq!(key_of(KeyCode::NumpadEnter), Some(Key::Enter));
+        assert_eq!(key_of(KeyCode::Escape), Some(Key::Escape));
+        assert_eq!(key_of(KeyCode::F1), None);
+    }
 }

@@ -1,9 +1,12 @@
-//! [`GameHostPlugin`]: adds scripts to a Bevy app. Scripts run in
-//! `FixedUpdate`, one runtime frame per fixed step, so their clock, timers
-//! and waits follow Bevy's fixed clock (`Time<Fixed>`, 64 Hz unless the
-//! game sets it; the runtime's rate is read from it when the first step
-//! runs). Background jobs run on the core's worker pool, as under
-//! `host run`: Bevy's task pools stay the game's.
+//! [`GameHostPlugin`]: adds scripts to a Bevy app. Scripts run in the
+//! [`ScriptSystems`] set of the plugin's schedule (`FixedUpdate` by
+//! default), one runtime frame per run, so their clock, timers and waits
+//! follow Bevy's fixed clock (`Time<Fixed>`, 64 Hz unless the game sets
+//! it; the runtime's rate is read from it when the first step runs). A
+//! game orders its own systems around the set: one `.before(ScriptSystems)`
+//! has its writes seen by scripts in the same step. Scripts compile in the
+//! asset loader, on Bevy's task pools; background jobs run on the core's
+//! worker pool, as under `host run`.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -12,6 +15,7 @@ use bevy::app::{App, FixedUpdate, Plugin, PreUpdate};
 use bevy::asset::{AssetApp, AssetEvent};
 use bevy::ecs::message::MessageCursor;
 use bevy::ecs::query::QueryState;
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel, SystemSet};
 use bevy::input::ButtonInput;
 use bevy::input::keyboard::KeyCode;
 use bevy::log::{error, warn};
@@ -27,9 +31,16 @@ use game_host::sync::LockExt;
 use game_host::{EngineOptions, GrantPolicy, ScriptEngine};
 
 use crate::assets::{Script, ScriptAsset, ScriptLoader};
-use crate::events::ScriptFailed;
+use crate::events::{ScriptFailed, ScriptStarted};
 use crate::host::{ScriptHost, StepInput};
 use crate::input::{ScriptInbox, forward_keys};
+use crate::registry::ScriptMessages;
+use crate::scene::{ScriptEntity, ScriptReach, ScriptVisible};
+
+/// The set the scripts' system runs in, in the plugin's schedule: order
+/// the game's systems before or after it.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ScriptSystems;
 
 /// Runs game-host scripts in a Bevy app (see the crate's docs).
 #[derive(Clone)]
@@ -51,6 +62,12 @@ pub struct GameHostPlugin {
     pub jobs: JobDelivery,
     /// Where script log lines go; by default Bevy's log (`tracing`).
     pub log: Arc<dyn LogSink>,
+    /// The schedule scripts run in, once per run: `FixedUpdate` by
+    /// default, the clock of their frames.
+    pub schedule: InternedScheduleLabel,
+    /// Which of the game's entities exist for scripts: by default those
+    /// marked [`ScriptVisible`].
+    pub reach: ScriptReach,
 }
 
 impl Default for GameHostPlugin {
@@ -64,22 +81,38 @@ impl Default for GameHostPlugin {
             seed: config.seed,
             jobs: config.jobs,
             log: config.log,
+            schedule: FixedUpdate.intern(),
+            reach: ScriptReach::default(),
         }
     }
 }
 
-/// The plugin's settings, until the first step makes the host.
+/// The plugin's settings and engine, until the first step makes the host.
 #[derive(Resource, Clone)]
-struct Settings(GameHostPlugin);
+struct Settings(GameHostPlugin, Option<Arc<ScriptEngine>>);
 
 impl Plugin for GameHostPlugin {
     fn build(&self, app: &mut App) {
+        let engine = match ScriptEngine::new(self.engine.clone()) {
+            Ok(engine) => Some(Arc::new(engine)),
+            Err(e) => {
+                error!("scripts cannot run: the script engine failed to start: {e:#}");
+                None
+            }
+        };
         app.init_asset::<ScriptAsset>()
-            .register_asset_loader(ScriptLoader)
+            .register_asset_loader(ScriptLoader {
+                engine: engine.clone(),
+            })
+            .register_type::<Script>()
+            .register_type::<ScriptEntity>()
+            .register_type::<ScriptVisible>()
             .add_message::<ScriptFailed>()
+            .add_message::<ScriptStarted>()
             .init_resource::<ScriptInbox>()
-            .insert_resource(Settings(self.clone()))
-            .add_systems(FixedUpdate, run_scripts)
+            .insert_resource(self.reach)
+            .insert_resource(Settings(self.clone(), engine))
+            .add_systems(self.schedule, run_scripts.in_set(ScriptSystems))
             .add_systems(
                 PreUpdate,
                 forward_keys
@@ -92,18 +125,14 @@ impl Plugin for GameHostPlugin {
 /// Makes the host the first time scripts run: the runtime's rate is the
 /// fixed clock's.
 fn make_host(world: &mut World) -> Option<ScriptHost> {
-    let Settings(settings) = world.get_resource::<Settings>()?.clone();
+    let Settings(settings, engine) = world.get_resource::<Settings>()?.clone();
     let step = world
         .get_resource::<Time<Fixed>>()
         .map_or(1.0 / 64.0, |time| time.timestep().as_secs_f64());
-    let engine = match ScriptEngine::new(settings.engine) {
-        Ok(engine) => engine,
-        Err(e) => {
-            error!("scripts cannot run: the script engine failed to start: {e:#}");
-            world.remove_resource::<Settings>();
-            return None;
-        }
-    };
+    if engine.is_none() {
+        world.remove_resource::<Settings>();
+        return None;
+    }
     let runtime = Runtime::with_scene(
         RuntimeConfig {
             hz: 1.0 / step,
@@ -117,7 +146,7 @@ fn make_host(world: &mut World) -> Option<ScriptHost> {
         },
         ScriptHost::scene(),
     );
-    Some(ScriptHost::new(engine, runtime))
+    Some(ScriptHost::new(runtime))
 }
 
 /// One fixed step of every script (see [`ScriptHost`]).
@@ -144,15 +173,19 @@ fn run_scripts(
         .iter(world)
         .map(|(entity, script)| (entity, script.0.id()))
         .collect();
-    let events = world.resource_mut::<ScriptInbox>().take();
+    let mut events = world.resource_mut::<ScriptInbox>().take();
+    if let Some(messages) = world.get_resource::<ScriptMessages>().cloned() {
+        events.extend(messages.forward(world));
+    }
     let input = StepInput {
         wanted,
         modified,
         events,
     };
-    let failed = ScriptHost::shared(world)
+    let (started, failed) = ScriptHost::shared(world)
         .lock_unpoisoned()
         .step(world, input);
+    world.write_message_batch(started);
     for failure in failed {
         warn!(
             "script of entity {} stopped: {}",

@@ -11,25 +11,53 @@
 //!
 //! Script ids are the scene's own, given in order and never reused (as in
 //! the core's scene): each is kept on its entity as [`ScriptEntity`], and
-//! a despawned entity's id names nothing. Entities the game spawns with a
-//! `Name` and a `Transform` get an id at the next step, in `Entity` order,
-//! so scripts `find` them.
+//! a despawned entity's id names nothing.
+//!
+//! Which of the game's entities exist for scripts is the game's choice
+//! ([`ScriptReach`]): by default those it marks [`ScriptVisible`], or
+//! every entity with a `Name` and a `Transform`. Such an entity gets an id
+//! at the next step, in `Entity` order, so scripts find, query, read and
+//! write it; any other has no id, and scripts cannot name it. Entities
+//! scripts spawn are marked.
 
 use std::any::Any;
+use std::collections::HashMap;
 
+use bevy::ecs::component::ComponentId;
 use bevy::ecs::query::QueryState;
+use bevy::ecs::reflect::ReflectComponent;
 use bevy::ecs::world::WorldId;
+use bevy::prelude::ReflectDefault;
 use bevy::prelude::{
-    Component, Entity, Name, Quat as BevyQuat, Transform as BevyTransform, Vec3 as BevyVec3, With,
-    Without, World,
+    Component, Entity, Name, Quat as BevyQuat, Reflect, Resource, Transform as BevyTransform,
+    Vec3 as BevyVec3, With, Without, World,
 };
 use game_host::scene::{EntityId, GameData, GameScene, Transform};
 
 use crate::registry::ComponentAccess;
 
 /// The script id of a Bevy entity scripts can reach (its `entity-id`).
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Component, Reflect, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[reflect(Component)]
 pub struct ScriptEntity(pub(crate) u32);
+
+/// Marks an entity that scripts may reach (with [`ScriptReach::Marked`],
+/// the default): the game adds it to the entities it offers scripts.
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[reflect(Component, Default)]
+pub struct ScriptVisible;
+
+/// Which of the game's entities exist for scripts (a setting of the
+/// plugin, kept as a resource).
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ScriptReach {
+    /// Those the game marks [`ScriptVisible`] (and those scripts spawn):
+    /// the camera, the UI and the player's avatar stay the game's own.
+    #[default]
+    Marked,
+    /// Every entity with a `Name` and a `Transform`.
+    Named,
+}
 
 impl ScriptEntity {
     /// The id scripts know the entity by.
@@ -38,8 +66,15 @@ impl ScriptEntity {
     }
 }
 
-/// Bevy entities not known to scripts yet that scripts can reach.
-type Unadopted = (With<Name>, With<BevyTransform>, Without<ScriptEntity>);
+/// Bevy entities not known to scripts yet that scripts can reach, by
+/// [`ScriptReach`].
+type UnadoptedNamed = (With<Name>, With<BevyTransform>, Without<ScriptEntity>);
+type UnadoptedMarked = (With<ScriptVisible>, Without<ScriptEntity>);
+
+/// The scripts' queries made so far (`queries`), by the components they
+/// require and exclude.
+pub(crate) type QueryCache =
+    HashMap<(Vec<ComponentId>, Vec<ComponentId>), QueryState<(Entity, &'static ScriptEntity)>>;
 
 /// The Bevy world as scripts see it (see the module's docs).
 pub struct BevyScene {
@@ -52,13 +87,16 @@ pub struct BevyScene {
     /// The queries over the app's world, made on the first lend and kept
     /// (a query made per call costs microseconds).
     queries: Option<Queries>,
+    /// The scripts' queries, for `queries`.
+    pub(crate) cache: QueryCache,
 }
 
 /// The scene's queries over the app's world.
 struct Queries {
     /// The world they were made for.
     world: WorldId,
-    unadopted: QueryState<Entity, Unadopted>,
+    named_new: QueryState<Entity, UnadoptedNamed>,
+    marked_new: QueryState<Entity, UnadoptedMarked>,
     named: QueryState<(&'static ScriptEntity, &'static Name)>,
 }
 
@@ -76,6 +114,7 @@ impl BevyScene {
             ids: Vec::new(),
             access: ComponentAccess::default(),
             queries: None,
+            cache: QueryCache::default(),
         }
     }
 
@@ -93,9 +132,11 @@ impl BevyScene {
         {
             self.queries = Some(Queries {
                 world: self.world.id(),
-                unadopted: QueryState::new(&mut self.world),
+                named_new: QueryState::new(&mut self.world),
+                marked_new: QueryState::new(&mut self.world),
                 named: QueryState::new(&mut self.world),
             });
+            self.cache.clear();
         }
         self.adopt();
     }
@@ -111,12 +152,17 @@ impl BevyScene {
         *self.ids.get(id.index())?
     }
 
-    /// Gives ids to the game's new named, transformed entities.
+    /// Gives ids to the entities the game offers scripts since the last
+    /// step ([`ScriptReach`]).
     fn adopt(&mut self) {
         let Some(queries) = &mut self.queries else {
             return;
         };
-        let mut new: Vec<Entity> = queries.unadopted.iter(&self.world).collect();
+        let reach = self.world.get_resource::<ScriptReach>().copied();
+        let mut new: Vec<Entity> = match reach.unwrap_or_default() {
+            ScriptReach::Marked => queries.marked_new.iter(&self.world).collect(),
+            ScriptReach::Named => queries.named_new.iter(&self.world).collect(),
+        };
         if new.is_empty() {
             return;
         }
@@ -181,6 +227,7 @@ impl GameScene for BevyScene {
                 Name::new(name.to_owned()),
                 BevyTransform::default(),
                 ScriptEntity(id),
+                ScriptVisible,
             ))
             .id();
         self.ids.push(Some(entity));

@@ -11,11 +11,13 @@ use game_host::log::MemoryLog;
 use game_host::runtime::{Runtime, RuntimeConfig};
 use game_host::scene::{EntityId, GameScene, Scene, Value};
 use game_host::sync::LockExt;
-use game_host_bevy::{Script, ScriptAccess, ScriptApp, ScriptEntity, ScriptHost};
+use game_host_bevy::{Script, ScriptAccess, ScriptApp, ScriptEntity, ScriptHost, ScriptVisible};
 
 /// The default scene's cube, as a game spawns it.
 fn spawn_cube(world: &mut World) -> Entity {
-    world.spawn((Name::new("cube"), Transform::default())).id()
+    world
+        .spawn((Name::new("cube"), Transform::default(), ScriptVisible))
+        .id()
 }
 
 #[test]
@@ -210,6 +212,7 @@ fn reflected_components_round_trip_and_entities_despawn() {
         .spawn((
             Name::new("knight"),
             Transform::default(),
+            ScriptVisible,
             Armor {
                 rating: 2.5,
                 name: "plate".into(),

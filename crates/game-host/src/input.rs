@@ -5,59 +5,61 @@
 pub use crate::guest::bindings::events::{Event, EventFilter, ScriptMessage};
 pub use crate::guest::bindings::input::Key;
 
-/// Every key and its name in input files and logs (the window's key codes
-/// for each are in `game-host-render`).
-const KEYS: &[(&str, Key)] = &[
-    ("enter", Key::Enter),
-    ("escape", Key::Escape),
-    ("space", Key::Space),
-    ("tab", Key::Tab),
-    ("backspace", Key::Backspace),
-    ("up", Key::Up),
-    ("down", Key::Down),
-    ("left", Key::Left),
-    ("right", Key::Right),
-    ("a", Key::A),
-    ("b", Key::B),
-    ("c", Key::C),
-    ("d", Key::D),
-    ("e", Key::E),
-    ("f", Key::F),
-    ("g", Key::G),
-    ("h", Key::H),
-    ("i", Key::I),
-    ("j", Key::J),
-    ("k", Key::K),
-    ("l", Key::L),
-    ("m", Key::M),
-    ("n", Key::N),
-    ("o", Key::O),
-    ("p", Key::P),
-    ("q", Key::Q),
-    ("r", Key::R),
-    ("s", Key::S),
-    ("t", Key::T),
-    ("u", Key::U),
-    ("v", Key::V),
-    ("w", Key::W),
-    ("x", Key::X),
-    ("y", Key::Y),
-    ("z", Key::Z),
-    ("0", Key::Digit0),
-    ("1", Key::Digit1),
-    ("2", Key::Digit2),
-    ("3", Key::Digit3),
-    ("4", Key::Digit4),
-    ("5", Key::Digit5),
-    ("6", Key::Digit6),
-    ("7", Key::Digit7),
-    ("8", Key::Digit8),
-    ("9", Key::Digit9),
+/// Every key: its name in input files and logs, and the key codes that
+/// produce it, by the W3C UI Events `code` names that winit's and Bevy's
+/// `KeyCode` both use (`KeyA`, `ArrowUp`, `Numpad5`): the one table the
+/// window and the Bevy plugin map keys with.
+const KEYS: &[(&str, Key, &[&str])] = &[
+    ("enter", Key::Enter, &["Enter", "NumpadEnter"]),
+    ("escape", Key::Escape, &["Escape"]),
+    ("space", Key::Space, &["Space"]),
+    ("tab", Key::Tab, &["Tab"]),
+    ("backspace", Key::Backspace, &["Backspace"]),
+    ("up", Key::Up, &["ArrowUp"]),
+    ("down", Key::Down, &["ArrowDown"]),
+    ("left", Key::Left, &["ArrowLeft"]),
+    ("right", Key::Right, &["ArrowRight"]),
+    ("a", Key::A, &["KeyA"]),
+    ("b", Key::B, &["KeyB"]),
+    ("c", Key::C, &["KeyC"]),
+    ("d", Key::D, &["KeyD"]),
+    ("e", Key::E, &["KeyE"]),
+    ("f", Key::F, &["KeyF"]),
+    ("g", Key::G, &["KeyG"]),
+    ("h", Key::H, &["KeyH"]),
+    ("i", Key::I, &["KeyI"]),
+    ("j", Key::J, &["KeyJ"]),
+    ("k", Key::K, &["KeyK"]),
+    ("l", Key::L, &["KeyL"]),
+    ("m", Key::M, &["KeyM"]),
+    ("n", Key::N, &["KeyN"]),
+    ("o", Key::O, &["KeyO"]),
+    ("p", Key::P, &["KeyP"]),
+    ("q", Key::Q, &["KeyQ"]),
+    ("r", Key::R, &["KeyR"]),
+    ("s", Key::S, &["KeyS"]),
+    ("t", Key::T, &["KeyT"]),
+    ("u", Key::U, &["KeyU"]),
+    ("v", Key::V, &["KeyV"]),
+    ("w", Key::W, &["KeyW"]),
+    ("x", Key::X, &["KeyX"]),
+    ("y", Key::Y, &["KeyY"]),
+    ("z", Key::Z, &["KeyZ"]),
+    ("0", Key::Digit0, &["Digit0", "Numpad0"]),
+    ("1", Key::Digit1, &["Digit1", "Numpad1"]),
+    ("2", Key::Digit2, &["Digit2", "Numpad2"]),
+    ("3", Key::Digit3, &["Digit3", "Numpad3"]),
+    ("4", Key::Digit4, &["Digit4", "Numpad4"]),
+    ("5", Key::Digit5, &["Digit5", "Numpad5"]),
+    ("6", Key::Digit6, &["Digit6", "Numpad6"]),
+    ("7", Key::Digit7, &["Digit7", "Numpad7"]),
+    ("8", Key::Digit8, &["Digit8", "Numpad8"]),
+    ("9", Key::Digit9, &["Digit9", "Numpad9"]),
 ];
 
 /// Every key with its name, in WIT order.
 pub fn keys() -> impl Iterator<Item = (&'static str, Key)> {
-    KEYS.iter().copied()
+    KEYS.iter().map(|&(name, key, _)| (name, key))
 }
 
 /// The key with this name (`enter`, `space`, `a`, `7`, ...), any case.
@@ -69,6 +71,15 @@ pub fn key_by_name(name: &str) -> Option<Key> {
 /// The name of a key.
 pub fn key_name(key: Key) -> &'static str {
     keys().find(|(_, k)| *k == key).map_or("?", |(n, _)| n)
+}
+
+/// The key a key code produces, by its W3C `code` name (`KeyA`,
+/// `Numpad5`: the `Debug` form of winit's and Bevy's `KeyCode`), if
+/// scripts know it.
+pub fn key_for_code_name(code: &str) -> Option<Key> {
+    KEYS.iter()
+        .find(|(_, _, codes)| codes.contains(&code))
+        .map(|&(_, key, _)| key)
 }
 
 /// Parses an input script: one event per line,
@@ -145,10 +156,16 @@ mod tests {
     }
 
     #[test]
-    fn every_key_has_a_unique_name() {
-        for (name, key) in KEYS {
+    fn every_key_has_a_unique_name_and_its_codes_map_back() {
+        for (name, key, codes) in KEYS {
             assert_eq!(key_by_name(name), Some(*key));
             assert_eq!(key_name(*key), *name);
+            assert!(!codes.is_empty(), "{name} has no key code");
+            for code in *codes {
+                assert_eq!(key_for_code_name(code), Some(*key));
+            }
         }
+        assert_eq!(key_for_code_name("Numpad4"), Some(Key::Digit4));
+        assert_eq!(key_for_code_name("F1"), None);
     }
 }

@@ -9,7 +9,13 @@
 //! cargo run --release -p bevy-game --features render                      # a window
 //! cargo run --release -p bevy-game --features render -- examples/swarm    # 5,000 entities
 //! cargo run --release -p bevy-game -- --headless --frames 120 --dump-scene bevy.json
+//! cargo run --release -p bevy-game -- --headless --frames 120 --spinners 8 examples/spin-query
 //! ```
+//!
+//! `--spinners N` offers scripts N entities with the game's `Spin` (and one
+//! `Frozen`); `spin-query` and its Python and JavaScript twins turn them
+//! through queries and send `Scored` messages, which the game counts into
+//! its `Score` (printed at the end of a headless run).
 //!
 //! With no script it runs the spinning cube (`examples/spinning-cube`, built
 //! on first use), as `host run` does. `--headless` runs without a window or
@@ -55,6 +61,10 @@ struct Args {
     /// At the end, write the scene as JSON (`host run --dump-scene`'s form).
     #[arg(long, value_name = "FILE")]
     dump_scene: Option<PathBuf>,
+    /// Spinners to offer scripts (`Spin` and `Transform`, and one more
+    /// `Frozen`), as `examples/spin-query` turns them.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    spinners: u32,
     /// At the end, save the window's image as PNG (with a window only).
     #[arg(long, value_name = "FILE")]
     screenshot: Option<PathBuf>,
@@ -107,8 +117,15 @@ fn run(args: Args) -> Result<()> {
     match (args.headless, args.frames) {
         (true, Some(frames)) => {
             headless::plugins(&mut app, assets, plugin);
-            app.add_plugins(game::GamePlugin { scripts });
+            app.add_plugins(game::GamePlugin {
+                scripts,
+                spinners: args.spinners,
+            });
             headless::run(&mut app, frames)?;
+            if args.spinners > 0 {
+                let score = app.world().resource::<game::Score>().points;
+                eprintln!("score: {score}");
+            }
             dump::write(app.world_mut(), args.dump_scene.as_ref())
         }
         _ => window(app, assets, plugin, scripts, &args),
@@ -126,7 +143,10 @@ fn window(
 ) -> Result<()> {
     let ending = (args.screenshot.clone(), args.dump_scene.clone());
     render::plugins(&mut app, assets, plugin, args.frames, ending);
-    app.add_plugins(game::GamePlugin { scripts });
+    app.add_plugins(game::GamePlugin {
+        scripts,
+        spinners: args.spinners,
+    });
     let exit = app.run();
     anyhow::ensure!(exit.is_success(), "the game ended with {exit:?}");
     Ok(())

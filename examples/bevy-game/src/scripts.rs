@@ -22,7 +22,11 @@ pub fn resolve(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     paths.iter().map(|path| file_of(path)).collect()
 }
 
+/// The file to load for `path`, absolute: Bevy reads relative asset paths
+/// from beside its executable, not from the working directory.
 fn file_of(path: &Path) -> Result<PathBuf> {
+    let path = &std::path::absolute(path)
+        .with_context(|| format!("cannot resolve `{}`", path.display()))?;
     Ok(match ScriptSource::new(path)? {
         ScriptSource::File(file) => file,
         ScriptSource::Foreign(_, entry) => entry,

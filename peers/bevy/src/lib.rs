@@ -20,6 +20,7 @@ use game_host::limits::{Quotas, ScriptLimits};
 use game_host::log::MemoryLog;
 use game_host::scene::Scene;
 use game_host::{EngineOptions, Runtime, RuntimeConfig, ScriptEngine};
+use game_host_bevy::ScriptVisible;
 use game_host_build::{BuildOutput, build_script_crate};
 
 /// The entities moved in the 10,000-entity scenarios.
@@ -162,9 +163,12 @@ pub(crate) fn base_app(scenario: Scenario) -> App {
         single_threaded(&mut app);
     }
     app.world_mut()
-        .spawn((Name::new("cube"), Transform::default()));
-    app.world_mut()
-        .spawn((Name::new(scenario.marker()), Transform::default()));
+        .spawn((Name::new("cube"), Transform::default(), ScriptVisible));
+    app.world_mut().spawn((
+        Name::new(scenario.marker()),
+        Transform::default(),
+        ScriptVisible,
+    ));
     app
 }
 

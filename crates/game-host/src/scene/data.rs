@@ -12,6 +12,7 @@ use std::fmt;
 use glam::{Quat, Vec3};
 
 use super::entity::EntityId;
+use super::query::{Column, FieldPath, Query, Rows, wrong_column};
 
 /// A field's value.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,6 +141,98 @@ pub trait GameData {
 
     /// Removes the component from entity `id`; false if it had none.
     fn remove(&mut self, id: EntityId, component: &str) -> Result<bool, String>;
+
+    /// The entities that have every component of [`Query::required`] and
+    /// none of its `without`, in id order, with the column of each of its
+    /// fields but `Transform` and `Name` (left `None`, for the caller).
+    fn query(&mut self, query: &Query) -> Result<Rows, String>;
+
+    /// Sets `fields` (none of them `Transform` or `Name`) of entities
+    /// `ids` to the columns' values. Every id, component and column length
+    /// is checked before anything changes; a value of another kind fails
+    /// on the first entity, before anything changes.
+    fn write_columns(
+        &mut self,
+        ids: &[u32],
+        fields: &[FieldPath],
+        columns: &[Column],
+    ) -> Result<(), String> {
+        for (path, column) in fields.iter().zip(columns) {
+            if column.len() != ids.len() || !column.is_whole() {
+                return Err(format!(
+                    "queries: the column of `{path}` holds {} values for {} ids",
+                    column.len(),
+                    ids.len()
+                ));
+            }
+            for &id in ids {
+                if !self.has(EntityId::from(id), &path.component) {
+                    self.get(EntityId::from(id), &path.component)?;
+                    return Err(no_component(EntityId::from(id), &path.component));
+                }
+            }
+        }
+        for (at, &id) in ids.iter().enumerate() {
+            for (path, column) in fields.iter().zip(columns) {
+                self.set_field(
+                    EntityId::from(id),
+                    &path.component,
+                    &path.field,
+                    column.value(at),
+                )
+                .map_err(|why| wrong_column(path, id, why.trim_start_matches("game-data: ")))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every field of the game's resource `name`; by default there is
+    /// none.
+    fn resource(&mut self, name: &str) -> Result<Vec<Field>, String> {
+        Err(no_resource(name, &[]))
+    }
+
+    /// Sets one field of the game's resource `name`.
+    fn set_resource_field(&mut self, name: &str, field: &str, value: Value) -> Result<(), String> {
+        let _ = (field, value);
+        Err(no_resource(name, &[]))
+    }
+
+    /// Writes a message of type `kind` to the game: `Ok(true)` if the game
+    /// took it, `Ok(false)` (the default) if the game has no message types
+    /// and it goes to scripts instead.
+    fn write_message(&mut self, kind: &str, fields: Vec<Field>) -> Result<bool, String> {
+        let _ = (kind, fields);
+        Ok(false)
+    }
+}
+
+/// `fields` as a JSON object (`{"points":3}`; a vector as `[x, y, z]`):
+/// the payload of a game's message as scripts receive it.
+pub fn fields_json(fields: &[Field]) -> String {
+    let value = |v: &Value| match v {
+        Value::Number(x) => serde_json::json!(x),
+        Value::Integer(n) => serde_json::json!(n),
+        Value::Boolean(b) => serde_json::json!(b),
+        Value::Text(t) => serde_json::json!(t),
+        Value::Vec3(v) => serde_json::json!(v.to_array()),
+        Value::Quat(q) => serde_json::json!(q.to_array()),
+        Value::Numbers(list) => serde_json::json!(list),
+    };
+    let object: serde_json::Map<String, serde_json::Value> = fields
+        .iter()
+        .map(|f| (f.name.clone(), value(&f.value)))
+        .collect();
+    serde_json::Value::Object(object).to_string()
+}
+
+/// The error for a resource the game does not offer scripts.
+pub fn no_resource(name: &str, known: &[&str]) -> String {
+    format!(
+        "resources: no resource named `{name}` is registered for scripts (registered: Time{}{})",
+        if known.is_empty() { "" } else { ", " },
+        known.join(", ")
+    )
 }
 
 /// The error for an id that names no entity.

@@ -15,13 +15,20 @@ mod entity;
 mod game_scene;
 mod handle;
 mod own;
+mod query;
 mod table;
 
 pub use any::{AnyScene, SharedScene};
-pub use data::{Field, GameData, Value, no_component, no_entity, no_field, wrong_kind};
+pub use data::{
+    Field, GameData, Value, fields_json, no_component, no_entity, no_field, no_resource, wrong_kind,
+};
 pub use digest::{digest, entity_digest, entity_digests};
 pub use dump::SceneDump;
 pub use entity::{CUBE, Entity, EntityId, Transform};
 pub use game_scene::{GameScene, QUAT, TRANSFORM, VEC3, transform_of};
 pub use handle::TransformHandle;
 pub use own::Scene;
+pub use query::{
+    Column, FieldPath, NAME_COMPONENT, Query, Rows, TRANSFORM_COMPONENT, fill_columns,
+    is_entity_component, no_such_component, wrong_column,
+};

@@ -9,6 +9,7 @@ use glam::{Quat, Vec3};
 use super::data::{Field, GameData, Value, no_entity};
 use super::entity::{CUBE, Entity, EntityId, Transform};
 use super::game_scene::{GameScene, QUAT, TRANSFORM, VEC3, transform_of};
+use super::query::{Query, Rows};
 use super::table::DataTable;
 
 /// The core's own scene: entities in creation order, addressed by index.
@@ -275,6 +276,13 @@ impl GameData for Scene {
     fn remove(&mut self, id: EntityId, component: &str) -> Result<bool, String> {
         self.living(id)?;
         Ok(self.data.remove(id, component))
+    }
+
+    fn query(&mut self, query: &Query) -> Result<Rows, String> {
+        let living = (self.entities.iter().enumerate())
+            .filter(|(_, entity)| entity.is_some())
+            .map(|(id, _)| id as u32);
+        self.data.query(living, query)
     }
 }
 

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::data::{Field, Value, no_component, no_field, wrong_kind};
 use super::entity::EntityId;
+use super::query::{Query, Rows, fill_columns};
 
 /// The most bytes of game data (names and values) the scene holds, so that
 /// scripts inserting components cannot exhaust the host's memory.
@@ -134,6 +135,42 @@ impl DataTable {
                 self.bytes -= size_of_component(name, fields);
             }
         }
+    }
+
+    /// The entities of `living` (in id order) that match `query`, with
+    /// the columns of its game fields.
+    pub(super) fn query(
+        &self,
+        living: impl Iterator<Item = u32>,
+        query: &Query,
+    ) -> Result<Rows, String> {
+        let required = query.required();
+        let mut rows = Rows {
+            ids: Vec::new(),
+            columns: vec![None; query.fields.len()],
+        };
+        if query.excludes_all() {
+            return Ok(rows);
+        }
+        let empty = BTreeMap::new();
+        for id in living {
+            let components = self.by_entity.get(&id).unwrap_or(&empty);
+            if !required.iter().all(|c| components.contains_key(*c))
+                || query.without.iter().any(|c| components.contains_key(c))
+            {
+                continue;
+            }
+            let entity = EntityId(id);
+            fill_columns(query, 0, &mut rows.columns, |_, path| {
+                components[path.component.as_str()]
+                    .iter()
+                    .find(|f| f.name == path.field)
+                    .map(|f| f.value.clone())
+                    .ok_or_else(|| no_field(entity, &path.component, &path.field))
+            })?;
+            rows.ids.push(id);
+        }
+        Ok(rows)
     }
 
     fn component(&self, id: EntityId, component: &str) -> Option<&Vec<Field>> {

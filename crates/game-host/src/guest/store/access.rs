@@ -45,6 +45,11 @@ pub(crate) struct DataAccess<'a> {
     component: &'a str,
 }
 
+/// Proof that the instance may read (or write) each of the game's
+/// components or resources it was made for, by name.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GameAccess(());
+
 impl Readable {
     pub fn entity(self) -> EntityId {
         self.0
@@ -176,6 +181,60 @@ impl ScriptState {
             entity: id,
             component,
         })
+    }
+
+    /// Fails (a trap naming the first one refused) unless the instance may
+    /// read each of the game's components or resources `names`.
+    pub(crate) fn may_read_game<'a>(
+        &self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> wasmtime::Result<GameAccess> {
+        self.may_game(Side::Read, names)
+    }
+
+    /// As [`Self::may_read_game`], for writes.
+    pub(crate) fn may_write_game<'a>(
+        &self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> wasmtime::Result<GameAccess> {
+        self.may_game(Side::Write, names)
+    }
+
+    fn may_game<'a>(
+        &self,
+        side: Side,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> wasmtime::Result<GameAccess> {
+        let (rule, verb) = match side {
+            Side::Read => (&self.grants.data_reads, "read"),
+            Side::Write => (&self.grants.data_writes, "write"),
+        };
+        for name in names {
+            if !rule.allows(name) {
+                return Err(wasmtime::format_err!(
+                    "grants: script `{}` may not {verb} game data `{name}`: its grants' \
+                     data_{verb}s allow {rule}",
+                    self.identity.name
+                ));
+            }
+        }
+        Ok(GameAccess(()))
+    }
+
+    /// The positions in `ids` of the entities the instance may read, as
+    /// proof for them: a query answers only those.
+    pub(crate) fn readable_of(&mut self, ids: Vec<u32>) -> (Vec<usize>, Vec<u32>) {
+        if !self.reads.restricted() {
+            return ((0..ids.len()).collect(), ids);
+        }
+        let (mut at, mut kept) = (Vec::new(), Vec::new());
+        for (position, id) in ids.into_iter().enumerate() {
+            if self.may_read(EntityId::from(id)).is_ok() {
+                at.push(position);
+                kept.push(id);
+            }
+        }
+        (at, kept)
     }
 
     /// The instance spawned `id`: it may read and change it whatever its

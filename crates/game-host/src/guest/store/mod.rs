@@ -160,7 +160,7 @@ impl ScriptState {
 
     /// Fails (a trap naming the channel) unless the instance may send on
     /// `channel`.
-    fn may_send(&self, channel: &str) -> wasmtime::Result<()> {
+    pub(crate) fn may_send(&self, channel: &str) -> wasmtime::Result<()> {
         if self.grants.send.allows(channel) {
             return Ok(());
         }

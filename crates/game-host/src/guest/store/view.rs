@@ -12,7 +12,7 @@
 use std::sync::MutexGuard;
 
 use super::ScriptState;
-use super::access::{DataAccess, Readable, ReadableIds, Writable, WritableIds};
+use super::access::{DataAccess, GameAccess, Readable, ReadableIds, Writable, WritableIds};
 use crate::guest::pending::{Fields, turn, write_fields};
 use crate::scene::{AnyScene, EntityId, GameData, GameScene, TRANSFORM, Transform, transform_of};
 use crate::sync::LockExt;
@@ -214,6 +214,21 @@ impl ScriptState {
             self.pending.write(EntityId::from(id), fields, values(at));
         }
         Ok(())
+    }
+
+    /// Runs `call` on the scene's game data, for the components or
+    /// resources `access` was made for, or answers [`NO_GAME_DATA`].
+    pub(crate) fn with_game<R>(
+        &mut self,
+        _access: GameAccess,
+        call: impl FnOnce(&mut dyn GameData) -> Result<R, String>,
+    ) -> Result<R, String> {
+        self.take_turn();
+        let mut scene = self.lock_scene();
+        match scene.game_data() {
+            Some(data) => call(data),
+            None => Err(NO_GAME_DATA.to_owned()),
+        }
     }
 
     /// Runs `call` on the scene's game data, for the entity and component

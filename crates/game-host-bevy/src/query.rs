@@ -1,0 +1,209 @@
+//! Queries over the Bevy world (the `queries` interface): the script
+//! entities that have a set of the game's registered components (and
+//! `Transform`, `Name`), found with a Bevy query made for that set and
+//! kept, and the fields asked for read by reflection into columns.
+//! Column writes resolve each component once and check every entity
+//! before changing any.
+
+use std::collections::HashMap;
+
+use bevy::ecs::component::ComponentId;
+use bevy::ecs::query::QueryBuilder;
+use bevy::ecs::reflect::ReflectComponent;
+use bevy::prelude::{Entity, Name, Transform};
+use bevy::reflect::{PartialReflect, Reflect};
+use game_host::scene::{
+    Column, EntityId, FieldPath, NAME_COMPONENT, Query, Rows, TRANSFORM_COMPONENT, Value,
+    fill_columns, no_component, wrong_column,
+};
+
+use crate::reflect::{field_at, field_mut, read_leaf, write_leaf};
+use crate::scene::{BevyScene, ScriptEntity};
+
+/// A component a query names, resolved.
+enum Resolved {
+    /// In the world: its id, and its reflection for a game component.
+    Present(ComponentId, Option<ReflectComponent>),
+    /// No entity ever had it: nothing matches a query requiring it.
+    Absent,
+}
+
+impl BevyScene {
+    /// `component` (a registered one, `Transform` or `Name`) in this
+    /// world, or why scripts cannot name it.
+    fn resolve(&self, component: &str, write: bool) -> Result<Resolved, String> {
+        let (type_id, reflect) = match component {
+            TRANSFORM_COMPONENT => (std::any::TypeId::of::<Transform>(), None),
+            NAME_COMPONENT => (std::any::TypeId::of::<Name>(), None),
+            _ => {
+                let (reflect, _) = self
+                    .registered(component, write)
+                    .map_err(|e| e.replacen("game-data", "queries", 1))?;
+                let type_id = self
+                    .access
+                    .components
+                    .get(component)
+                    .expect("registered")
+                    .type_id;
+                (type_id, Some(reflect))
+            }
+        };
+        Ok(match self.world.components().get_id(type_id) {
+            Some(id) => Resolved::Present(id, reflect),
+            None => Resolved::Absent,
+        })
+    }
+
+    /// Answers a query (see the module's docs).
+    pub(crate) fn run_query(&mut self, query: &Query) -> Result<Rows, String> {
+        let mut rows = Rows {
+            ids: Vec::new(),
+            columns: vec![None; query.fields.len()],
+        };
+        let mut with = Vec::new();
+        let mut reflects: HashMap<&str, ReflectComponent> = HashMap::new();
+        let mut absent = false;
+        let named = (query.fields.iter().map(|f| f.component.as_str()))
+            .chain(query.with.iter().map(String::as_str));
+        for component in named {
+            match self.resolve(component, false)? {
+                Resolved::Present(id, reflect) => {
+                    with.push(id);
+                    if let Some(reflect) = reflect {
+                        reflects.insert(component, reflect);
+                    }
+                }
+                Resolved::Absent => absent = true,
+            }
+        }
+        let mut without = Vec::new();
+        for component in &query.without {
+            if let Resolved::Present(id, _) = self.resolve(component, false)? {
+                without.push(id);
+            }
+        }
+        if absent {
+            return Ok(rows);
+        }
+        with.sort_unstable();
+        with.dedup();
+        without.sort_unstable();
+        let world = &mut self.world;
+        let state = self
+            .cache
+            .entry((with.clone(), without.clone()))
+            .or_insert_with(|| {
+                let mut builder = QueryBuilder::<(Entity, &ScriptEntity)>::new(world);
+                for &id in &with {
+                    builder.with_id(id);
+                }
+                for &id in &without {
+                    builder.without_id(id);
+                }
+                builder.build()
+            });
+        let mut found: Vec<(u32, Entity)> = state
+            .iter(world)
+            .map(|(entity, id)| (id.id(), entity))
+            .collect();
+        found.sort_unstable_by_key(|(id, _)| *id);
+        let count = found.len();
+        for (id, entity) in found {
+            let entity = self.world.entity(entity);
+            fill_columns(query, count, &mut rows.columns, |_, path| {
+                let reflect = &reflects[path.component.as_str()];
+                let value = reflect
+                    .reflect(entity)
+                    .ok_or_else(|| no_component(EntityId::from(id), &path.component))?;
+                leaf_of(value.as_partial_reflect(), path)
+            })?;
+            rows.ids.push(id);
+        }
+        Ok(rows)
+    }
+
+    /// Writes columns of the game's components (see the module's docs).
+    pub(crate) fn write_query_columns(
+        &mut self,
+        ids: &[u32],
+        fields: &[FieldPath],
+        columns: &[Column],
+    ) -> Result<(), String> {
+        let mut reflects = Vec::with_capacity(fields.len());
+        for (path, column) in fields.iter().zip(columns) {
+            if column.len() != ids.len() || !column.is_whole() {
+                return Err(format!(
+                    "queries: the column of `{path}` holds {} values for {} ids",
+                    column.len(),
+                    ids.len()
+                ));
+            }
+            let (reflect, _) = self
+                .registered(&path.component, true)
+                .map_err(|e| e.replacen("game-data", "queries", 1))?;
+            reflects.push(reflect);
+        }
+        let mut entities = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let entity = self
+                .bevy_entity(EntityId::from(id))
+                .map_err(|e| e.replacen("game-data", "queries", 1))?;
+            for (path, reflect) in fields.iter().zip(&reflects) {
+                if !reflect.contains(self.world.entity(entity)) {
+                    return Err(no_component(EntityId::from(id), &path.component).replacen(
+                        "game-data",
+                        "queries",
+                        1,
+                    ));
+                }
+            }
+            entities.push(entity);
+        }
+        // Every entity of a type has the same fields: the first says
+        // whether each column fits, before anything changes.
+        if let (Some(&first), Some(&id)) = (entities.first(), ids.first()) {
+            let entity = self.world.entity(first);
+            for ((path, column), reflect) in fields.iter().zip(columns).zip(&reflects) {
+                let value = reflect.reflect(entity).expect("checked above");
+                let kind = leaf_of(value.as_partial_reflect(), path)?.kind();
+                column
+                    .value(0)
+                    .fit(kind)
+                    .map_err(|why| wrong_column(path, id, &why))?;
+            }
+        }
+        for (at, (&id, &entity)) in ids.iter().zip(&entities).enumerate() {
+            let mut entity = self.world.entity_mut(entity);
+            for ((path, column), reflect) in fields.iter().zip(columns).zip(&reflects) {
+                let mut value = reflect.reflect_mut(&mut entity).expect("checked above");
+                let target: &mut dyn Reflect = &mut *value;
+                let leaf = field_mut(target.as_partial_reflect_mut(), &path.field)
+                    .ok_or_else(|| no_such_field(path))?;
+                let kind = read_leaf(leaf).ok_or_else(|| unreachable(path))?.kind();
+                let value = column
+                    .value(at)
+                    .fit(kind)
+                    .map_err(|why| wrong_column(path, id, &why))?;
+                write_leaf(leaf, value).map_err(|why| wrong_column(path, id, &why))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The value of field `path` under its component's `value`.
+fn leaf_of(value: &dyn PartialReflect, path: &FieldPath) -> Result<Value, String> {
+    let leaf = field_at(value, &path.field).ok_or_else(|| no_such_field(path))?;
+    read_leaf(leaf).ok_or_else(|| unreachable(path))
+}
+
+fn no_such_field(path: &FieldPath) -> String {
+    format!(
+        "queries: component `{}` has no field `{}`",
+        path.component, path.field
+    )
+}
+
+fn unreachable(path: &FieldPath) -> String {
+    format!("queries: field `{path}` is of a type scripts cannot reach")
+}
