@@ -25,12 +25,11 @@ pub fn resolve(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// The file to load for `path`, absolute: Bevy reads relative asset paths
 /// from beside its executable, not from the working directory.
 fn file_of(path: &Path) -> Result<PathBuf> {
-    let path = &std::path::absolute(path)
-        .with_context(|| format!("cannot resolve `{}`", path.display()))?;
-    Ok(match ScriptSource::new(path)? {
+    let file = match ScriptSource::new(path)? {
         ScriptSource::File(file) => file,
         ScriptSource::Foreign(_, entry) => entry,
         ScriptSource::Crate(dir) => build_script_crate(&dir, BuildOutput::Inherit)
             .with_context(|| format!("cannot build script crate `{}`", dir.display()))?,
-    })
+    };
+    std::path::absolute(&file).with_context(|| format!("cannot resolve `{}`", file.display()))
 }

@@ -103,6 +103,64 @@ fn the_orbiter_reads_the_games_spin_component() {
     assert_eq!(bevy, host_run(&["spin-orbiter", "spinning-cube"], 60));
 }
 
+/// Runs a spin-query script in the game with 8 spinners for 120 steps
+/// and checks what it did: each spinner turned by its own `Spin.speed`
+/// for two seconds (read through a query, the step from `Time`), the
+/// frozen one not at all, and the game counted its 4 `Scored` messages.
+fn spin_query_in_the_game(script: &str) -> SceneDump {
+    let file = out(&format!("{script}.json"));
+    let path = example(script);
+    let args = [
+        path.to_str().unwrap(),
+        "--headless",
+        "--frames",
+        "120",
+        "--spinners",
+        "8",
+        "--dump-scene",
+        file.to_str().unwrap(),
+    ];
+    let (ok, stderr) = game(&args);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("score: 4"), "{stderr}");
+    assert!(stderr.contains("heard Scored"), "{stderr}");
+    let dump = read_dump(&file);
+    check_spinners(&dump);
+    dump
+}
+
+fn check_spinners(dump: &SceneDump) {
+    for k in 0..=8 {
+        let name = format!("spinner-{k}");
+        let spinner = dump.entities.iter().find(|e| e.name == name).unwrap();
+        let angle = match k {
+            8 => 0.0, // frozen
+            _ => 0.5 * (k + 1) as f32 * 2.0,
+        };
+        let want = [0.0, (angle / 2.0).sin(), 0.0, (angle / 2.0).cos()];
+        for (got, want) in spinner.rotation.iter().zip(want) {
+            assert!(
+                (got - want).abs() < 1e-4,
+                "{name}: {:?} against {want:?}",
+                spinner.rotation
+            );
+        }
+    }
+}
+
+#[test]
+fn spin_query_turns_the_games_spinners_as_it_turns_its_own_under_host_run() {
+    spin_query_in_the_game("spin-query");
+    // Under `host run` the script spawns the spinners (and `Frozen`) itself.
+    check_spinners(&host_run(&["spin-query"], 120));
+}
+
+#[test]
+fn the_python_and_javascript_spin_queries_do_the_same() {
+    spin_query_in_the_game("python-spin-query");
+    spin_query_in_the_game("js-spin-query");
+}
+
 #[test]
 fn bad_scripts_and_options_fail_in_one_line() {
     let (ok, stderr) = game(&["no-such-script", "--headless", "--frames", "1"]);

@@ -69,6 +69,19 @@ pub fn engine() -> ScriptEngine {
 /// `update` advancing time by exactly one step; script logs go to the
 /// returned log.
 pub fn app(assets: &Path) -> (App, Arc<MemoryLog>) {
+    app_with(assets, plugin())
+}
+
+/// The plugin as the tests set it: [`engine_options`].
+pub fn plugin() -> GameHostPlugin {
+    GameHostPlugin {
+        engine: engine_options(),
+        ..default()
+    }
+}
+
+/// [`app`] with the plugin given (its log replaced by the returned one).
+pub fn app_with(assets: &Path, plugin: GameHostPlugin) -> (App, Arc<MemoryLog>) {
     let log = Arc::new(MemoryLog::new());
     let mut app = App::new();
     app.add_plugins((
@@ -80,9 +93,8 @@ pub fn app(assets: &Path) -> (App, Arc<MemoryLog>) {
         },
         TransformPlugin,
         GameHostPlugin {
-            engine: engine_options(),
             log: log.clone(),
-            ..default()
+            ..plugin
         },
     ));
     let step = Time::<Fixed>::from_hz(60.0);
@@ -109,21 +121,28 @@ pub fn frame(app: &App) -> u64 {
 }
 
 /// Updates the app until the runtime has run `frames` more frames (its
-/// first script may still be loading: the runtime's clock starts with it).
+/// first script may still be loading, compiled on Bevy's task pools: the
+/// runtime's clock starts with it, within two minutes).
 pub fn run_frames(app: &mut App, frames: u64) {
     let target = frame(app) + frames;
+    let started = std::time::Instant::now();
     let mut updates = 0;
     while frame(app) < target {
         app.update();
+        if frame(app) == 0 {
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "no script started in two minutes"
+            );
+            std::thread::sleep(Duration::from_millis(2)); // assets loading
+            continue;
+        }
         updates += 1;
         assert!(
             updates < frames + 2_000,
             "the runtime reached frame {} of {target}",
             frame(app)
         );
-        if frame(app) == 0 {
-            std::thread::sleep(Duration::from_millis(2)); // assets loading
-        }
     }
 }
 

@@ -167,9 +167,25 @@ pub trait GameData {
             }
             for &id in ids {
                 if !self.has(EntityId::from(id), &path.component) {
-                    self.get(EntityId::from(id), &path.component)?;
-                    return Err(no_component(EntityId::from(id), &path.component));
+                    let error = match self.get(EntityId::from(id), &path.component) {
+                        Err(error) => error,
+                        Ok(_) => no_component(EntityId::from(id), &path.component),
+                    };
+                    return Err(error.replacen("game-data", "queries", 1));
                 }
+            }
+        }
+        // The first entity says whether each column fits, before anything
+        // changes.
+        if let Some(&id) = ids.first() {
+            for (path, column) in fields.iter().zip(columns) {
+                let current = self
+                    .get_field(EntityId::from(id), &path.component, &path.field)
+                    .map_err(|e| e.replacen("game-data", "queries", 1))?;
+                column
+                    .value(0)
+                    .fit(current.kind())
+                    .map_err(|why| wrong_column(path, id, &why))?;
             }
         }
         for (at, &id) in ids.iter().enumerate() {
@@ -180,7 +196,7 @@ pub trait GameData {
                     &path.field,
                     column.value(at),
                 )
-                .map_err(|why| wrong_column(path, id, why.trim_start_matches("game-data: ")))?;
+                .map_err(|e| e.replacen("game-data", "queries", 1))?;
             }
         }
         Ok(())

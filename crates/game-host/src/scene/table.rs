@@ -166,7 +166,13 @@ impl DataTable {
                     .iter()
                     .find(|f| f.name == path.field)
                     .map(|f| f.value.clone())
-                    .ok_or_else(|| no_field(entity, &path.component, &path.field))
+                    .ok_or_else(|| {
+                        no_field(entity, &path.component, &path.field).replacen(
+                            "game-data",
+                            "queries",
+                            1,
+                        )
+                    })
             })?;
             rows.ids.push(id);
         }
