@@ -13,10 +13,10 @@
 //     host run examples/js-orbiter --frames 120 --headless --dump-scene scene.json
 //     host run examples/js-orbiter --watch
 
-import { log } from "game:engine/log@0.2.3";
-import { subscribeUpdate } from "game:engine/runtime@0.2.3";
-import { find, spawn } from "game:engine/scene@0.2.3";
-import { listen } from "game:engine/events@0.2.3";
+import { log } from "game:engine/log@0.2.4";
+import { subscribeUpdate } from "game:engine/runtime@0.2.4";
+import { find, spawn } from "game:engine/scene@0.2.4";
+import { listen } from "game:engine/events@0.2.4";
 
 // Radius of the orbit, in world units.
 const RADIUS = 3.0;

@@ -6,13 +6,15 @@
 //! - many: the idiomatic loop, a query each step and the translation's
 //!   fields set per entity;
 //! - batched: its cheapest form, the 10,000 references kept and set;
-//! - behaviours: the kept references, each turned at its own speed.
+//! - behaviours: the kept references, each turned at its own speed;
+//! - query: its dynamic query of `Transform` and the game's `Spin` each
+//!   step, each entity turned at its own `Spin.speed`.
 
 use bevy::prelude::*;
 use bevy_mod_scripting::core::event::ScriptErrorMessage;
 use bevy_mod_scripting::prelude::*;
 
-use crate::{MANY, Scenario, base_app, cube};
+use crate::{MANY, Scenario, Spin, base_app, cube};
 
 /// The entities the Lua script moves.
 #[derive(Component, Reflect, Default)]
@@ -28,6 +30,7 @@ pub struct LuaErrors(pub Vec<String>);
 const LUA: &str = r#"
 local Transform = world.get_type_by_name("Transform")
 local Scripted = world.get_type_by_name("Scripted")
+local Spin = world.get_type_by_name("Spin")
 assert(Transform ~= nil and Scripted ~= nil, "types not registered")
 local SPEED = math.pi / 2
 local DT = 1 / 60
@@ -62,6 +65,12 @@ function on_update(frame, mode)
             p.y = frame
             p.z = 0
         end
+    elseif mode == 4 then
+        local rows = world.query():component(Transform):component(Spin):build()
+        for _, row in ipairs(rows) do
+            local c = row:components()
+            c[1]:rotate_y(c[2].speed * SPEED * DT)
+        end
     else
         local all = kept()
         for i = 1, #all do
@@ -77,6 +86,7 @@ fn mode(scenario: Scenario) -> i64 {
         Scenario::Many => 1,
         Scenario::Batched => 2,
         Scenario::Behaviours => 3,
+        Scenario::Query => 4,
     }
 }
 
@@ -85,6 +95,7 @@ pub fn app(scenario: Scenario) -> Option<App> {
     let mut app = base_app(scenario);
     app.add_plugins(BMSPlugin)
         .register_type::<Scripted>()
+        .register_type::<Spin>()
         .register_type::<Transform>()
         .init_resource::<LuaErrors>()
         .add_systems(
@@ -146,6 +157,9 @@ fn spawn(app: &mut App, scenario: Scenario) {
             Name::new(scenario.entity_name(i)),
             Transform::default(),
             Scripted,
+            Spin {
+                speed: Scenario::behaviour_speed(i),
+            },
         )
     }));
 }

@@ -30,6 +30,14 @@ pub const SPEED: f32 = std::f32::consts::FRAC_PI_2;
 /// The fixed step: 60 a second.
 pub const HZ: f64 = 60.0;
 
+/// A game's own component: how fast an entity turns, in the cube's
+/// speeds. The `Query` scenario's entities have it.
+#[derive(Component, Reflect, Default, Clone, Copy)]
+#[reflect(Component, Default)]
+pub struct Spin {
+    pub speed: f32,
+}
+
 /// One side of a scenario.
 pub enum Side {
     /// The app with its entities and nothing moving them.

@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 
-use crate::{HZ, MANY, SPEED, Scenario, base_app, cube};
+use crate::{HZ, MANY, SPEED, Scenario, Spin, base_app, cube};
 
 /// Which of the moved entities this is: `i`, and a behaviour's speed.
 #[derive(Component)]
@@ -31,6 +31,7 @@ pub fn app(scenario: Scenario) -> App {
     match scenario {
         Scenario::Cube | Scenario::Behaviours => app.add_systems(FixedUpdate, turn),
         Scenario::Many | Scenario::Batched => app.add_systems(FixedUpdate, place),
+        Scenario::Query => app.add_systems(FixedUpdate, spin),
     };
     app.update();
     app
@@ -44,16 +45,22 @@ fn spawn(app: &mut App, scenario: Scenario) {
         world.entity_mut(cube).insert(Mover { i: 0, speed: 1.0 });
         return;
     }
+    let speed = Scenario::behaviour_speed;
     world.spawn_batch((0..MANY).map(move |i| {
         (
             Name::new(scenario.entity_name(i)),
             Transform::default(),
-            Mover {
-                i,
-                speed: Scenario::behaviour_speed(i),
-            },
+            Mover { i, speed: speed(i) },
+            Spin { speed: speed(i) },
         )
     }));
+}
+
+fn spin(mut spinning: Query<(&Spin, &mut Transform)>) {
+    let dt = (1.0 / HZ) as f32;
+    for (spin, mut t) in &mut spinning {
+        t.rotation = (Quat::from_rotation_y(spin.speed * SPEED * dt) * t.rotation).normalize();
+    }
 }
 
 fn turn(mut movers: Query<(&Mover, &mut Transform)>) {

@@ -4,9 +4,11 @@ use std::sync::Arc;
 
 use bevy::prelude::*;
 use game_host::log::MemoryLog;
-use game_host_bevy::{GameHostPlugin, Script, ScriptHost};
+use game_host_bevy::{GameHostPlugin, Script, ScriptAccess, ScriptApp, ScriptHost, ScriptVisible};
 
-use crate::{MANY, Scenario, base_app, engine_options, peers_script, quotas, scenario, transforms};
+use crate::{
+    MANY, Scenario, Spin, base_app, engine_options, peers_script, quotas, scenario, transforms,
+};
 
 /// The script's entity, to ask the host about.
 #[derive(Resource)]
@@ -21,6 +23,19 @@ pub fn app(scenario: Scenario) -> App {
         log: Arc::new(MemoryLog::new()),
         ..default()
     });
+    if scenario == Scenario::Query {
+        // The game's entities, its `Spin` registered for scripts.
+        app.register_script_component::<Spin>(ScriptAccess::ReadWrite);
+        app.world_mut().spawn_batch((0..MANY).map(|i| {
+            let speed = Scenario::behaviour_speed(i);
+            (
+                Name::new("b"),
+                Transform::default(),
+                Spin { speed },
+                ScriptVisible,
+            )
+        }));
+    }
     let script = app.world().resource::<AssetServer>().load(peers_script());
     let runner = app.world_mut().spawn(Script(script)).id();
     app.insert_resource(Runner(runner));

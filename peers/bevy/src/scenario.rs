@@ -14,14 +14,18 @@ pub enum Scenario {
     Batched,
     /// 10,000 entities each turned by a behaviour of its own speed.
     Behaviours,
+    /// 10,000 game entities with a `Spin`, each turned at its own
+    /// `Spin.speed` through a query (one call to read, one to write).
+    Query,
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 4] = [
+    pub const ALL: [Scenario; 5] = [
         Scenario::Cube,
         Scenario::Many,
         Scenario::Batched,
         Scenario::Behaviours,
+        Scenario::Query,
     ];
 
     /// The entity whose name selects the `peers` script's mode.
@@ -31,6 +35,7 @@ impl Scenario {
             Scenario::Many => "peers:many",
             Scenario::Batched => "peers:batched",
             Scenario::Behaviours => "peers:behaviours:10000",
+            Scenario::Query => "peers:query",
         }
     }
 
@@ -42,6 +47,9 @@ impl Scenario {
             Scenario::Many => "10,000 entity positions, one call each, per entity",
             Scenario::Batched => "10,000 entity positions, batched API, per entity",
             Scenario::Behaviours => "10,000 entity behaviours in one script, per behaviour",
+            Scenario::Query => {
+                "10,000 game entities turned by their own `Spin.speed` through a query, per entity"
+            }
         }
     }
 
@@ -78,7 +86,7 @@ impl Scenario {
             Scenario::Cube => "cube".to_owned(),
             Scenario::Many => format!("e{i}"),
             Scenario::Batched => "batched".to_owned(),
-            Scenario::Behaviours => "b".to_owned(),
+            Scenario::Behaviours | Scenario::Query => "b".to_owned(),
         }
     }
 
@@ -97,7 +105,7 @@ pub fn check(scenario: Scenario, entities: Vec<(String, Vec3, Quat)>) {
             let (_, _, q) = entities.iter().find(|(n, _, _)| n == "cube").unwrap();
             assert!(turned(*q), "the cube did not turn about Y: {q}");
         }
-        Scenario::Behaviours => {
+        Scenario::Behaviours | Scenario::Query => {
             let spun: Vec<&Quat> = entities
                 .iter()
                 .filter(|(n, _, _)| n == "b")

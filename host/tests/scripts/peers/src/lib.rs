@@ -19,6 +19,11 @@
 //! - an entity named `peers:behaviours:N`: spawns N entities in one call
 //!   and attaches a [`Spin`] behaviour to each, which turns its entity like
 //!   the spinning cube, at a speed of its own;
+//! - an entity named `peers:query`: each update one query reads the
+//!   `Spin.speed` and rotation of every entity with a `Spin`, turns each
+//!   at its own speed, and one write sets the rotations. Where none has a
+//!   `Spin` (the core's scene) it spawns 10,000 `b` and gives them one
+//!   (speeds 1, 2, 3, 4, 1, ...).
 //! - an entity named `peers:quat`: float-heavy code with no host call,
 //!   [`QUAT_LOOP`] steps of a rotation integrated and normalised per update,
 //!   the result written to the cube.
@@ -26,8 +31,10 @@
 use script::Script;
 use script::behaviour::{self, Behaviour};
 use script::bindings::game::engine::scene as wit_scene;
+use script::data::Value;
 use script::entities::{self, EntityId, Transform};
 use script::glam::{Quat, Vec3};
+use script::query::{self, Column, Query};
 use script::scene::{TransformComponent, TransformExt};
 use script::time::FrameClock;
 
@@ -60,7 +67,40 @@ enum Peers {
     Batched(Vec<EntityId>),
     Mixed(Vec<EntityId>),
     Quat(EntityId, Quat),
+    Query,
     Idle,
+}
+
+/// `peers:query`'s entities where the game has none.
+fn spawn_spinning() {
+    for (i, id) in entities::spawn_many("b", MANY as u32)
+        .into_iter()
+        .enumerate()
+    {
+        let speed = Value::Number((i % 4 + 1) as f64);
+        script::data::insert(id, "Spin", &[("speed", speed)]).expect("insert Spin");
+    }
+}
+
+/// One query, one write: every `Spin` turned at its own speed.
+fn turn_queried() {
+    let rows = Query::new(&["Spin.speed", "Transform.rotation"])
+        .run()
+        .expect("query");
+    let (speeds, rotations) = (rows.numbers(0).unwrap(), rows.quats(1).unwrap());
+    let step = ANGULAR_SPEED * script::time::delta_time();
+    let turned: Vec<f32> = (speeds.iter().zip(rotations.chunks_exact(4)))
+        .flat_map(|(&speed, q)| {
+            let delta = Quat::from_rotation_y(speed as f32 * step);
+            (delta * Quat::from_slice(q)).normalize().to_array()
+        })
+        .collect();
+    query::write(
+        &rows.ids,
+        &["Transform.rotation"],
+        vec![Column::Quats(turned)],
+    )
+    .expect("write");
 }
 
 /// `q` turned `QUAT_LOOP` times by `step`, normalised at each step.
@@ -99,6 +139,16 @@ impl Script for Peers {
                     .map(|i| script::scene::spawn(&format!("e{i}")))
                     .collect(),
             )
+        } else if found("peers:query") {
+            if Query::new(&["Spin.speed"])
+                .run()
+                .expect("query")
+                .ids
+                .is_empty()
+            {
+                spawn_spinning();
+            }
+            Peers::Query
         } else if found("peers:quat") {
             Peers::Quat(script::scene::cube().id(), Quat::IDENTITY)
         } else if found("peers:mixed") {
@@ -163,6 +213,7 @@ impl Script for Peers {
                 entities::set_position(ids[3], read);
                 entities::set_rotation(ids[3], entities::rotation(ids[0]) * turn);
             }
+            Peers::Query => turn_queried(),
             Peers::Idle => {}
         }
     }
