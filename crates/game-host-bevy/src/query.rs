@@ -11,10 +11,10 @@ use bevy::ecs::component::ComponentId;
 use bevy::ecs::query::QueryBuilder;
 use bevy::ecs::reflect::ReflectComponent;
 use bevy::prelude::{Entity, Name, Transform};
-use bevy::reflect::{PartialReflect, Reflect};
+use bevy::reflect::{PartialReflect, Reflect, ReflectRef};
 use game_host::scene::{
     Column, EntityId, FieldPath, NAME_COMPONENT, Query, Rows, TRANSFORM_COMPONENT, Value,
-    fill_columns, no_component, wrong_column,
+    no_component, wrong_column,
 };
 
 use crate::reflect::{field_at, field_mut, read_leaf, write_leaf};
@@ -107,16 +107,55 @@ impl BevyScene {
             .map(|(entity, id)| (id.id(), entity))
             .collect();
         found.sort_unstable_by_key(|(id, _)| *id);
-        let count = found.len();
-        for (id, entity) in found {
+        // Each game field: its component's reflection, and the path to it
+        // as field indices, found on the first entity (every entity of a
+        // type has the same fields), so that no entity pays a lookup by
+        // name.
+        let mut readers: Vec<(usize, &ReflectComponent, Vec<usize>)> = Vec::new();
+        if let Some(&(id, entity)) = found.first() {
             let entity = self.world.entity(entity);
-            fill_columns(query, count, &mut rows.columns, |_, path| {
+            for (at, path) in query.fields.iter().enumerate() {
+                if path.is_entity_field() {
+                    continue;
+                }
                 let reflect = &reflects[path.component.as_str()];
                 let value = reflect
                     .reflect(entity)
                     .ok_or_else(|| no_component(EntityId::from(id), &path.component))?;
-                leaf_of(value.as_partial_reflect(), path)
-            })?;
+                let indices = indices_of(value.as_partial_reflect(), &path.field)
+                    .ok_or_else(|| no_such_field(path))?;
+                let leaf = leaf_at(value.as_partial_reflect(), &indices).expect("found above");
+                let first = read_leaf(leaf).ok_or_else(|| unreachable(path))?;
+                rows.columns[at] = Some(Column::of_kind(&first, found.len()).ok_or_else(|| {
+                    format!("queries: `{path}` holds a list of numbers, which no column holds")
+                })?);
+                readers.push((at, reflect, indices));
+            }
+        }
+        rows.ids.reserve(found.len());
+        for (id, entity) in found {
+            let entity = self.world.entity(entity);
+            for (at, reflect, indices) in &readers {
+                let path = &query.fields[*at];
+                let value = reflect
+                    .reflect(entity)
+                    .ok_or_else(|| no_component(EntityId::from(id), &path.component))?;
+                let leaf = leaf_at(value.as_partial_reflect(), indices)
+                    .ok_or_else(|| no_such_field(path))?;
+                let column = rows.columns[*at].as_mut().expect("made above");
+                // Floats, the common case, without the detour through a
+                // `Value`.
+                if let (Column::Numbers(values), Some(x)) =
+                    (&mut *column, leaf.try_downcast_ref::<f32>())
+                {
+                    values.push(f64::from(*x));
+                    continue;
+                }
+                let value = read_leaf(leaf).ok_or_else(|| unreachable(path))?;
+                column.push(value).map_err(|kind| {
+                    format!("queries: `{path}` holds values of two kinds ({kind} and another)")
+                })?;
+            }
             rows.ids.push(id);
         }
         Ok(rows)
@@ -195,6 +234,35 @@ impl BevyScene {
 fn leaf_of(value: &dyn PartialReflect, path: &FieldPath) -> Result<Value, String> {
     let leaf = field_at(value, &path.field).ok_or_else(|| no_such_field(path))?;
     read_leaf(leaf).ok_or_else(|| unreachable(path))
+}
+
+/// The indices of the fields along `path` (`a.b`, `0`) under `value`.
+fn indices_of(value: &dyn PartialReflect, path: &str) -> Option<Vec<usize>> {
+    let mut indices = Vec::new();
+    let mut value = value;
+    for name in path.split('.') {
+        let at = match value.reflect_ref() {
+            ReflectRef::Struct(s) => (0..s.field_len()).find(|&i| s.name_at(i) == Some(name))?,
+            ReflectRef::TupleStruct(_) => name.parse().ok()?,
+            _ => return None,
+        };
+        indices.push(at);
+        value = leaf_at(value, &[at])?;
+    }
+    Some(indices)
+}
+
+/// The field at `indices` under `value`.
+fn leaf_at<'a>(value: &'a dyn PartialReflect, indices: &[usize]) -> Option<&'a dyn PartialReflect> {
+    let mut value = value;
+    for &at in indices {
+        value = match value.reflect_ref() {
+            ReflectRef::Struct(s) => s.field_at(at)?,
+            ReflectRef::TupleStruct(t) => t.field(at)?,
+            _ => return None,
+        };
+    }
+    Some(value)
 }
 
 fn no_such_field(path: &FieldPath) -> String {
