@@ -36,6 +36,10 @@ fn health(runtime: &game_host::Runtime, id: u32) -> Value {
 fn a_script_queries_and_writes_the_components_it_inserted() {
     let (runtime, messages) = reach("[default]\n", 5);
     assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        messages.contains(&"none: 0 (Ok(0), Ok(0))".to_owned()),
+        "{messages:?}"
+    );
     assert!(messages.contains(&"camera: false".to_owned()));
     assert!(
         messages.contains(&"names: cube,goblin-0,goblin-1,goblin-2,ally".to_owned()),

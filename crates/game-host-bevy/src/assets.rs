@@ -91,29 +91,36 @@ impl AssetLoader for ScriptLoader {
             Some(_) => MAX_TEXT_FILE,
             None => MAX_COMPONENT_FILE,
         };
-        let bytes = read_capped(reader, &path, limit).await?;
+        let bytes = match read_capped(reader, &path, limit).await {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                let compiled = Err(format!("script `{name}` cannot run: {e}"));
+                return Ok(ScriptAsset { name, compiled });
+            }
+        };
         let Some(engine) = &self.engine else {
             let compiled = Err("scripts cannot run: the script engine failed to start".to_owned());
             return Ok(ScriptAsset { name, compiled });
         };
         let compiled = match language {
             None => engine.load_bytes(&name, &bytes),
-            Some(language) => {
-                let text = String::from_utf8(bytes)
-                    .map_err(|_| format!("`{}` is not UTF-8 text", path.display()))?;
-                let file = path
-                    .file_name()
-                    .map(|f| f.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                compile_source(engine, language, file, text, &name)
-            }
+            Some(language) => match String::from_utf8(bytes) {
+                Ok(text) => {
+                    let file = path
+                        .file_name()
+                        .map(|f| f.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    compile_source(engine, language, file, text, &name)
+                }
+                Err(_) => Err(anyhow::anyhow!("`{}` is not UTF-8 text", path.display())),
+            },
         };
         let compiled = compiled.map_err(|e| format!("script `{name}` cannot run: {e:#}"));
         Ok(ScriptAsset { name, compiled })
     }
 
     fn extensions(&self) -> &[&str] {
-        &["wasm", "py", "js"]
+        &["wasm", "py", "js", "mjs"]
     }
 }
 

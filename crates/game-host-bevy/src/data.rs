@@ -4,74 +4,15 @@
 //! interface asks. Each failure is one line naming the entity, the
 //! component and the field.
 
-use bevy::ecs::reflect::ReflectComponent;
-use bevy::prelude::ReflectDefault;
 use bevy::reflect::Reflect;
 use game_host::scene::{
-    Column, EntityId, Field, FieldPath, GameData, Query, Rows, Value, no_component, no_entity,
-    no_resource,
+    Column, EntityId, Field, FieldPath, GameData, Query, Rows, Value, no_component,
 };
 
 use crate::reflect::{Place, fields_of, write_fields};
 
-use crate::registry::{ResourceType, ScriptAccess};
+use crate::registry::ScriptAccess;
 use crate::scene::BevyScene;
-
-impl BevyScene {
-    /// The registered component named `component`, with its reflection,
-    /// or why there is none. With `write`, also fails for a component the
-    /// game registered as read-only.
-    pub(crate) fn registered(
-        &self,
-        component: &str,
-        write: bool,
-    ) -> Result<(ReflectComponent, Option<ReflectDefault>), String> {
-        let registered = self.access.components.get(component).ok_or_else(|| {
-            let names: Vec<&str> = self.access.components.names().collect();
-            format!(
-                "game-data: no component named `{component}` is registered for scripts \
-                 (registered: {})",
-                match names.is_empty() {
-                    true => "none".to_owned(),
-                    false => names.join(", "),
-                }
-            )
-        })?;
-        if write && registered.access == ScriptAccess::Read {
-            return Err(format!(
-                "game-data: the game lets scripts read `{component}`, not write it"
-            ));
-        }
-        let types = self
-            .access
-            .types
-            .as_ref()
-            .ok_or_else(|| "game-data: the app has no type registry".to_owned())?
-            .read();
-        let registration = types
-            .get(registered.type_id)
-            .ok_or_else(|| format!("game-data: `{component}` is not in the type registry"))?;
-        let reflect = registration
-            .data::<ReflectComponent>()
-            .cloned()
-            .ok_or_else(|| format!("game-data: `{component}` does not reflect Component"))?;
-        Ok((reflect, registration.data::<ReflectDefault>().cloned()))
-    }
-
-    /// The registered resource named `name`, or why there is none.
-    fn resource_type(&self, name: &str) -> Result<ResourceType, String> {
-        self.access.resources.get(name).ok_or_else(|| {
-            let names: Vec<&str> = self.access.resources.names().collect();
-            no_resource(name, &names)
-        })
-    }
-
-    pub(crate) fn bevy_entity(&self, id: EntityId) -> Result<bevy::prelude::Entity, String> {
-        self.entity(id)
-            .filter(|&e| self.world.get_entity(e).is_ok())
-            .ok_or_else(|| no_entity(id))
-    }
-}
 
 impl GameData for BevyScene {
     fn has(&mut self, id: EntityId, component: &str) -> bool {

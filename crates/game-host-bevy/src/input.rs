@@ -1,6 +1,6 @@
 //! Input and messages for scripts: Bevy's keyboard reaches them as the
 //! `events` interface's key events, and the game sends channel messages
-//! through [`ScriptInbox`]; both arrive at the next fixed step, as
+//! through [`ScriptInbox`]; both arrive at the scripts' next step, as
 //! `host run` delivers its window's keys.
 
 use bevy::input::ButtonInput;

@@ -7,21 +7,27 @@
 //! message and a log line.
 //!
 //! - Scripts are assets ([`ScriptAsset`]: `.wasm`, `.py`, `.js`) attached to
-//!   entities with [`Script`]; a changed asset is hot-swapped, its state
+//!   entities with [`Script`], compiled by the asset loader on Bevy's task
+//!   pools; each starts at the next step after it is ready
+//!   ([`ScriptStarted`]), and a changed asset is hot-swapped, its state
 //!   handed over, as `host run --watch` does.
-//! - Script entities are Bevy entities ([`BevyScene`]): `spawn` makes one
-//!   with `Name` and `Transform`, `find` looks up `Name`, and transform calls
-//!   read and write `Transform` in place. Each carries its script id as
+//! - Scripts reach the entities the game marks [`ScriptVisible`] (or, with
+//!   [`ScriptReach::Named`], every named, transformed one), and those they
+//!   spawn ([`BevyScene`]): `find` looks up `Name`, transform calls read and
+//!   write `Transform` in place. Each carries its script id as
 //!   [`ScriptEntity`].
-//! - The game's own components reach scripts by name through `game-data`
-//!   once registered ([`ScriptApp::register_script_component`]).
-//! - Scripts run in `FixedUpdate` at the app's fixed rate; keys reach them
-//!   as in the host, and the game sends them messages through
-//!   [`ScriptInbox`].
+//! - The game's own components, resources and message types reach scripts
+//!   by name once registered ([`ScriptApp`]): components through
+//!   `game-data` and `queries` (every entity with a set of components, its
+//!   fields as columns), resources through `resources` (with `Time`), and
+//!   messages both ways through `game-messages` and `events`.
+//! - Scripts run in the [`ScriptSystems`] set of the plugin's schedule
+//!   (`FixedUpdate` by default); keys reach them as in the host, and the
+//!   game sends them channel messages through [`ScriptInbox`].
 //!
 //! ```no_run
 //! use bevy::prelude::*;
-//! use game_host_bevy::{GameHostPlugin, Script, ScriptAccess, ScriptApp};
+//! use game_host_bevy::{GameHostPlugin, Script, ScriptAccess, ScriptApp, ScriptVisible};
 //!
 //! #[derive(Component, Reflect, Default)]
 //! #[reflect(Component, Default)]
@@ -31,6 +37,7 @@
 //!     .add_plugins((MinimalPlugins, AssetPlugin::default(), GameHostPlugin::default()))
 //!     .register_script_component::<Spin>(ScriptAccess::ReadWrite)
 //!     .add_systems(Startup, |mut commands: Commands, assets: Res<AssetServer>| {
+//!         commands.spawn((Name::new("cube"), Transform::default(), ScriptVisible));
 //!         commands.spawn(Script(assets.load("spinning_cube.wasm")));
 //!     })
 //!     .run();
@@ -42,6 +49,7 @@ mod events;
 mod host;
 mod input;
 mod live;
+mod lookup;
 mod plugin;
 mod query;
 mod reflect;

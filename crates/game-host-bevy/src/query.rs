@@ -17,8 +17,11 @@ use game_host::scene::{
     no_component, wrong_column,
 };
 
-use crate::reflect::{field_at, field_mut, read_leaf, write_leaf};
-use crate::scene::{BevyScene, ScriptEntity};
+use crate::reflect::{check_range, field_at, field_mut, read_leaf, write_leaf};
+use crate::scene::{BevyScene, ScriptEntity, ScriptReach, ScriptVisible};
+
+/// The most Bevy queries kept for scripts' queries at once.
+const MAX_QUERIES: usize = 256;
 
 /// A component a query names, resolved.
 enum Resolved {
@@ -85,9 +88,24 @@ impl BevyScene {
         if absent {
             return Ok(rows);
         }
+        if self.reach == ScriptReach::Marked
+            && let Some(marked) = self
+                .world
+                .components()
+                .get_id(std::any::TypeId::of::<ScriptVisible>())
+        {
+            with.push(marked);
+        }
         with.sort_unstable();
         with.dedup();
         without.sort_unstable();
+        // Each set of components a script queries keeps its Bevy query; a
+        // script cycling through sets cannot grow them without bound.
+        if self.cache.len() >= MAX_QUERIES
+            && !self.cache.contains_key(&(with.clone(), without.clone()))
+        {
+            self.cache.clear();
+        }
         let world = &mut self.world;
         let state = self
             .cache
@@ -106,6 +124,9 @@ impl BevyScene {
             .iter(world)
             .map(|(entity, id)| (id.id(), entity))
             .collect();
+        // An id copied onto another entity (a clone, a loaded scene) names
+        // only the entity it was given to.
+        found.retain(|&(id, entity)| self.names(id, entity));
         found.sort_unstable_by_key(|(id, _)| *id);
         // Each game field: its component's reflection, and the path to it
         // as field indices, found on the first entity (every entity of a
@@ -119,9 +140,13 @@ impl BevyScene {
                     continue;
                 }
                 let reflect = &reflects[path.component.as_str()];
-                let value = reflect
-                    .reflect(entity)
-                    .ok_or_else(|| no_component(EntityId::from(id), &path.component))?;
+                let value = reflect.reflect(entity).ok_or_else(|| {
+                    no_component(EntityId::from(id), &path.component).replacen(
+                        "game-data",
+                        "queries",
+                        1,
+                    )
+                })?;
                 let indices = indices_of(value.as_partial_reflect(), &path.field)
                     .ok_or_else(|| no_such_field(path))?;
                 let leaf = leaf_at(value.as_partial_reflect(), &indices).expect("found above");
@@ -137,9 +162,13 @@ impl BevyScene {
             let entity = self.world.entity(entity);
             for (at, reflect, indices) in &readers {
                 let path = &query.fields[*at];
-                let value = reflect
-                    .reflect(entity)
-                    .ok_or_else(|| no_component(EntityId::from(id), &path.component))?;
+                let value = reflect.reflect(entity).ok_or_else(|| {
+                    no_component(EntityId::from(id), &path.component).replacen(
+                        "game-data",
+                        "queries",
+                        1,
+                    )
+                })?;
                 let leaf = leaf_at(value.as_partial_reflect(), indices)
                     .ok_or_else(|| no_such_field(path))?;
                 let column = rows.columns[*at].as_mut().expect("made above");
@@ -170,13 +199,7 @@ impl BevyScene {
     ) -> Result<(), String> {
         let mut reflects = Vec::with_capacity(fields.len());
         for (path, column) in fields.iter().zip(columns) {
-            if column.len() != ids.len() || !column.is_whole() {
-                return Err(format!(
-                    "queries: the column of `{path}` holds {} values for {} ids",
-                    column.len(),
-                    ids.len()
-                ));
-            }
+            column.check_length(path, ids.len())?;
             let (reflect, _) = self
                 .registered(&path.component, true)
                 .map_err(|e| e.replacen("game-data", "queries", 1))?;
@@ -198,17 +221,20 @@ impl BevyScene {
             }
             entities.push(entity);
         }
-        // Every entity of a type has the same fields: the first says
-        // whether each column fits, before anything changes.
-        if let (Some(&first), Some(&id)) = (entities.first(), ids.first()) {
-            let entity = self.world.entity(first);
+        // Every value must fit its field, in kind and range, before
+        // anything changes.
+        for (at, (&id, &entity)) in ids.iter().zip(&entities).enumerate() {
+            let entity = self.world.entity(entity);
             for ((path, column), reflect) in fields.iter().zip(columns).zip(&reflects) {
                 let value = reflect.reflect(entity).expect("checked above");
                 let kind = leaf_of(value.as_partial_reflect(), path)?.kind();
-                column
-                    .value(0)
+                let fitted = column
+                    .value(at)
                     .fit(kind)
                     .map_err(|why| wrong_column(path, id, &why))?;
+                let leaf = field_at(value.as_partial_reflect(), &path.field)
+                    .ok_or_else(|| no_such_field(path))?;
+                check_range(leaf, &fitted).map_err(|why| wrong_column(path, id, &why))?;
             }
         }
         for (at, (&id, &entity)) in ids.iter().zip(&entities).enumerate() {

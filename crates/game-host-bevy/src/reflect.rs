@@ -133,6 +133,26 @@ pub(crate) fn write_leaf(leaf: &mut dyn PartialReflect, value: Value) -> Result<
     Ok(())
 }
 
+/// `Ok` if `value` (already fitted to the leaf's kind) is in range for
+/// the leaf's type, so that [`write_leaf`] will take it.
+pub(crate) fn check_range(leaf: &dyn PartialReflect, value: &Value) -> Result<(), String> {
+    macro_rules! integers {
+        ($n:expr, $($ty:ty),*) => {
+            $(
+                if leaf.try_downcast_ref::<$ty>().is_some() {
+                    <$ty>::try_from($n).map_err(|_| {
+                        format!("{} is out of range for a {}", $n, stringify!($ty))
+                    })?;
+                }
+            )*
+        };
+    }
+    if let Value::Integer(n) = *value {
+        integers!(n, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+    }
+    Ok(())
+}
+
 fn set<T: Reflect>(leaf: &mut dyn PartialReflect, value: T) {
     if let Some(slot) = leaf.try_downcast_mut::<T>() {
         *slot = value;

@@ -89,6 +89,8 @@ pub struct BevyScene {
     queries: Option<Queries>,
     /// The scripts' queries, for `queries`.
     pub(crate) cache: QueryCache,
+    /// Which entities exist for scripts, read from the world at each lend.
+    pub(crate) reach: ScriptReach,
 }
 
 /// The scene's queries over the app's world.
@@ -115,6 +117,7 @@ impl BevyScene {
             access: ComponentAccess::default(),
             queries: None,
             cache: QueryCache::default(),
+            reach: ScriptReach::default(),
         }
     }
 
@@ -125,6 +128,11 @@ impl BevyScene {
     pub fn lend(&mut self, world: &mut World) {
         std::mem::swap(&mut self.world, world);
         self.access = ComponentAccess::of(&self.world);
+        let reach = self.world.get_resource::<ScriptReach>().copied();
+        if reach.unwrap_or_default() != self.reach {
+            self.reach = reach.unwrap_or_default();
+            self.cache.clear();
+        }
         if self
             .queries
             .as_ref()
@@ -147,9 +155,26 @@ impl BevyScene {
         std::mem::swap(&mut self.world, world);
     }
 
-    /// The Bevy entity behind script id `id`.
+    /// The Bevy entity behind script id `id`, while scripts may reach it:
+    /// with [`ScriptReach::Marked`], while it is marked [`ScriptVisible`]
+    /// (an entity the game unmarks is gone for scripts).
     pub fn entity(&self, id: EntityId) -> Option<Entity> {
-        *self.ids.get(id.index())?
+        let entity = (*self.ids.get(id.index())?)?;
+        match self.reach {
+            ScriptReach::Marked => self
+                .world
+                .get_entity(entity)
+                .ok()
+                .filter(|e| e.contains::<ScriptVisible>())
+                .map(|_| entity),
+            ScriptReach::Named => Some(entity),
+        }
+    }
+
+    /// Whether script id `id` names `entity` (and not a copy of its
+    /// `ScriptEntity` on another entity).
+    pub(crate) fn names(&self, id: u32, entity: Entity) -> bool {
+        self.ids.get(id as usize) == Some(&Some(entity))
     }
 
     /// Gives ids to the entities the game offers scripts since the last
@@ -158,8 +183,7 @@ impl BevyScene {
         let Some(queries) = &mut self.queries else {
             return;
         };
-        let reach = self.world.get_resource::<ScriptReach>().copied();
-        let mut new: Vec<Entity> = match reach.unwrap_or_default() {
+        let mut new: Vec<Entity> = match self.reach {
             ScriptReach::Marked => queries.marked_new.iter(&self.world).collect(),
             ScriptReach::Named => queries.named_new.iter(&self.world).collect(),
         };
@@ -305,8 +329,10 @@ impl GameScene for BevyScene {
     }
 
     fn for_each(&mut self, visit: &mut dyn FnMut(EntityId, &str, &Transform)) {
-        for (id, entity) in self.ids.iter().enumerate() {
-            let Some(entity) = *entity else { continue };
+        for id in 0..self.ids.len() {
+            let Some(entity) = self.entity(EntityId::from(id as u32)) else {
+                continue;
+            };
             let Ok(entity) = self.world.get_entity(entity) else {
                 continue;
             };

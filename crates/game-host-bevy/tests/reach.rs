@@ -125,6 +125,10 @@ fn scripts_query_the_games_components_read_its_resources_and_send_it_messages() 
         messages.contains(&"camera: false".to_owned()),
         "{messages:?}"
     );
+    assert!(
+        messages.contains(&"none: 0 (Ok(0), Ok(0))".to_owned()),
+        "{messages:?}"
+    );
     let names = messages
         .iter()
         .find_map(|m| m.strip_prefix("names: "))
@@ -164,6 +168,20 @@ fn scripts_query_the_games_components_read_its_resources_and_send_it_messages() 
     let started = &world.resource::<Started>().0;
     assert_eq!(started.len(), 1);
     assert_eq!(started[0].entity, script);
+
+    // An entity the game unmarks is gone for scripts: no longer queried.
+    app.world_mut()
+        .entity_mut(goblins[0])
+        .remove::<ScriptVisible>();
+    common::run_frames(&mut app, 2);
+    let world = app.world();
+    assert_eq!(world.get::<Health>(goblins[0]).unwrap().value, 0);
+    assert_eq!(world.get::<Health>(goblins[1]).unwrap().value, -2);
+    assert!(
+        common::failures(&app).is_empty(),
+        "{:?}",
+        common::failures(&app)
+    );
 
     // Each bad call: one line naming the component, field, resource or
     // message type; the script and the game ran on.

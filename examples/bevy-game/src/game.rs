@@ -59,7 +59,7 @@ struct Setup(Vec<PathBuf>, u32);
 impl Plugin for GamePlugin {
     fn build(&self, app: &mut App) {
         app.register_script_component::<Spin>(ScriptAccess::ReadWrite)
-            .register_script_component::<Frozen>(ScriptAccess::Read)
+            .register_script_component::<Frozen>(ScriptAccess::ReadWrite)
             .init_resource::<Score>()
             .register_script_resource::<Score>(ScriptAccess::Read)
             .register_script_message::<Scored>()

@@ -17,11 +17,10 @@ mod handle;
 mod own;
 mod query;
 mod table;
+mod value;
 
 pub use any::{AnyScene, SharedScene};
-pub use data::{
-    Field, GameData, Value, fields_json, no_component, no_entity, no_field, no_resource, wrong_kind,
-};
+pub use data::{GameData, fields_json, no_component, no_entity, no_field, no_resource, wrong_kind};
 pub use digest::{digest, entity_digest, entity_digests};
 pub use dump::SceneDump;
 pub use entity::{CUBE, Entity, EntityId, Transform};
@@ -32,3 +31,4 @@ pub use query::{
     Column, FieldPath, NAME_COMPONENT, Query, Rows, TRANSFORM_COMPONENT, fill_columns,
     is_entity_component, no_such_component, wrong_column,
 };
+pub use value::{Field, Value};

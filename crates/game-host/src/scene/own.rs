@@ -6,11 +6,12 @@ use std::collections::{BTreeSet, HashMap};
 
 use glam::{Quat, Vec3};
 
-use super::data::{Field, GameData, Value, no_entity};
+use super::data::{GameData, no_entity};
 use super::entity::{CUBE, Entity, EntityId, Transform};
 use super::game_scene::{GameScene, QUAT, TRANSFORM, VEC3, transform_of};
 use super::query::{Query, Rows};
 use super::table::DataTable;
+use super::value::{Field, Value};
 
 /// The core's own scene: entities in creation order, addressed by index.
 /// A despawned entity leaves a gap, so ids are never reused.

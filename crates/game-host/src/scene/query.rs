@@ -8,7 +8,7 @@
 //! fills their columns from the scene's transforms, so that a script's
 //! own writes of the frame are read back.
 
-use super::data::Value;
+use super::value::Value;
 
 /// The components every entity has, read through the scene itself.
 pub const TRANSFORM_COMPONENT: &str = "Transform";
@@ -34,6 +34,9 @@ impl FieldPath {
             });
         }
         match text.split_once('.') {
+            Some((NAME_COMPONENT, _)) => Err(format!(
+                "queries: `{text}` names no field: `Name` has none, write `Name` alone"
+            )),
             Some((component, field)) if !component.is_empty() && !field.is_empty() => {
                 let path = FieldPath {
                     component: component.to_owned(),
@@ -189,6 +192,18 @@ impl Column {
             Column::Quats(c) => c.len() % 4 == 0,
             _ => true,
         }
+    }
+
+    /// `Ok` if it holds one whole value for each of `ids` ids, else the
+    /// error naming the field `path` it is for.
+    pub fn check_length(&self, path: &FieldPath, ids: usize) -> Result<(), String> {
+        if self.len() == ids && self.is_whole() {
+            return Ok(());
+        }
+        Err(format!(
+            "queries: the column of `{path}` holds {} values for {ids} ids",
+            self.len()
+        ))
     }
 
     /// The value for the entity at `at`.

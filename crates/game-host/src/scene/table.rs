@@ -5,9 +5,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::data::{Field, Value, no_component, no_field, wrong_kind};
+use super::data::{no_component, no_field, wrong_kind};
 use super::entity::EntityId;
 use super::query::{Query, Rows, fill_columns};
+use super::value::{Field, Value};
 
 /// The most bytes of game data (names and values) the scene holds, so that
 /// scripts inserting components cannot exhaust the host's memory.

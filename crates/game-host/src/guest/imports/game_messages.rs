@@ -25,7 +25,10 @@ impl Host for ScriptState {
         let payload = fields_json(&fields);
         let access = self.may_write_game([])?;
         match self.with_game(access, |data| data.write_message(&kind, fields)) {
-            Ok(true) => Ok(Ok(())),
+            Ok(true) => {
+                self.charge_message()?;
+                Ok(Ok(()))
+            }
             // The game registers no message types: it goes to scripts.
             Ok(false) => {
                 self.push_command(Command::Send(ScriptMessage {

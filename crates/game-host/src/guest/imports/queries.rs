@@ -14,7 +14,8 @@ use crate::guest::bindings::queries::{Column as WitColumn, Host, Query as WitQue
 use crate::guest::bindings::scene::EntityId as WitEntityId;
 use crate::guest::pending::{Fields, POSITION, ROTATION, SCALE, write_fields};
 use crate::scene::{
-    Column, FieldPath, NAME_COMPONENT, Query, TRANSFORM, Transform, is_entity_component,
+    Column, FieldPath, NAME_COMPONENT, Query, TRANSFORM, TRANSFORM_COMPONENT, Transform,
+    is_entity_component,
 };
 
 type Answer<T> = wasmtime::Result<Result<T, String>>;
@@ -103,6 +104,8 @@ impl Host for ScriptState {
                     });
                     Column::Texts(names.collect())
                 }
+                // No entity matched: the scene made no column for it.
+                None if path.component != TRANSFORM_COMPONENT => Column::Numbers(Vec::new()),
                 None => {
                     let (_, range) = transform_part(path);
                     let values = transforms.as_chunks::<TRANSFORM>().0;
@@ -141,7 +144,7 @@ impl Host for ScriptState {
             if path.component == NAME_COMPONENT {
                 return Ok(Err("queries: `Name` is read-only".to_owned()));
             }
-            if let Err(e) = check_length(&path, &column, ids.len()) {
+            if let Err(e) = column.check_length(&path, ids.len()) {
                 return Ok(Err(e));
             }
             match path.is_entity_field() {
@@ -163,6 +166,14 @@ impl Host for ScriptState {
             }
         }
         let writable = self.may_write_all(&ids)?;
+        // Every id must name an entity this call sees before anything
+        // changes: the game's data first, then the transforms.
+        if let Some(gone) = (!own.is_empty())
+            .then(|| self.first_missing(&ids))
+            .flatten()
+        {
+            return Ok(Err(format!("queries: no entity has id {gone}")));
+        }
         if !game.is_empty() {
             let access = self.may_write_game(game.iter().map(|(p, _)| p.component.as_str()))?;
             let (paths, columns): (Vec<FieldPath>, Vec<Column>) = game.into_iter().unzip();
@@ -217,15 +228,4 @@ fn select(column: &Column, kept: &[usize]) -> Column {
         out.push(column.value(at)).expect("one kind");
     }
     out
-}
-
-/// `Ok` if `column` holds one value per id.
-fn check_length(path: &FieldPath, column: &Column, ids: usize) -> Result<(), String> {
-    if column.len() == ids && column.is_whole() {
-        return Ok(());
-    }
-    Err(format!(
-        "queries: the column of `{path}` holds {} values for {ids} ids",
-        column.len()
-    ))
 }

@@ -221,15 +221,17 @@ impl ScriptState {
         Ok(GameAccess(()))
     }
 
-    /// The positions in `ids` of the entities the instance may read, as
-    /// proof for them: a query answers only those.
+    /// The positions in `ids` of the entities the instance may read (and
+    /// has not despawned in this frame), and those ids: a query answers
+    /// only those.
     pub(crate) fn readable_of(&mut self, ids: Vec<u32>) -> (Vec<usize>, Vec<u32>) {
-        if !self.reads.restricted() {
+        if !self.reads.restricted() && self.pending.is_empty() {
             return ((0..ids.len()).collect(), ids);
         }
         let (mut at, mut kept) = (Vec::new(), Vec::new());
         for (position, id) in ids.into_iter().enumerate() {
-            if self.may_read(EntityId::from(id)).is_ok() {
+            let entity = EntityId::from(id);
+            if !self.pending.despawned(entity) && self.may_read(entity).is_ok() {
                 at.push(position);
                 kept.push(id);
             }

@@ -230,6 +230,13 @@ impl ScriptState {
 
     /// Queues a command for the runtime, within the instance's quotas:
     /// traps (naming the quota) when the script asks for more than it may.
+    /// Charges one message to the instance's quota, as `events.send`
+    /// does: a message a game takes counts as one sent to scripts.
+    pub(crate) fn charge_message(&mut self) -> wasmtime::Result<()> {
+        let frame = self.clock.frame();
+        self.usage.charge(&self.quotas, Charge::Message { frame })
+    }
+
     pub(crate) fn push_command(&mut self, command: Command) -> wasmtime::Result<()> {
         match &command {
             Command::Send(message) | Command::ToPlayers { message, .. } => {

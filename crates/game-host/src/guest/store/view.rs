@@ -89,6 +89,15 @@ impl ScriptState {
         !self.pending.despawned(id) && self.lock_scene().contains(id)
     }
 
+    /// The first of `ids` that names no entity as this call sees it (one
+    /// lock of the scene for all of them).
+    pub(crate) fn first_missing(&mut self, ids: &[u32]) -> Option<u32> {
+        if let Some(&gone) = (ids.iter()).find(|&&id| self.pending.despawned(EntityId::from(id))) {
+            return Some(gone);
+        }
+        self.lock_scene().check(ids).err()
+    }
+
     /// The name of entity `id` for a grant's check: `""` for an entity
     /// with no name (only a `*` pattern allows it), `None` for no entity.
     pub(crate) fn entity_name_for_grants(&mut self, id: EntityId) -> Option<String> {

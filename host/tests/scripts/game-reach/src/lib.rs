@@ -4,7 +4,9 @@
 //! - At start, where no entity has `Health` (`host run`), it spawns
 //!   `goblin-0` to `goblin-2` with `Health { value: 10 }` and `Enemy`, and
 //!   `ally` with `Health` alone. It logs `camera: BOOL` (whether `find`
-//!   finds one) and `names: A,B,...` (a query of every entity's `Name`).
+//!   finds one), `names: A,B,...` (a query of every entity's `Name`) and
+//!   `none: 0 (Ok(0), Ok(0))` (a query no entity matches, and its empty
+//!   columns).
 //! - Each update it takes one `Health` from each `Enemy` (one query, one
 //!   write), moves every entity it can query one unit along x, logs
 //!   `sensor N` while the game offers a `Sensor` resource, and sends the
@@ -68,6 +70,13 @@ impl Script for Reach {
         script::log::info(&format!("camera: {camera}"));
         let rows = Query::new(&["Name"]).run().unwrap();
         script::log::info(&format!("names: {}", rows.texts(0).unwrap().join(",")));
+        let none = Query::new(&["Health.value", "Transform.position"]).without(&["Health"]);
+        let none = none.run().unwrap();
+        let columns = (
+            none.numbers(0).map(<[f64]>::len),
+            none.vec3s(1).map(<[f32]>::len),
+        );
+        script::log::info(&format!("none: {} {columns:?}", none.ids.len()));
         script::task::spawn(async {
             let mut heard = script::events::listen(EventFilter::Message("Hit".into()));
             while let Some(Event::Message(message)) = heard.next().await {
