@@ -93,7 +93,7 @@ impl Script for SpinQuery {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         self.frames += 1;
-        if self.frames % SCORE_EVERY == 0 {
+        if self.frames.is_multiple_of(SCORE_EVERY) {
             script::game::send_message("Scored", &[("points", Value::Integer(1))])
                 .unwrap_or_else(|e| panic!("{e}"));
         }

@@ -101,7 +101,10 @@ fn read_sources(language: Language, entry: &Path) -> Result<Vec<(PathBuf, Vec<u8
     };
     let mut sources = vec![(entry.to_owned(), read(entry)?)];
     if language == Language::Python {
-        let dir = entry.parent().unwrap_or(Path::new("."));
+        // `app.py` has the parent ``: the working directory.
+        let dir = (entry.parent())
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         let mut pending = vec![dir.to_owned()];
         while let Some(dir) = pending.pop() {
             let entries = std::fs::read_dir(&dir)

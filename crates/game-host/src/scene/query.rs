@@ -200,9 +200,13 @@ impl Column {
         if self.len() == ids && self.is_whole() {
             return Ok(());
         }
+        let held = match self {
+            Column::Vec3s(c) => format!("{} floats (3 an entity)", c.len()),
+            Column::Quats(c) => format!("{} floats (4 an entity)", c.len()),
+            _ => format!("{} values", self.len()),
+        };
         Err(format!(
-            "queries: the column of `{path}` holds {} values for {ids} ids",
-            self.len()
+            "queries: the column of `{path}` holds {held} for {ids} ids"
         ))
     }
 

@@ -89,10 +89,10 @@ fn turn_queried() {
         .expect("query");
     let (speeds, rotations) = (rows.numbers(0).unwrap(), rows.quats(1).unwrap());
     let step = ANGULAR_SPEED * script::time::delta_time();
-    let turned: Vec<f32> = (speeds.iter().zip(rotations.chunks_exact(4)))
+    let turned: Vec<f32> = (speeds.iter().zip(rotations.as_chunks::<4>().0))
         .flat_map(|(&speed, q)| {
             let delta = Quat::from_rotation_y(speed as f32 * step);
-            (delta * Quat::from_slice(q)).normalize().to_array()
+            (delta * Quat::from_array(*q)).normalize().to_array()
         })
         .collect();
     query::write(
