@@ -78,16 +78,9 @@ fn a_trapping_script_beside_the_cube_is_stopped_alone() {
         .spawn(Script(server.load("spinning-cube.wasm")))
         .id();
     let trap = app.world_mut().spawn(Script(server.load("trap.wasm"))).id();
-    // Both start in the same step (the runtime's clock starts with them).
-    while app
-        .world()
-        .resource::<Assets<game_host_bevy::ScriptAsset>>()
-        .len()
-        < 2
-    {
-        app.update();
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
+    // Both start in the same step (the runtime's clock starts with them):
+    // time stands still until both have compiled, each on its own task.
+    common::load_all(&mut app, 2);
     common::run_frames(&mut app, 60);
     let failures = common::failures(&app);
     assert_eq!(failures.len(), 1, "{failures:?}");

@@ -146,6 +146,30 @@ pub fn run_frames(app: &mut App, frames: u64) {
     }
 }
 
+/// Updates the app with time standing still (no fixed step runs, so no
+/// script starts) until `count` script assets have loaded, then lets time
+/// run again, one fixed step an update: scripts that compile on different
+/// tasks start in the same step.
+pub fn load_all(app: &mut App, count: usize) {
+    let step = app.world().resource::<Time<Fixed>>().timestep();
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::ZERO));
+    let started = std::time::Instant::now();
+    while app
+        .world()
+        .resource::<Assets<game_host_bevy::ScriptAsset>>()
+        .len()
+        < count
+    {
+        app.update();
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the scripts did not load in two minutes"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(step));
+}
+
 /// The Bevy transform of the entity named `name`.
 pub fn transform(app: &mut App, name: &str) -> Transform {
     let mut query = app.world_mut().query::<(&Name, &Transform)>();
