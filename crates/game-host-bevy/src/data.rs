@@ -6,7 +6,7 @@
 
 use bevy::reflect::Reflect;
 use game_host::scene::{
-    Column, EntityId, Field, FieldPath, GameData, Query, Rows, Value, no_component,
+    Column, EntityId, Field, FieldPath, GameData, Query, Rows, Value, no_component, registered_list,
 };
 
 use crate::reflect::{Place, fields_of, write_fields};
@@ -109,10 +109,7 @@ impl GameData for BevyScene {
             return Err(format!(
                 "game-messages: no message type named `{kind}` is registered for scripts \
                  (registered: {})",
-                match names.is_empty() {
-                    true => "none".to_owned(),
-                    false => names.join(", "),
-                }
+                registered_list(&names)
             ));
         };
         (message.write)(&mut self.world, kind, fields).map(|()| true)

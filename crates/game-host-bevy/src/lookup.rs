@@ -4,7 +4,7 @@
 
 use bevy::ecs::reflect::ReflectComponent;
 use bevy::prelude::ReflectDefault;
-use game_host::scene::{EntityId, no_entity, no_resource};
+use game_host::scene::{EntityId, no_entity, no_resource, registered_list};
 
 use crate::registry::{ResourceType, ScriptAccess};
 use crate::scene::BevyScene;
@@ -23,10 +23,7 @@ impl BevyScene {
             format!(
                 "game-data: no component named `{component}` is registered for scripts \
                  (registered: {})",
-                match names.is_empty() {
-                    true => "none".to_owned(),
-                    false => names.join(", "),
-                }
+                registered_list(&names)
             )
         })?;
         if write && registered.access == ScriptAccess::Read {

@@ -29,6 +29,6 @@ pub use handle::TransformHandle;
 pub use own::Scene;
 pub use query::{
     Column, FieldPath, NAME_COMPONENT, Query, Rows, TRANSFORM_COMPONENT, fill_columns,
-    is_entity_component, no_such_component, wrong_column,
+    is_entity_component, registered_list, wrong_column,
 };
 pub use value::{Field, Value};

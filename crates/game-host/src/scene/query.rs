@@ -223,15 +223,13 @@ impl Column {
     }
 }
 
-/// The error for a query naming a component no entity can have.
-pub fn no_such_component(component: &str, known: &[&str]) -> String {
-    format!(
-        "queries: no component named `{component}` is registered for scripts (registered: {})",
-        match known.is_empty() {
-            true => "none".to_owned(),
-            false => known.join(", "),
-        }
-    )
+/// The names a game registered for scripts, as errors list them:
+/// `Enemy, Health`, or `none`.
+pub fn registered_list(names: &[&str]) -> String {
+    match names.is_empty() {
+        true => "none".to_owned(),
+        false => names.join(", "),
+    }
 }
 
 /// The error for a value of the wrong kind in a column.
