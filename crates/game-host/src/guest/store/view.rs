@@ -123,11 +123,9 @@ impl ScriptState {
     pub(crate) fn write_entity(&mut self, id: Writable, fields: Fields, value: Transform) -> bool {
         let id = id.entity();
         if self.pending.deferring() {
-            if !self.pending.known(id) && !self.entity_exists(id) {
-                return false;
-            }
-            self.pending.write(id, fields, value);
-            return true;
+            let scene = &self.scene;
+            let exists = || scene.lock_unpoisoned().contains(id);
+            return self.pending.write_if(id, fields, value, exists);
         }
         write_fields(&mut *self.lock_scene(), id, fields, &value)
     }
@@ -138,14 +136,12 @@ impl ScriptState {
     pub(crate) fn nudge_entity(&mut self, id: Writable, nudge: Nudge) -> bool {
         let id = id.entity();
         if self.pending.deferring() {
-            if !self.pending.known(id) && !self.entity_exists(id) {
-                return false;
-            }
-            match nudge {
-                Nudge::Translate(offset) => self.pending.translate(id, offset),
-                Nudge::Rotate(delta) => self.pending.rotate(id, delta),
-            }
-            return true;
+            let scene = &self.scene;
+            let exists = || scene.lock_unpoisoned().contains(id);
+            return match nudge {
+                Nudge::Translate(offset) => self.pending.translate(id, offset, exists),
+                Nudge::Rotate(delta) => self.pending.rotate(id, delta, exists),
+            };
         }
         let mut scene = self.lock_scene();
         let Some(mut transform) = scene.transform(id) else {

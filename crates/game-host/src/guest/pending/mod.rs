@@ -13,36 +13,22 @@
 //! is kept as a change, and applied in task order on what the earlier tasks
 //! left, so every script's nudge counts, on any number of threads.
 
-use fnv::FnvHashMap;
+use std::collections::hash_map::Entry;
+
 use glam::{Quat, Vec3};
+use rustc_hash::FxHashMap;
 
-use crate::scene::{EntityId, GameScene, Transform};
+use crate::scene::{EntityId, Transform};
 
-/// Which fields of a transform a write changes.
-pub(crate) type Fields = u8;
-pub(crate) const POSITION: Fields = 1;
-pub(crate) const ROTATION: Fields = 2;
-pub(crate) const SCALE: Fields = 4;
-pub(crate) const ALL: Fields = POSITION | ROTATION | SCALE;
-/// Relative changes: a move of the position, a turn of the rotation,
-/// applied on what the scene holds when the write is made.
-pub(crate) const TRANSLATE: Fields = POSITION << 3;
-pub(crate) const ROTATE: Fields = ROTATION << 3;
+mod write;
+
+use write::Pending;
+pub(crate) use write::{
+    ALL, Fields, POSITION, ROTATE, ROTATION, SCALE, SceneWrite, TRANSLATE, turn, write_fields,
+};
 
 /// Entries looked up by a scan before an index is kept.
 const SCANNED: usize = 8;
-
-#[derive(Debug, Clone, Copy)]
-struct Pending {
-    id: EntityId,
-    /// The fields written, with their values in `transform`. A relative
-    /// change (`TRANSLATE`, `ROTATE`) keeps its amount in the same field of
-    /// `transform`: a field is either set or changed, never both.
-    fields: Fields,
-    transform: Transform,
-    /// The instance despawned the entity (its writes are dropped).
-    despawned: bool,
-}
 
 /// One instance's writes of the frame being dispatched.
 #[derive(Default)]
@@ -51,8 +37,10 @@ pub(crate) struct PendingWrites {
     /// at once (entrypoints, hand-overs: calls made one at a time).
     deferring: bool,
     entries: Vec<Pending>,
-    /// Entry by entity, once there are more than [`SCANNED`].
-    index: FnvHashMap<EntityId, u32>,
+    /// Entry by entity, once there are more than [`SCANNED`]. Fx hashes an
+    /// id in one multiply (FNV takes a round per byte), and a lookup is on
+    /// every write of a frame.
+    index: FxHashMap<EntityId, u32>,
     /// The last entity read while deferring: it exists until the dispatch
     /// ends (despawns wait for its end), so a write to it needs no look.
     seen: Option<EntityId>,
@@ -79,16 +67,6 @@ impl PendingWrites {
         }
     }
 
-    /// Whether `id` is known to exist without a look at the scene: read,
-    /// or written, in this dispatch, and not despawned by the instance.
-    #[inline]
-    pub fn known(&self, id: EntityId) -> bool {
-        match self.find(id) {
-            Some(at) => !self.entries[at].despawned,
-            None => self.seen == Some(id),
-        }
-    }
-
     /// Whether any write is pending.
     #[inline]
     pub fn is_empty(&self) -> bool {
@@ -106,25 +84,53 @@ impl PendingWrites {
     fn entry(&mut self, id: EntityId) -> &mut Pending {
         let at = match self.find(id) {
             Some(at) => at,
-            None => {
-                let at = self.entries.len();
-                self.entries.push(Pending {
-                    id,
-                    fields: 0,
-                    transform: Transform::default(),
-                    despawned: false,
-                });
-                if at == SCANNED {
-                    let entries = self.entries.iter().enumerate();
-                    self.index
-                        .extend(entries.map(|(at, entry)| (entry.id, at as u32)));
-                } else if at > SCANNED {
-                    self.index.insert(id, at as u32);
-                }
-                at
-            }
+            None => self.push(id),
         };
         &mut self.entries[at]
+    }
+
+    /// Appends a new entry for `id` (none is kept) and returns its place.
+    fn push(&mut self, id: EntityId) -> usize {
+        let at = self.entries.len();
+        self.entries.push(Pending::new(id));
+        if at == SCANNED {
+            let entries = self.entries.iter().enumerate();
+            self.index
+                .extend(entries.map(|(at, entry)| (entry.id, at as u32)));
+        } else if at > SCANNED {
+            self.index.insert(id, at as u32);
+        }
+        at
+    }
+
+    /// The entry of `id` to write, made if there is none and the entity
+    /// exists (read before in this dispatch, or `exists()` says so): one
+    /// look-up for the common case of a first write. `None` if the entity
+    /// is gone or the instance despawned it.
+    #[inline]
+    fn live_entry(&mut self, id: EntityId, exists: impl FnOnce() -> bool) -> Option<&mut Pending> {
+        let at = if self.entries.len() <= SCANNED {
+            match self.entries.iter().position(|entry| entry.id == id) {
+                Some(at) => at,
+                None if self.seen == Some(id) || exists() => self.push(id),
+                None => return None,
+            }
+        } else {
+            match self.index.entry(id) {
+                Entry::Occupied(kept) => *kept.get() as usize,
+                Entry::Vacant(place) => {
+                    if self.seen != Some(id) && !exists() {
+                        return None;
+                    }
+                    let at = self.entries.len();
+                    place.insert(at as u32);
+                    self.entries.push(Pending::new(id));
+                    at
+                }
+            }
+        };
+        let entry = &mut self.entries[at];
+        (!entry.despawned).then_some(entry)
     }
 
     /// Whether the instance despawned `id` in this dispatch.
@@ -146,35 +152,60 @@ impl PendingWrites {
         }
     }
 
-    /// Keeps a write of `fields` of `id` (values from `transform`).
+    /// Keeps a write of `fields` of `id` (values from `transform`), an
+    /// entity known to exist.
     #[inline]
     pub fn write(&mut self, id: EntityId, fields: Fields, transform: Transform) {
-        let entry = self.entry(id);
-        // A set replaces the relative change kept for its field.
-        entry.fields = (entry.fields & !((fields & (POSITION | ROTATION)) << 3)) | fields;
-        entry.transform = merge(entry.transform, fields, &transform);
+        self.entry(id).set(fields, &transform);
+    }
+
+    /// [`Self::write`] to an entity that may be gone: false, and nothing
+    /// kept, if the instance despawned it or `exists()` says it is gone
+    /// (asked only where this dispatch has not seen it yet).
+    #[inline]
+    pub fn write_if(
+        &mut self,
+        id: EntityId,
+        fields: Fields,
+        transform: Transform,
+        exists: impl FnOnce() -> bool,
+    ) -> bool {
+        match self.live_entry(id, exists) {
+            Some(entry) => {
+                entry.set(fields, &transform);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Keeps a move of `id` by `offset`: onto the position it set, if it
-    /// did, else onto the scene's when the writes are made.
-    pub fn translate(&mut self, id: EntityId, offset: Vec3) {
-        let entry = self.entry(id);
+    /// did, else onto the scene's when the writes are made. False, as
+    /// [`Self::write_if`], for an entity gone.
+    pub fn translate(&mut self, id: EntityId, offset: Vec3, exists: impl FnOnce() -> bool) -> bool {
+        let Some(entry) = self.live_entry(id, exists) else {
+            return false;
+        };
         if entry.fields & (POSITION | TRANSLATE) == 0 {
             entry.fields |= TRANSLATE;
             entry.transform.position = Vec3::ZERO;
         }
         entry.transform.position += offset;
+        true
     }
 
     /// Keeps a turn of `id` by `delta` (`delta * rotation`), as
     /// [`Self::translate`] keeps a move.
-    pub fn rotate(&mut self, id: EntityId, delta: Quat) {
-        let entry = self.entry(id);
+    pub fn rotate(&mut self, id: EntityId, delta: Quat, exists: impl FnOnce() -> bool) -> bool {
+        let Some(entry) = self.live_entry(id, exists) else {
+            return false;
+        };
         if entry.fields & (ROTATION | ROTATE) == 0 {
             entry.fields |= ROTATE;
             entry.transform.rotation = Quat::IDENTITY;
         }
         entry.transform.rotation = turn(entry.transform.rotation, delta);
+        true
     }
 
     /// Keeps the despawn of `id`: its pending writes are dropped.
@@ -200,117 +231,12 @@ impl PendingWrites {
     }
 }
 
-/// One entity's kept writes from one task, to be made on the scene.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct SceneWrite {
-    /// The task's place in the frame (writes are made in that order).
-    pub task: u32,
-    pending: Pending,
-}
-
-impl SceneWrite {
-    /// The entity written.
-    pub fn entity(&self) -> EntityId {
-        self.pending.id
-    }
-
-    /// The fields set (none for a despawn).
-    pub fn fields(&self) -> Fields {
-        self.pending.fields
-    }
-
-    /// Whether the write despawns the entity.
-    pub fn despawns(&self) -> bool {
-        self.pending.despawned
-    }
-
-    /// Makes the write on `scene`. A write to an entity gone by now
-    /// (another call despawned it) is dropped.
-    #[inline(always)]
-    pub fn apply<S: GameScene + ?Sized>(&self, scene: &mut S) {
-        let pending = &self.pending;
-        if pending.fields & (TRANSLATE | ROTATE) == 0 && !pending.despawned {
-            write_fields(scene, pending.id, pending.fields, &pending.transform);
-        } else {
-            self.apply_other(scene);
-        }
-    }
-
-    /// [`Self::apply`] for a despawn or a relative change.
-    #[inline(never)]
-    fn apply_other<S: GameScene + ?Sized>(&self, scene: &mut S) {
-        let pending = &self.pending;
-        if pending.despawned {
-            scene.despawn(pending.id);
-        } else if let Some(current) = scene.transform(pending.id) {
-            scene.set_transform(pending.id, pending.on(current));
-        }
-    }
-}
-
-/// Writes `fields` of entity `id` on `scene` from `value` (one field by
-/// its own call, all three at once, others over the current transform);
-/// false if `id` names no entity.
-pub(crate) fn write_fields<S: GameScene + ?Sized>(
-    scene: &mut S,
-    id: EntityId,
-    fields: Fields,
-    value: &Transform,
-) -> bool {
-    match fields {
-        POSITION => scene.set_position(id, value.position),
-        ROTATION => scene.set_rotation(id, value.rotation),
-        ALL => scene.set_transform(id, *value),
-        _ => match scene.transform(id) {
-            Some(current) => scene.set_transform(id, merge(current, fields, value)),
-            None => false,
-        },
-    }
-}
-
-impl Pending {
-    /// `current` (the scene's) with these writes made on it.
-    #[inline]
-    fn on(&self, current: Transform) -> Transform {
-        let mut out = merge(current, self.fields, &self.transform);
-        if self.fields & TRANSLATE != 0 {
-            out.position += self.transform.position;
-        }
-        if self.fields & ROTATE != 0 {
-            out.rotation = turn(out.rotation, self.transform.rotation);
-        }
-        out
-    }
-}
-
-/// `rotation` turned by `delta` (`delta * rotation`, normalised, as the
-/// SDK's `rotate` always did).
-#[inline]
-pub(crate) fn turn(rotation: Quat, delta: Quat) -> Quat {
-    (delta * rotation).normalize()
-}
-
-/// `current` with `fields` taken from `value`.
-pub(crate) fn merge(current: Transform, fields: Fields, value: &Transform) -> Transform {
-    let mut out = current;
-    if fields & POSITION != 0 {
-        out.position = value.position;
-    }
-    if fields & ROTATION != 0 {
-        out.rotation = value.rotation;
-    }
-    if fields & SCALE != 0 {
-        out.scale = value.scale;
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use glam::{Quat, Vec3};
 
     use super::*;
-    use crate::scene::Scene;
+    use crate::scene::{GameScene, Scene};
 
     fn apply(pending: &mut PendingWrites, scene: &mut Scene) {
         let mut writes = Vec::new();
@@ -343,6 +269,42 @@ mod tests {
             Vec3::X
         );
         assert!(!pending.deferring() && pending.is_empty());
+    }
+
+    #[test]
+    fn a_write_to_an_entity_gone_keeps_nothing_scanned_or_indexed() {
+        let moved = Transform {
+            position: Vec3::X,
+            ..Transform::default()
+        };
+        // Below and above the count where entries get an index.
+        for count in [3u32, 20] {
+            let mut pending = PendingWrites::default();
+            pending.defer();
+            for id in 0..count {
+                assert!(pending.write_if(EntityId::from(id), POSITION, moved, || true));
+            }
+            let gone = EntityId::from(1000);
+            assert!(!pending.write_if(gone, POSITION, moved, || false));
+            assert!(!pending.translate(gone, Vec3::X, || false));
+            assert_eq!(
+                pending.overlay(gone, Transform::default()).position,
+                Vec3::ZERO
+            );
+            // A despawned entity takes no writes; `exists` is not asked for
+            // an entity with kept writes, nor for the one last read.
+            pending.despawn(EntityId::from(0));
+            assert!(!pending.write_if(EntityId::from(0), POSITION, moved, || true));
+            assert!(!pending.rotate(EntityId::from(0), Quat::IDENTITY, || true));
+            assert!(pending.write_if(EntityId::from(2), SCALE, moved, || panic!("asked")));
+            pending.saw(EntityId::from(500));
+            assert!(pending.write_if(EntityId::from(500), POSITION, moved, || panic!("asked")));
+            let mut writes = Vec::new();
+            pending.take(0, &mut writes);
+            assert_eq!(writes.len(), count as usize + 1);
+            assert!(writes[0].despawns());
+            assert!(writes.iter().all(|write| write.entity() != gone));
+        }
     }
 
     #[test]
@@ -385,8 +347,8 @@ mod tests {
         let (mut a, mut b) = (PendingWrites::default(), PendingWrites::default());
         for pending in [&mut a, &mut b] {
             pending.defer();
-            pending.rotate(cube, quarter);
-            pending.translate(cube, Vec3::X);
+            pending.rotate(cube, quarter, || true);
+            pending.translate(cube, Vec3::X, || true);
             // Each sees its own change on top of the scene.
             let seen = pending.overlay(cube, GameScene::transform(&mut scene, cube).unwrap());
             assert_eq!(seen.position, Vec3::X);
@@ -404,7 +366,7 @@ mod tests {
         // A set after a move replaces it; a move after a set adds to it.
         let mut c = PendingWrites::default();
         c.defer();
-        c.translate(cube, Vec3::Y);
+        c.translate(cube, Vec3::Y, || true);
         c.write(
             cube,
             POSITION,
@@ -413,7 +375,7 @@ mod tests {
                 ..Transform::default()
             },
         );
-        c.translate(cube, Vec3::Z);
+        c.translate(cube, Vec3::Z, || true);
         apply(&mut c, &mut scene);
         assert_eq!(
             GameScene::transform(&mut scene, cube).unwrap().position,
