@@ -4,7 +4,7 @@
 
 mod bms;
 mod native;
-mod plugin;
+pub mod plugin;
 mod scenario;
 
 pub use scenario::Scenario;
