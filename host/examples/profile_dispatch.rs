@@ -20,6 +20,9 @@
 //! to measure what they cost (`docs/determinism.md`). With
 //! `PROFILE_GRANTS='[default] writes = ["*"]'` (a grants file's TOML), the
 //! script runs under those grants, to measure what checking them costs.
+//! With `PROFILE_INSTANCES=N`, N instances of the script run (on one frame
+//! thread), to see what grows with their count (`perf record`: valgrind
+//! cannot reserve the pool's address space for that many).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,9 +43,14 @@ fn main() -> anyhow::Result<()> {
         Some(n) => (Some(n.parse().expect("a number of spawns")), 0),
         None => (None, count.parse().expect("a number of frames")),
     };
+    let instances: u32 = std::env::var("PROFILE_INSTANCES")
+        .ok()
+        .map_or(1, |n| n.parse().expect("PROFILE_INSTANCES: a number"));
     let engine = ScriptEngine::new(EngineOptions {
         cache_dir: None,
-        max_instances: 4,
+        // Room for 20,000 whatever the count, as `benches/capacity.rs` has,
+        // so that every count runs the same compiled code.
+        max_instances: if instances > 1 { 20_100 } else { 4 },
         // Deadlines stay compiled in, as by default, but long: under
         // valgrind a call runs some fifty times slower than it would.
         limits: ScriptLimits {
@@ -64,6 +72,7 @@ fn main() -> anyhow::Result<()> {
     let mut runtime = Runtime::new(RuntimeConfig {
         log: Arc::new(MemoryLog::new()),
         grants,
+        frame_threads: if instances > 1 { 1 } else { 0 },
         ..RuntimeConfig::default()
     });
     for marker in args {
@@ -86,7 +95,9 @@ fn main() -> anyhow::Result<()> {
             despawning / n
         );
     }
-    runtime.spawn(&noop)?;
+    for _ in 0..instances {
+        runtime.spawn(&noop)?;
+    }
     runtime.run_frames(frames);
     println!(
         "{} frames, {} errors",

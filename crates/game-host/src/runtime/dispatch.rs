@@ -295,7 +295,7 @@ impl Dispatch {
             // Log lines were held by each instance: they go out in task
             // order, as one thread would have written them.
             for task in &self.tasks {
-                if let Some(Some(instance)) = slots.as_mut_slice().get(task.slot as usize) {
+                if let Some(Some(instance)) = slots.as_mut_slice().get_mut(task.slot as usize) {
                     instance.release_log();
                 }
             }
