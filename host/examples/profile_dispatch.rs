@@ -48,8 +48,10 @@ fn main() -> anyhow::Result<()> {
         .map_or(1, |n| n.parse().expect("PROFILE_INSTANCES: a number"));
     let engine = ScriptEngine::new(EngineOptions {
         cache_dir: None,
-        // Room for 20,000 whatever the count, as `benches/capacity.rs` has,
-        // so that every count runs the same compiled code.
+        // With several instances, room for 20,000 whatever their count, as
+        // `benches/capacity.rs` has, so that every count runs the same
+        // compiled code (bounds checked: see `EngineOptions`); one instance
+        // keeps the small pool valgrind can reserve.
         max_instances: if instances > 1 { 20_100 } else { 4 },
         // Deadlines stay compiled in, as by default, but long: under
         // valgrind a call runs some fifty times slower than it would.

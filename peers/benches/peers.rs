@@ -319,9 +319,7 @@ fn memory_per_script(cube: &ScriptComponent) {
     let mut r = runtime();
     let ids: Vec<_> = (0..1000).map(|_| r.spawn(cube).unwrap()).collect();
     r.step();
-    // Signed: pages earlier rounds freed may leave the process as these
-    // instances arrive (reused pool slots need none), so RSS can fall.
-    let wasm_kib = (memory::status_kib("VmRSS") as i64 - before as i64) as f64 / 1000.0;
+    let wasm_kib = (memory::status_kib("VmRSS") as i64 - before as i64) as f64 / 1000.0; // may fall
     drop(ids);
     drop(r);
     let scene = Scene::with_default_cube().shared();
@@ -333,9 +331,8 @@ fn memory_per_script(cube: &ScriptComponent) {
     let lua_used = states.iter().map(LuaScript::used_memory).sum::<usize>() as f64 / 1000.0;
     drop(states);
     println!(
-        "memory per live script (RSS growth over 1,000; negative where freed pages \
-         left first): wasm {wasm_kib:.0} KiB, {LUA_NAME} {lua_kib:.0} KiB (Lua's own \
-         count: {:.0} KiB)",
+        "memory per live script (RSS growth over 1,000, may be negative): wasm \
+         {wasm_kib:.0} KiB, {LUA_NAME} {lua_kib:.0} KiB (Lua's own count: {:.0} KiB)",
         lua_used / 1024.0
     );
 }

@@ -133,9 +133,18 @@ impl BevyScene {
         // type has the same fields), so that no entity pays a lookup by
         // name.
         let mut readers: Vec<(usize, &ReflectComponent, Vec<usize>)> = Vec::new();
+        // `Transform` fields are read in the same pass (each entity is at
+        // hand here; a look-up by id per entity would find it again).
+        let mut transforms: Vec<(usize, TransformPart)> = Vec::new();
         if let Some(&(id, entity)) = found.first() {
             let entity = self.world.entity(entity);
             for (at, path) in query.fields.iter().enumerate() {
+                if path.component == TRANSFORM_COMPONENT {
+                    let part = TransformPart::of(&path.field);
+                    rows.columns[at] = Some(part.column(found.len()));
+                    transforms.push((at, part));
+                    continue;
+                }
                 if path.is_entity_field() {
                     continue;
                 }
@@ -160,6 +169,18 @@ impl BevyScene {
         rows.ids.reserve(found.len());
         for (id, entity) in found {
             let entity = self.world.entity(entity);
+            if !transforms.is_empty() {
+                let transform = entity.get::<Transform>().ok_or_else(|| {
+                    no_component(EntityId::from(id), TRANSFORM_COMPONENT).replacen(
+                        "game-data",
+                        "queries",
+                        1,
+                    )
+                })?;
+                for (at, part) in &transforms {
+                    part.push(transform, rows.columns[*at].as_mut().expect("made above"));
+                }
+            }
             for (at, reflect, indices) in &readers {
                 let path = &query.fields[*at];
                 let value = reflect.reflect(entity).ok_or_else(|| {
@@ -253,6 +274,50 @@ impl BevyScene {
             }
         }
         Ok(())
+    }
+}
+
+/// A field of Bevy's `Transform`, as a query reads it.
+#[derive(Clone, Copy)]
+enum TransformPart {
+    Position,
+    Rotation,
+    Scale,
+}
+
+impl TransformPart {
+    /// The part `field` names (`position`, `rotation` or `scale`, checked
+    /// when the query's fields were parsed).
+    fn of(field: &str) -> Self {
+        match field {
+            "position" => TransformPart::Position,
+            "rotation" => TransformPart::Rotation,
+            _ => TransformPart::Scale,
+        }
+    }
+
+    /// An empty column of this part, with room for `count` entities.
+    fn column(self, count: usize) -> Column {
+        match self {
+            TransformPart::Rotation => Column::Quats(Vec::with_capacity(count * 4)),
+            _ => Column::Vec3s(Vec::with_capacity(count * 3)),
+        }
+    }
+
+    /// Appends this part of `transform` to `column` (made by [`Self::column`]).
+    fn push(self, transform: &Transform, column: &mut Column) {
+        match (self, column) {
+            (TransformPart::Position, Column::Vec3s(c)) => {
+                c.extend_from_slice(&transform.translation.to_array())
+            }
+            (TransformPart::Rotation, Column::Quats(c)) => {
+                c.extend_from_slice(&transform.rotation.to_array())
+            }
+            (TransformPart::Scale, Column::Vec3s(c)) => {
+                c.extend_from_slice(&transform.scale.to_array())
+            }
+            _ => unreachable!("a transform column is made by TransformPart::column"),
+        }
     }
 }
 

@@ -99,8 +99,9 @@ pub(super) struct LostWrites {
     warned: FnvHashSet<u64>,
     /// The last pair looked up: instances of one script that all set one
     /// entity lose a write each, every frame, to the same pair, which is
-    /// then compared, not hashed again.
-    last: Option<(String, String, EntityId)>,
+    /// then compared, not hashed again (its names kept in buffers reused
+    /// when the pair changes).
+    last: (String, String, Option<EntityId>),
 }
 
 impl LostWrites {
@@ -109,14 +110,17 @@ impl LostWrites {
     /// than [`WARNED`] were said).
     pub fn lost(&mut self, earlier: &str, later: &str, entity: EntityId) -> bool {
         self.count += 1;
-        if let Some((e, l, at)) = &self.last
-            && *at == entity
-            && e == earlier
-            && l == later
-        {
+        let (e, l, at) = &mut self.last;
+        if *at == Some(entity) && e == earlier && l == later {
             return false;
         }
-        self.last = Some((earlier.to_owned(), later.to_owned(), entity));
+        *at = Some(entity);
+        for (kept, name) in [(e, earlier), (l, later)] {
+            if kept != name {
+                kept.clear();
+                kept.push_str(name);
+            }
+        }
         let mut hasher = FnvHasher::default();
         (earlier, later, entity).hash(&mut hasher);
         self.warned.len() < WARNED && self.warned.insert(hasher.finish())

@@ -47,7 +47,8 @@ pub trait GameData {
 
     /// The entities that have every component of [`Query::required`] and
     /// none of its `without`, in id order, with the column of each of its
-    /// fields but `Transform` and `Name` (left `None`, for the caller).
+    /// fields but `Name` (left `None`, for the caller) and `Transform`
+    /// (filled, or left `None`: see [`Rows`](crate::scene::Rows)).
     fn query(&mut self, query: &Query) -> Result<Rows, String>;
 
     /// Sets `fields` (none of them `Transform` or `Name`) of entities

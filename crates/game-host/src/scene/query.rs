@@ -129,7 +129,10 @@ pub enum Column {
 }
 
 /// A query's answer from the scene: ids in id order, and the column of
-/// each field of the query, `None` for the entity fields the caller fills.
+/// each field of the query, `None` for the entity fields the caller fills
+/// (a scene that reads `Transform` as cheaply as its own fields, as Bevy's
+/// does in the query's pass, may fill those too; the caller puts the
+/// script's own writes of the frame on top).
 #[derive(Debug, Clone, Default)]
 pub struct Rows {
     /// The entities found.

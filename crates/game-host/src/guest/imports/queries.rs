@@ -81,12 +81,12 @@ impl Host for ScriptState {
         let found = rows.ids.len();
         let (kept, ids) = self.readable_of(rows.ids);
         let whole = kept.len() == found;
+        self.pending.answer(&ids);
         let mut transforms = Vec::new();
-        if query
-            .fields
-            .iter()
-            .any(|f| f.component != NAME_COMPONENT && f.is_entity_field())
-        {
+        let unfilled = |(f, c): (&FieldPath, &Option<Column>)| {
+            f.component == TRANSFORM_COMPONENT && c.is_none()
+        };
+        if query.fields.iter().zip(&rows.columns).any(unfilled) {
             let readable = self.may_read_all(&ids)?;
             if let Err(id) = self.entity_transforms(readable, &mut transforms) {
                 return Ok(Err(format!("queries: entity {id} is gone")));
@@ -95,6 +95,19 @@ impl Host for ScriptState {
         let mut columns = Vec::with_capacity(query.fields.len());
         for (path, column) in query.fields.iter().zip(rows.columns) {
             let column = match column {
+                // The scene's transforms, with the script's own writes of
+                // the frame on top (as `entity_transforms` reads them).
+                Some(column) if path.component == TRANSFORM_COMPONENT => {
+                    let mut column = if whole {
+                        column
+                    } else {
+                        select(&column, &kept)
+                    };
+                    if let Column::Vec3s(values) | Column::Quats(values) = &mut column {
+                        self.own_writes_on_top(transform_part(path).0, &ids, values);
+                    }
+                    column
+                }
                 Some(column) if whole => column,
                 Some(column) => select(&column, &kept),
                 None if path.component == NAME_COMPONENT => {

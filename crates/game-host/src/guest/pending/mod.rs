@@ -44,6 +44,10 @@ pub(crate) struct PendingWrites {
     /// The last entity read while deferring: it exists until the dispatch
     /// ends (despawns wait for its end), so a write to it needs no look.
     seen: Option<EntityId>,
+    /// The ids the last query answered while deferring: they exist until
+    /// the dispatch ends, as [`Self::seen`] does, so a column write to the
+    /// same ids (a query's read-modify-write) needs no look at each.
+    answered: Vec<u32>,
 }
 
 impl PendingWrites {
@@ -65,6 +69,20 @@ impl PendingWrites {
         if self.deferring {
             self.seen = Some(id);
         }
+    }
+
+    /// A query answered `ids` while deferring.
+    pub fn answer(&mut self, ids: &[u32]) {
+        if self.deferring {
+            self.answered.clear();
+            self.answered.extend_from_slice(ids);
+        }
+    }
+
+    /// Whether `ids` are those the last query of this dispatch answered
+    /// (each exists, unless the instance despawned it since).
+    pub fn answered(&self, ids: &[u32]) -> bool {
+        self.deferring && !ids.is_empty() && self.answered == ids
     }
 
     /// Whether any write is pending.
@@ -220,6 +238,7 @@ impl PendingWrites {
     pub fn take(&mut self, task: u32, out: &mut Vec<SceneWrite>) {
         self.deferring = false;
         self.seen = None;
+        self.answered.clear();
         if self.entries.is_empty() {
             return;
         }

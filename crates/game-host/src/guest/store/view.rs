@@ -13,7 +13,7 @@ use std::sync::MutexGuard;
 
 use super::ScriptState;
 use super::access::{DataAccess, GameAccess, Readable, ReadableIds, Writable, WritableIds};
-use crate::guest::pending::{Fields, turn, write_fields};
+use crate::guest::pending::{Fields, POSITION, ROTATION, turn, write_fields};
 use crate::scene::{AnyScene, EntityId, GameData, GameScene, TRANSFORM, Transform, transform_of};
 use crate::sync::LockExt;
 
@@ -95,7 +95,34 @@ impl ScriptState {
         if let Some(&gone) = (ids.iter()).find(|&&id| self.pending.despawned(EntityId::from(id))) {
             return Some(gone);
         }
+        if self.pending.answered(ids) {
+            return None;
+        }
         self.lock_scene().check(ids).err()
+    }
+
+    /// `values` (a transform field of each of `ids` as the scene holds it:
+    /// 3 floats an entity for the position or the scale, 4 for the
+    /// rotation) with the instance's own kept writes of the frame on top.
+    pub(crate) fn own_writes_on_top(&self, field: Fields, ids: &[u32], values: &mut [f32]) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let width = if field == ROTATION { 4 } else { 3 };
+        for (&id, value) in ids.iter().zip(values.chunks_exact_mut(width)) {
+            let mut t = Transform::default();
+            match field {
+                POSITION => t.position = glam::Vec3::from_slice(value),
+                ROTATION => t.rotation = glam::Quat::from_slice(value),
+                _ => t.scale = glam::Vec3::from_slice(value),
+            }
+            let t = self.pending.overlay(EntityId::from(id), t);
+            match field {
+                POSITION => value.copy_from_slice(&t.position.to_array()),
+                ROTATION => value.copy_from_slice(&t.rotation.to_array()),
+                _ => value.copy_from_slice(&t.scale.to_array()),
+            }
+        }
     }
 
     /// The name of entity `id` for a grant's check: `""` for an entity

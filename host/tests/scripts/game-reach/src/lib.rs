@@ -110,9 +110,14 @@ impl Script for Reach {
         query::write(
             &all.ids,
             &["Transform.position"],
-            vec![Column::Vec3s(moved)],
+            vec![Column::Vec3s(moved.clone())],
         )
         .unwrap();
+        // The script's own writes of the frame are read back at once.
+        let again = Query::new(&["Transform.position"]).run().unwrap();
+        if again.vec3s(0).unwrap() != &moved[..] {
+            script::log::info("error: queries: the frame's own writes were not read back");
+        }
         if let Ok(value) = game::resource_field("Sensor", "value") {
             script::log::info(&format!("sensor {}", value.as_number().unwrap()));
         }
