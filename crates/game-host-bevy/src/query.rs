@@ -6,6 +6,7 @@
 //! before changing any.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use bevy::ecs::component::ComponentId;
 use bevy::ecs::query::QueryBuilder;
@@ -14,11 +15,11 @@ use bevy::prelude::{Entity, Name, Transform};
 use bevy::reflect::{PartialReflect, Reflect, ReflectRef};
 use game_host::scene::{
     Column, EntityId, FieldPath, NAME_COMPONENT, Query, Rows, TRANSFORM_COMPONENT, Value,
-    no_component, wrong_column,
+    floats_of, no_component, transform_floats, wrong_column,
 };
 
 use crate::reflect::{check_range, field_at, field_mut, read_leaf, write_leaf};
-use crate::scene::{BevyScene, ScriptEntity, ScriptReach, ScriptVisible};
+use crate::scene::{BevyScene, ScriptEntity, ScriptReach, ScriptVisible, transform_of};
 
 /// The most Bevy queries kept for scripts' queries at once.
 const MAX_QUERIES: usize = 256;
@@ -135,14 +136,14 @@ impl BevyScene {
         let mut readers: Vec<(usize, &ReflectComponent, Vec<usize>)> = Vec::new();
         // `Transform` fields are read in the same pass (each entity is at
         // hand here; a look-up by id per entity would find it again).
-        let mut transforms: Vec<(usize, TransformPart)> = Vec::new();
+        let mut transforms: Vec<(usize, Range<usize>)> = Vec::new();
         if let Some(&(id, entity)) = found.first() {
             let entity = self.world.entity(entity);
             for (at, path) in query.fields.iter().enumerate() {
                 if path.component == TRANSFORM_COMPONENT {
-                    let part = TransformPart::of(&path.field);
-                    rows.columns[at] = Some(part.column(found.len()));
-                    transforms.push((at, part));
+                    let floats = transform_floats(&path.field);
+                    rows.columns[at] = Some(Column::for_transform(&floats, found.len()));
+                    transforms.push((at, floats));
                     continue;
                 }
                 if path.is_entity_field() {
@@ -177,8 +178,11 @@ impl BevyScene {
                         1,
                     )
                 })?;
-                for (at, part) in &transforms {
-                    part.push(transform, rows.columns[*at].as_mut().expect("made above"));
+                let flat = floats_of(&transform_of(transform));
+                for (at, floats) in &transforms {
+                    let column = rows.columns[*at].as_mut().and_then(Column::floats_mut);
+                    let column = column.expect("made above for a transform");
+                    column.extend_from_slice(&flat[floats.clone()]);
                 }
             }
             for (at, reflect, indices) in &readers {
@@ -274,50 +278,6 @@ impl BevyScene {
             }
         }
         Ok(())
-    }
-}
-
-/// A field of Bevy's `Transform`, as a query reads it.
-#[derive(Clone, Copy)]
-enum TransformPart {
-    Position,
-    Rotation,
-    Scale,
-}
-
-impl TransformPart {
-    /// The part `field` names (`position`, `rotation` or `scale`, checked
-    /// when the query's fields were parsed).
-    fn of(field: &str) -> Self {
-        match field {
-            "position" => TransformPart::Position,
-            "rotation" => TransformPart::Rotation,
-            _ => TransformPart::Scale,
-        }
-    }
-
-    /// An empty column of this part, with room for `count` entities.
-    fn column(self, count: usize) -> Column {
-        match self {
-            TransformPart::Rotation => Column::Quats(Vec::with_capacity(count * 4)),
-            _ => Column::Vec3s(Vec::with_capacity(count * 3)),
-        }
-    }
-
-    /// Appends this part of `transform` to `column` (made by [`Self::column`]).
-    fn push(self, transform: &Transform, column: &mut Column) {
-        match (self, column) {
-            (TransformPart::Position, Column::Vec3s(c)) => {
-                c.extend_from_slice(&transform.translation.to_array())
-            }
-            (TransformPart::Rotation, Column::Quats(c)) => {
-                c.extend_from_slice(&transform.rotation.to_array())
-            }
-            (TransformPart::Scale, Column::Vec3s(c)) => {
-                c.extend_from_slice(&transform.scale.to_array())
-            }
-            _ => unreachable!("a transform column is made by TransformPart::column"),
-        }
     }
 }
 

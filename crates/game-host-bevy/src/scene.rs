@@ -226,7 +226,7 @@ fn quat(q: BevyQuat) -> glam::Quat {
 }
 
 /// Bevy's transform as the core's.
-fn transform_of(t: &BevyTransform) -> Transform {
+pub(crate) fn transform_of(t: &BevyTransform) -> Transform {
     Transform {
         position: vec3(t.translation),
         rotation: quat(t.rotation),

@@ -101,8 +101,7 @@ pub trait GameScene: Send + 'static {
     fn transforms(&mut self, ids: &[u32], out: &mut Vec<f32>) -> Result<(), u32> {
         for &id in ids {
             let t = self.transform(EntityId::from(id)).ok_or(id)?;
-            let (p, r, s) = (t.position, t.rotation, t.scale);
-            out.extend_from_slice(&[p.x, p.y, p.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z]);
+            out.extend_from_slice(&floats_of(&t));
         }
         Ok(())
     }
@@ -153,6 +152,14 @@ pub trait GameScene: Send + 'static {
     /// The scene as `Any`, for an embedder to reach its own type again
     /// (`downcast_mut`).
     fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// The [`TRANSFORM`] floats of a transform (position, rotation, scale),
+/// as [`transform_of`] reads them.
+#[inline]
+pub fn floats_of(t: &Transform) -> [f32; TRANSFORM] {
+    let (p, r, s) = (t.position, t.rotation, t.scale);
+    [p.x, p.y, p.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z]
 }
 
 /// A transform from its [`TRANSFORM`] floats.

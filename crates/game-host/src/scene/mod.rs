@@ -24,11 +24,11 @@ pub use data::{GameData, fields_json, no_component, no_entity, no_field, no_reso
 pub use digest::{digest, entity_digest, entity_digests};
 pub use dump::SceneDump;
 pub use entity::{CUBE, Entity, EntityId, Transform};
-pub use game_scene::{GameScene, QUAT, TRANSFORM, VEC3, transform_of};
+pub use game_scene::{GameScene, QUAT, TRANSFORM, VEC3, floats_of, transform_of};
 pub use handle::TransformHandle;
 pub use own::Scene;
 pub use query::{
     Column, FieldPath, NAME_COMPONENT, Query, Rows, TRANSFORM_COMPONENT, fill_columns,
-    is_entity_component, registered_list, wrong_column,
+    is_entity_component, registered_list, transform_floats, wrong_column,
 };
 pub use value::{Field, Value};

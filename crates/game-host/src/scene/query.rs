@@ -8,6 +8,8 @@
 //! fills their columns from the scene's transforms, so that a script's
 //! own writes of the frame are read back.
 
+use std::ops::Range;
+
 use super::value::Value;
 
 /// The components every entity has, read through the scene itself.
@@ -141,7 +143,38 @@ pub struct Rows {
     pub columns: Vec<Option<Column>>,
 }
 
+/// Where the floats of `Transform` field `field` (`position`, `rotation`
+/// or `scale`, as [`FieldPath::parse`] allows) lie among a transform's
+/// [`TRANSFORM`](crate::scene::TRANSFORM) (see
+/// [`floats_of`](crate::scene::floats_of)).
+pub fn transform_floats(field: &str) -> Range<usize> {
+    match field {
+        "position" => 0..3,
+        "rotation" => 3..7,
+        _ => 7..10,
+    }
+}
+
 impl Column {
+    /// An empty column of the `Transform` field whose floats are `floats`
+    /// (from [`transform_floats`]): rotations, or vectors; with room for
+    /// `count` entities.
+    pub fn for_transform(floats: &Range<usize>, count: usize) -> Column {
+        let values = Vec::with_capacity(count * floats.len());
+        match floats.len() {
+            4 => Column::Quats(values),
+            _ => Column::Vec3s(values),
+        }
+    }
+
+    /// The floats of a `vec3s` or `quats` column.
+    pub fn floats_mut(&mut self) -> Option<&mut Vec<f32>> {
+        match self {
+            Column::Vec3s(values) | Column::Quats(values) => Some(values),
+            _ => None,
+        }
+    }
+
     /// An empty column of the kind of `value`, or `None` for a kind no
     /// column holds (a list of numbers).
     pub fn of_kind(value: &Value, capacity: usize) -> Option<Column> {

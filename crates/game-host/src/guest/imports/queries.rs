@@ -15,7 +15,7 @@ use crate::guest::bindings::scene::EntityId as WitEntityId;
 use crate::guest::pending::{Fields, POSITION, ROTATION, SCALE, write_fields};
 use crate::scene::{
     Column, FieldPath, NAME_COMPONENT, Query, TRANSFORM, TRANSFORM_COMPONENT, Transform,
-    is_entity_component,
+    is_entity_component, transform_floats,
 };
 
 type Answer<T> = wasmtime::Result<Result<T, String>>;
@@ -48,11 +48,13 @@ impl From<WitColumn> for Column {
 
 /// The transform field `path` names, and its floats in a transform's 10.
 fn transform_part(path: &FieldPath) -> (Fields, std::ops::Range<usize>) {
-    match path.field.as_str() {
-        "position" => (POSITION, 0..3),
-        "rotation" => (ROTATION, 3..7),
-        _ => (SCALE, 7..10),
-    }
+    let floats = transform_floats(&path.field);
+    let fields = match floats.start {
+        0 => POSITION,
+        3 => ROTATION,
+        _ => SCALE,
+    };
+    (fields, floats)
 }
 
 fn parse_fields(fields: &[String]) -> Result<Vec<FieldPath>, String> {
@@ -103,8 +105,8 @@ impl Host for ScriptState {
                     } else {
                         select(&column, &kept)
                     };
-                    if let Column::Vec3s(values) | Column::Quats(values) = &mut column {
-                        self.own_writes_on_top(transform_part(path).0, &ids, values);
+                    if let Some(values) = column.floats_mut() {
+                        self.own_writes_on_top(transform_floats(&path.field), &ids, values);
                     }
                     column
                 }
@@ -120,13 +122,14 @@ impl Host for ScriptState {
                 // No entity matched: the scene made no column for it.
                 None if path.component != TRANSFORM_COMPONENT => Column::Numbers(Vec::new()),
                 None => {
-                    let (_, range) = transform_part(path);
+                    let range = transform_floats(&path.field);
                     let values = transforms.as_chunks::<TRANSFORM>().0;
-                    let flat = values.iter().flat_map(|t| t[range.clone()].iter().copied());
-                    match range.len() {
-                        4 => Column::Quats(flat.collect()),
-                        _ => Column::Vec3s(flat.collect()),
+                    let mut column = Column::for_transform(&range, values.len());
+                    let floats = column.floats_mut().expect("a transform column");
+                    for t in values {
+                        floats.extend_from_slice(&t[range.clone()]);
                     }
+                    column
                 }
             };
             columns.push(column.into());

@@ -9,12 +9,15 @@
 //! its children), and a read or a change of an entity or of the game's data
 //! takes a proof that the instance's grants allow it (`access`).
 
+use std::ops::Range;
 use std::sync::MutexGuard;
 
 use super::ScriptState;
 use super::access::{DataAccess, GameAccess, Readable, ReadableIds, Writable, WritableIds};
-use crate::guest::pending::{Fields, POSITION, ROTATION, turn, write_fields};
-use crate::scene::{AnyScene, EntityId, GameData, GameScene, TRANSFORM, Transform, transform_of};
+use crate::guest::pending::{Fields, turn, write_fields};
+use crate::scene::{
+    AnyScene, EntityId, GameData, GameScene, TRANSFORM, Transform, floats_of, transform_of,
+};
 use crate::sync::LockExt;
 
 /// A relative change of an entity's transform.
@@ -101,27 +104,21 @@ impl ScriptState {
         self.lock_scene().check(ids).err()
     }
 
-    /// `values` (a transform field of each of `ids` as the scene holds it:
-    /// 3 floats an entity for the position or the scale, 4 for the
-    /// rotation) with the instance's own kept writes of the frame on top.
-    pub(crate) fn own_writes_on_top(&self, field: Fields, ids: &[u32], values: &mut [f32]) {
+    /// `values` (the floats `floats` of a transform, from
+    /// [`transform_floats`](crate::scene::transform_floats), of each of
+    /// `ids` as the scene holds them) with the instance's own kept writes
+    /// of the frame on top.
+    pub(crate) fn own_writes_on_top(&self, floats: Range<usize>, ids: &[u32], values: &mut [f32]) {
         if self.pending.is_empty() {
             return;
         }
-        let width = if field == ROTATION { 4 } else { 3 };
-        for (&id, value) in ids.iter().zip(values.chunks_exact_mut(width)) {
-            let mut t = Transform::default();
-            match field {
-                POSITION => t.position = glam::Vec3::from_slice(value),
-                ROTATION => t.rotation = glam::Quat::from_slice(value),
-                _ => t.scale = glam::Vec3::from_slice(value),
-            }
-            let t = self.pending.overlay(EntityId::from(id), t);
-            match field {
-                POSITION => value.copy_from_slice(&t.position.to_array()),
-                ROTATION => value.copy_from_slice(&t.rotation.to_array()),
-                _ => value.copy_from_slice(&t.scale.to_array()),
-            }
+        for (&id, value) in ids.iter().zip(values.chunks_exact_mut(floats.len())) {
+            let mut flat = floats_of(&Transform::default());
+            flat[floats.clone()].copy_from_slice(value);
+            let seen = self
+                .pending
+                .overlay(EntityId::from(id), transform_of(&flat));
+            value.copy_from_slice(&floats_of(&seen)[floats.clone()]);
         }
     }
 
@@ -213,9 +210,7 @@ impl ScriptState {
             if self.pending.despawned(entity) {
                 return Err(id);
             }
-            let t = self.pending.overlay(entity, transform_of(value));
-            let (p, r, s) = (t.position, t.rotation, t.scale);
-            *value = [p.x, p.y, p.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z];
+            *value = floats_of(&self.pending.overlay(entity, transform_of(value)));
         }
         Ok(())
     }
