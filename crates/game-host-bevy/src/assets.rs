@@ -61,7 +61,8 @@ impl ScriptAsset {
 pub struct Script(pub Handle<ScriptAsset>);
 
 /// Loads scripts: `.wasm` components, and Python (`.py`) and JavaScript
-/// (`.js`) scripts of one file each, compiled on the loader's task. Files
+/// (`.js`) scripts of one file each, built and compiled on the background
+/// pool (`game_host::background`), below the game's priority. Files
 /// over the host's limits (`game_host::files`) are refused, naming the
 /// file, before they are read whole.
 #[derive(TypePath)]
@@ -102,7 +103,9 @@ impl AssetLoader for ScriptLoader {
             let compiled = Err("scripts cannot run: the script engine failed to start".to_owned());
             return Ok(ScriptAsset { name, compiled });
         };
-        let compiled = match language {
+        // On the background pool: a step never waits for the CPU a build
+        // or a compile holds.
+        let compiled = game_host::background::run(|| match language {
             None => engine.load_bytes(&name, &bytes),
             Some(language) => match String::from_utf8(bytes) {
                 Ok(text) => {
@@ -114,7 +117,7 @@ impl AssetLoader for ScriptLoader {
                 }
                 Err(_) => Err(anyhow::anyhow!("`{}` is not UTF-8 text", path.display())),
             },
-        };
+        });
         let compiled = compiled.map_err(|e| format!("script `{name}` cannot run: {e:#}"));
         Ok(ScriptAsset { name, compiled })
     }

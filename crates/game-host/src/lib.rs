@@ -36,7 +36,7 @@
 //! interface, bindings) -> [`scene`] (entities and transforms). Beside
 //! them: [`jobs`] (background work), [`record`] (recordings and replays),
 //! [`players`] (a served world's players and messages to their clients),
-//! [`log`], and leaves such as [`time`], [`ticks`], [`limits`], [`grants`],
+//! [`log`], [`background`] (builds beside running frames), and leaves such as [`time`], [`ticks`], [`limits`], [`grants`],
 //! [`secrets`] and [`determinism`].
 //!
 //! ```no_run
@@ -53,6 +53,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod background;
 pub mod determinism;
 mod error;
 pub mod files;

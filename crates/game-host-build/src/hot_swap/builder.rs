@@ -105,19 +105,20 @@ pub(super) fn build_loop(
             tracing::info!("`{}` changed; building", source.path().display());
             let started = Instant::now();
             let tried = tried.entry(index).or_default();
-            let result = source
-                .load(engine, BuildOutput::Capture)
-                .and_then(|component| {
-                    let digest = component.digest_hex();
-                    if tried.digest.as_ref() == Some(&digest) {
-                        return Ok(None);
-                    }
-                    component.warm_up().with_context(|| {
-                        format!("failed to load script `{}`", source.path().display())
-                    })?;
-                    tried.digest = Some(digest);
-                    Ok(Some(component))
-                });
+            // On the background pool, below the frames' priority: the
+            // game keeps its frame rate while the script builds.
+            let load = || source.load(engine, BuildOutput::Capture);
+            let result = game_host::background::run(load).and_then(|component| {
+                let digest = component.digest_hex();
+                if tried.digest.as_ref() == Some(&digest) {
+                    return Ok(None);
+                }
+                component.warm_up().with_context(|| {
+                    format!("failed to load script `{}`", source.path().display())
+                })?;
+                tried.digest = Some(digest);
+                Ok(Some(component))
+            });
             let result = match result {
                 Ok(None) => {
                     tracing::info!(

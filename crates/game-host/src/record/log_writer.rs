@@ -214,20 +214,15 @@ impl Drop for JournalWriter {
     }
 }
 
-/// The log writer's nice value: below the loop threads, so that on a
-/// busy machine a frame is not held up by a burst of writes.
-const NICE: i32 = 10;
-
 fn write_batches(
     receiver: &Receiver<Message>,
     shared: &WriterShared,
     dir: &File,
     mirror: Option<&dyn LogMirror>,
 ) {
-    // On Linux a thread's own id names it alone.
-    if let Err(error) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), NICE) {
-        tracing::debug!("the log writer keeps its priority: {error}");
-    }
+    // Below the loop threads: on a busy machine a frame is not held up by
+    // a burst of writes.
+    crate::background::lower_this_thread();
     let mut text = Vec::new();
     let mut synced = Instant::now();
     let mut dirty = false;
