@@ -32,6 +32,8 @@ pub(crate) struct HostState {
     started: bool,
     /// Runtime errors already reported.
     reported: usize,
+    /// Whether a wanted script's asset had not loaded at the last plan.
+    waiting: bool,
 }
 
 struct Attached {
@@ -48,9 +50,11 @@ enum Change {
 }
 
 /// What a step asks of the host: the scripts wanted now (entity, asset),
-/// the assets that changed, and the events for scripts.
+/// `None` where no `Script` component changed since the last step (see
+/// [`HostState::needs_plan`]); the assets that changed; the events for
+/// scripts.
 pub(crate) struct StepInput {
-    pub wanted: Vec<(Entity, AssetId<ScriptAsset>)>,
+    pub wanted: Option<Vec<(Entity, AssetId<ScriptAsset>)>>,
     pub modified: HashSet<AssetId<ScriptAsset>>,
     pub events: Vec<Event>,
 }
@@ -62,6 +66,7 @@ impl ScriptHost {
             attached: HashMap::new(),
             started: false,
             reported: 0,
+            waiting: false,
         })))
     }
 
@@ -171,32 +176,47 @@ impl HostState {
         (started, failed)
     }
 
+    /// Whether a step must compare the wanted scripts with the running
+    /// ones: the game has `scripts` entities with a `Script`, and whether
+    /// one was added or changed, or an asset event came, since the last
+    /// step. Otherwise (most steps) the step skips collecting and looking
+    /// up every script, which cost about 70 ns a script at 10,000.
+    pub(crate) fn needs_plan(&self, scripts: usize, changed: bool) -> bool {
+        changed || self.waiting || scripts != self.attached.len()
+    }
+
     /// The changes a step makes, with each new or changed script compiled.
     fn plan(&mut self, world: &World, input: &StepInput) -> Vec<Change> {
+        let Some(wanted) = &input.wanted else {
+            return Vec::new();
+        };
         // Most steps change nothing: every wanted script runs its asset.
         if input.modified.is_empty()
-            && input.wanted.len() == self.attached.len()
-            && input
-                .wanted
+            && wanted.len() == self.attached.len()
+            && wanted
                 .iter()
                 .all(|(entity, asset)| self.attached.get(entity).is_some_and(|a| a.asset == *asset))
         {
+            self.waiting = false;
             return Vec::new();
         }
         let assets = world.resource::<Assets<ScriptAsset>>();
-        let wanted: HashMap<Entity, AssetId<ScriptAsset>> = input.wanted.iter().copied().collect();
+        let wanted_by_entity: HashMap<Entity, AssetId<ScriptAsset>> =
+            wanted.iter().copied().collect();
         let mut changes: Vec<Change> = self
             .attached
             .iter()
-            .filter(|(entity, attached)| wanted.get(entity) != Some(&attached.asset))
+            .filter(|(entity, attached)| wanted_by_entity.get(entity) != Some(&attached.asset))
             .map(|(&entity, _)| Change::Stop(entity))
             .collect();
-        let mut new: Vec<(Entity, AssetId<ScriptAsset>)> = input.wanted.clone();
+        let mut new: Vec<(Entity, AssetId<ScriptAsset>)> = wanted.clone();
         // Scripts start in the order their entities were made.
         new.sort_by_key(|(entity, _)| *entity);
+        self.waiting = false;
         for (entity, asset) in new {
             let Some(script) = assets.get(asset) else {
-                continue; // still loading
+                self.waiting = true; // still loading: plan again next step
+                continue;
             };
             match self.attached.get(&entity) {
                 Some(attached) if attached.asset == asset => {

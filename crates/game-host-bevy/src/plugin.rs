@@ -20,7 +20,7 @@ use bevy::input::ButtonInput;
 use bevy::input::keyboard::KeyCode;
 use bevy::log::{error, warn};
 use bevy::prelude::{
-    Entity, IntoScheduleConfigs, Local, Messages, Resource, Time, World, resource_exists,
+    Changed, Entity, IntoScheduleConfigs, Local, Messages, Resource, Time, World, resource_exists,
 };
 use bevy::time::Fixed;
 use game_host::jobs::JobDelivery;
@@ -154,6 +154,7 @@ fn run_scripts(
     world: &mut World,
     mut changes: Local<MessageCursor<AssetEvent<ScriptAsset>>>,
     mut scripts: Local<Option<QueryState<(Entity, &'static Script)>>>,
+    mut changed: Local<Option<QueryState<(), Changed<Script>>>>,
 ) {
     if !world.contains_resource::<ScriptHost>() {
         let Some(host) = make_host(world) else {
@@ -161,18 +162,32 @@ fn run_scripts(
         };
         world.insert_resource(host);
     }
-    let modified: HashSet<_> = changes
-        .read(world.resource::<Messages<AssetEvent<ScriptAsset>>>())
-        .filter_map(|event| match event {
-            AssetEvent::Modified { id } => Some(*id),
-            _ => None,
-        })
-        .collect();
-    let wanted = scripts
-        .get_or_insert_with(|| world.query())
-        .iter(world)
-        .map(|(entity, script)| (entity, script.0.id()))
-        .collect();
+    let (mut modified, mut asset_events) = (HashSet::new(), false);
+    for event in changes.read(world.resource::<Messages<AssetEvent<ScriptAsset>>>()) {
+        asset_events = true;
+        if let AssetEvent::Modified { id } = event {
+            modified.insert(*id);
+        }
+    }
+    let scripts = scripts.get_or_insert_with(|| world.query());
+    // `Changed` counts from this system's last run (an exclusive system
+    // reads change ticks from it).
+    let changed = asset_events
+        || changed
+            .get_or_insert_with(|| world.query_filtered())
+            .iter(world)
+            .next()
+            .is_some();
+    let count = scripts.iter(world).len();
+    let plan = ScriptHost::shared(world)
+        .lock_unpoisoned()
+        .needs_plan(count, changed);
+    let wanted = plan.then(|| {
+        scripts
+            .iter(world)
+            .map(|(entity, script)| (entity, script.0.id()))
+            .collect()
+    });
     let mut events = world.resource_mut::<ScriptInbox>().take();
     if let Some(messages) = world.get_resource::<ScriptMessages>().cloned() {
         events.extend(messages.forward(world));

@@ -65,6 +65,51 @@ fn the_cube_after_120_fixed_steps_is_host_runs_cube() {
     assert!((axis - Vec3::Y).length() < 1e-5, "{axis}");
 }
 
+/// Steps skip comparing the game's scripts with the running ones unless a
+/// `Script` was added, changed or removed: each of those still reaches
+/// the runtime, after any number of steps that changed nothing.
+#[test]
+fn a_script_removed_stops_and_one_added_after_quiet_steps_starts() {
+    let assets = common::assets("attach");
+    common::script(&assets, "spinning-cube");
+    let (mut app, _log) = common::app(&assets);
+    spawn_cube(app.world_mut());
+    let handle: Handle<game_host_bevy::ScriptAsset> = app
+        .world()
+        .resource::<AssetServer>()
+        .load("spinning-cube.wasm");
+    let first = app.world_mut().spawn(Script(handle.clone())).id();
+    common::run_frames(&mut app, 10);
+    let running = |app: &App, entity| {
+        app.world()
+            .resource::<ScriptHost>()
+            .instance_of(entity)
+            .is_some()
+    };
+    assert!(running(&app, first));
+
+    app.world_mut().entity_mut(first).remove::<Script>();
+    common::run_frames(&mut app, 1);
+    assert!(!running(&app, first), "a removed Script stopped");
+    let still = common::transform(&mut app, "cube").rotation;
+    common::run_frames(&mut app, 30);
+    assert_eq!(common::transform(&mut app, "cube").rotation, still);
+
+    // After quiet steps, a Script on a new entity and one put back.
+    let second = app.world_mut().spawn(Script(handle.clone())).id();
+    common::run_frames(&mut app, 1);
+    assert!(running(&app, second), "an added Script started");
+    app.world_mut().entity_mut(first).insert(Script(handle));
+    common::run_frames(&mut app, 1);
+    assert!(running(&app, first), "a Script put back started");
+    assert!(common::failures(&app).is_empty());
+    // Both turn the cube now.
+    let before = common::transform(&mut app, "cube").rotation;
+    common::run_frames(&mut app, 1);
+    let turned = common::transform(&mut app, "cube").rotation;
+    assert!(turned.angle_between(before) > 0.03, "{before} -> {turned}");
+}
+
 #[test]
 fn a_trapping_script_beside_the_cube_is_stopped_alone() {
     let assets = common::assets("trap");
