@@ -4,7 +4,8 @@
 //! The calls are grouped into tasks, one per instance called, in the order
 //! of each instance's first call (updates in subscription order, then
 //! wakes); an instance's calls stay in their order within its task. Each
-//! worker takes the next task in that order and runs it to its end. A
+//! worker takes the next tasks in that order, a short run at a time
+//! (`claims`), and runs each to its end. A
 //! task's scene writes are kept on its instance (`guest::pending`) and
 //! applied after the last task, in task order; calls that depend on other
 //! scripts' spawns wait for their turn (`guest::turns`). So a frame ends
@@ -19,6 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result};
 
+use super::claims::Claims;
 use super::overwrites::{Overwrite, Overwrites};
 use super::slots::Slots;
 use crate::error::ScriptError;
@@ -461,14 +463,10 @@ impl Frame<'_> {
         });
         let mut timing: Option<(u32, u64)> = None;
         let mut alone = 0;
+        let mut claims = Claims::default();
         loop {
             let index = if shared {
-                self.turns.at(worker, self.next.load(Ordering::SeqCst));
-                let index = self.next.fetch_add(1, Ordering::SeqCst);
-                if index < self.task_count {
-                    self.turns.at(worker, index);
-                }
-                index
+                claims.take(&self.next, self.task_count, self.turns, worker)
             } else {
                 alone += 1;
                 alone - 1

@@ -35,6 +35,7 @@
 //! script's). Only `mod.rs`, `inspect`, `swap`, `commands` and `players`
 //! extend [`Runtime`]; each table keeps itself, knowing nothing of the runtime.
 
+mod claims;
 mod commands;
 mod config;
 mod dispatch;
