@@ -14,7 +14,8 @@
 //! cost of the work is its update less `idle`'s. Rounds are interleaved so
 //! that noise hits all sides alike; each side's result is checked first.
 //!
-//! `cargo bench -p bevy-peers` (add `-- --quick` for fewer rounds).
+//! `cargo bench -p bevy-peers` (add `-- --quick` for fewer rounds, and
+//! scenario names, `-- --quick query scripts`, for only those).
 
 use std::time::Duration;
 
@@ -26,13 +27,21 @@ mod rounds;
 use rounds::{duration, interleaved, ns};
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
     let rounds = if quick { 5 } else { 21 };
+    let named: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    let chosen = |s: &Scenario| {
+        named.is_empty()
+            || named
+                .iter()
+                .any(|n| format!("{s:?}").eq_ignore_ascii_case(n))
+    };
     println!(
         "| scenario | idle app, per step | plugin | bms (LuaJIT) | native system | standalone host | plugin / bms | plugin / native | plugin / host |"
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-    for scenario in Scenario::ALL {
+    for scenario in Scenario::ALL.into_iter().filter(chosen) {
         let mut sides = apps(scenario);
         for side in &mut sides {
             side.check();

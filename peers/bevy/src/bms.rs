@@ -8,7 +8,11 @@
 //! - batched: its cheapest form, the 10,000 references kept and set;
 //! - behaviours: the kept references, each turned at its own speed;
 //! - query: its dynamic query of `Transform` and the game's `Spin` each
-//!   step, each entity turned at its own `Spin.speed`.
+//!   step, each entity turned at its own `Spin.speed`;
+//! - scripts: a script attached to each of 10,000 entities
+//!   (`ScriptComponent`, one Lua state each by BMS's default policy), each
+//!   keeping its own entity's `Transform` (the `entity` global) and turning
+//!   it.
 
 use bevy::prelude::*;
 use bevy_mod_scripting::core::event::ScriptErrorMessage;
@@ -80,6 +84,18 @@ function on_update(frame, mode)
 end
 "#;
 
+/// Each entity's own script in the `Scripts` scenario.
+const OWN_LUA: &str = r#"
+local Transform = world.get_type_by_name("Transform")
+assert(Transform ~= nil, "Transform not registered")
+local STEP = math.pi / 2 / 60
+local own = world.get_component(entity, Transform)
+
+function on_update(frame, mode)
+    own:rotate_y(STEP)
+end
+"#;
+
 fn mode(scenario: Scenario) -> i64 {
     match scenario {
         Scenario::Cube => 0,
@@ -87,10 +103,11 @@ fn mode(scenario: Scenario) -> i64 {
         Scenario::Batched => 2,
         Scenario::Behaviours => 3,
         Scenario::Query => 4,
+        Scenario::Scripts => 5,
     }
 }
 
-/// The app, its script attached and run once.
+/// The app, its script or scripts attached and run once.
 pub fn app(scenario: Scenario) -> Option<App> {
     let mut app = base_app(scenario);
     app.add_plugins(BMSPlugin)
@@ -103,16 +120,30 @@ pub fn app(scenario: Scenario) -> Option<App> {
             (call, event_handler::<OnUpdate, LuaScriptingPlugin>).chain(),
         )
         .add_systems(Last, keep_errors);
-    spawn(&mut app, scenario);
-    let handle = app
-        .world_mut()
-        .resource_mut::<Assets<ScriptAsset>>()
-        .add(ScriptAsset::new(LUA).with_language(Language::Lua));
-    app.world_mut()
-        .commands()
-        .queue(AttachScript::<LuaScriptingPlugin>::new(
-            ScriptAttachment::StaticScript(handle),
-        ));
+    if scenario == Scenario::Scripts {
+        let handle = app
+            .world_mut()
+            .resource_mut::<Assets<ScriptAsset>>()
+            .add(ScriptAsset::new(OWN_LUA).with_language(Language::Lua));
+        app.world_mut().spawn_batch((0..MANY).map(move |_| {
+            (
+                Name::new(scenario.entity_name(0)),
+                Transform::default(),
+                ScriptComponent::new([handle.clone()]),
+            )
+        }));
+    } else {
+        spawn(&mut app, scenario);
+        let handle = app
+            .world_mut()
+            .resource_mut::<Assets<ScriptAsset>>()
+            .add(ScriptAsset::new(LUA).with_language(Language::Lua));
+        app.world_mut()
+            .commands()
+            .queue(AttachScript::<LuaScriptingPlugin>::new(
+                ScriptAttachment::StaticScript(handle),
+            ));
+    }
     app.finish();
     app.cleanup();
     for _ in 0..3 {
@@ -158,7 +189,7 @@ fn spawn(app: &mut App, scenario: Scenario) {
             Transform::default(),
             Scripted,
             Spin {
-                speed: Scenario::behaviour_speed(i),
+                speed: scenario.speed(i),
             },
         )
     }));

@@ -140,7 +140,12 @@ pub fn apps(scenario: Scenario) -> Vec<Side> {
         sides.push(Side::Bms(app));
     }
     sides.push(Side::Native(native::app(scenario)));
-    sides.push(Side::Host(host(scenario), scenario));
+    // 10,000 instances hold about 40,000 memory mappings, and a process
+    // may hold 65,530: the plugin's and a second engine's do not fit in
+    // one. `benches/capacity.rs` in `peers` times the standalone host's.
+    if scenario.instances() == 1 {
+        sides.push(Side::Host(host(scenario), scenario));
+    }
     sides
 }
 
@@ -214,9 +219,13 @@ pub(crate) fn peers_script() -> PathBuf {
 }
 
 /// What the plugin and the host give a script: room for 10,000 handles
-/// and entities, and a generous deadline (shared machines).
-pub(crate) fn engine_options() -> EngineOptions {
+/// and entities, and a generous deadline (shared machines); room in the
+/// pool for the scenario's instances.
+pub(crate) fn engine_options(scenario: Scenario) -> EngineOptions {
     EngineOptions {
+        max_instances: EngineOptions::default()
+            .max_instances
+            .max(scenario.instances() as u32 + 16),
         limits: ScriptLimits {
             update_deadline: Some(Duration::from_secs(1)),
             start_deadline: Duration::from_secs(5),
@@ -236,7 +245,7 @@ pub(crate) fn quotas() -> Quotas {
 
 /// The standalone host: the core's scene with the cube and the marker.
 fn host(scenario: Scenario) -> Runtime {
-    let engine = ScriptEngine::new(engine_options()).expect("engine");
+    let engine = ScriptEngine::new(engine_options(scenario)).expect("engine");
     let scene = Scene::with_default_cube();
     let scene = scene.shared();
     {

@@ -29,7 +29,9 @@ pub fn app(scenario: Scenario) -> App {
     let mut app = idle(scenario);
     app.init_resource::<Frame>();
     match scenario {
-        Scenario::Cube | Scenario::Behaviours => app.add_systems(FixedUpdate, turn),
+        Scenario::Cube | Scenario::Behaviours | Scenario::Scripts => {
+            app.add_systems(FixedUpdate, turn)
+        }
         Scenario::Many | Scenario::Batched => app.add_systems(FixedUpdate, place),
         Scenario::Query => app.add_systems(FixedUpdate, spin),
     };
@@ -45,13 +47,13 @@ fn spawn(app: &mut App, scenario: Scenario) {
         world.entity_mut(cube).insert(Mover { i: 0, speed: 1.0 });
         return;
     }
-    let speed = Scenario::behaviour_speed;
     world.spawn_batch((0..MANY).map(move |i| {
+        let speed = scenario.speed(i);
         (
             Name::new(scenario.entity_name(i)),
             Transform::default(),
-            Mover { i, speed: speed(i) },
-            Spin { speed: speed(i) },
+            Mover { i, speed },
+            Spin { speed },
         )
     }));
 }

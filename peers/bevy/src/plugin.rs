@@ -18,7 +18,7 @@ struct Runner(Entity);
 pub fn app(scenario: Scenario) -> App {
     let mut app = base_app(scenario);
     app.add_plugins(GameHostPlugin {
-        engine: engine_options(),
+        engine: engine_options(scenario),
         quotas: quotas(),
         log: Arc::new(MemoryLog::new()),
         ..default()
@@ -27,7 +27,7 @@ pub fn app(scenario: Scenario) -> App {
         // The game's entities, its `Spin` registered for scripts.
         app.register_script_component::<Spin>(ScriptAccess::ReadWrite);
         app.world_mut().spawn_batch((0..MANY).map(|i| {
-            let speed = Scenario::behaviour_speed(i);
+            let speed = scenario.speed(i);
             (
                 Name::new("b"),
                 Transform::default(),
@@ -37,7 +37,9 @@ pub fn app(scenario: Scenario) -> App {
         }));
     }
     let script = app.world().resource::<AssetServer>().load(peers_script());
-    let runner = app.world_mut().spawn(Script(script)).id();
+    let runner = app.world_mut().spawn(Script(script.clone())).id();
+    app.world_mut()
+        .spawn_batch((1..scenario.instances()).map(move |_| Script(script.clone())));
     app.insert_resource(Runner(runner));
     let expected = match scenario {
         Scenario::Cube => 2,

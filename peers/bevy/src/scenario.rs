@@ -17,15 +17,19 @@ pub enum Scenario {
     /// 10,000 game entities with a `Spin`, each turned at its own
     /// `Spin.speed` through a query (one call to read, one to write).
     Query,
+    /// 10,000 entities, each spawned and turned by a script instance of
+    /// its own (the cube's update, 10,000 times over).
+    Scripts,
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 5] = [
+    pub const ALL: [Scenario; 6] = [
         Scenario::Cube,
         Scenario::Many,
         Scenario::Batched,
         Scenario::Behaviours,
         Scenario::Query,
+        Scenario::Scripts,
     ];
 
     /// The entity whose name selects the `peers` script's mode.
@@ -36,6 +40,7 @@ impl Scenario {
             Scenario::Batched => "peers:batched",
             Scenario::Behaviours => "peers:behaviours:10000",
             Scenario::Query => "peers:query",
+            Scenario::Scripts => "peers:own",
         }
     }
 
@@ -49,6 +54,9 @@ impl Scenario {
             Scenario::Behaviours => "10,000 entity behaviours in one script, per behaviour",
             Scenario::Query => {
                 "10,000 game entities turned by their own `Spin.speed` through a query, per entity"
+            }
+            Scenario::Scripts => {
+                "10,000 entities each turned by a script of its own, per script update"
             }
         }
     }
@@ -87,12 +95,26 @@ impl Scenario {
             Scenario::Many => format!("e{i}"),
             Scenario::Batched => "batched".to_owned(),
             Scenario::Behaviours | Scenario::Query => "b".to_owned(),
+            Scenario::Scripts => "own".to_owned(),
         }
     }
 
-    /// The speed of behaviour `i`, in the cube's speeds (1, 2, 3, 4, 1, ...).
-    pub fn behaviour_speed(i: usize) -> f32 {
-        (i % 4 + 1) as f32
+    /// The speed of moved entity `i`, in the cube's speeds: a behaviour's
+    /// or a `Spin`'s 1, 2, 3, 4, 1, ...; a script of its own turns its
+    /// entity as the cube.
+    pub fn speed(self, i: usize) -> f32 {
+        match self {
+            Scenario::Scripts => 1.0,
+            _ => (i % 4 + 1) as f32,
+        }
+    }
+
+    /// The script instances the plugin and the host run.
+    pub fn instances(self) -> usize {
+        match self {
+            Scenario::Scripts => crate::MANY,
+            _ => 1,
+        }
     }
 }
 
@@ -105,10 +127,11 @@ pub fn check(scenario: Scenario, entities: Vec<(String, Vec3, Quat)>) {
             let (_, _, q) = entities.iter().find(|(n, _, _)| n == "cube").unwrap();
             assert!(turned(*q), "the cube did not turn about Y: {q}");
         }
-        Scenario::Behaviours | Scenario::Query => {
+        Scenario::Behaviours | Scenario::Query | Scenario::Scripts => {
+            let name = scenario.entity_name(0);
             let spun: Vec<&Quat> = entities
                 .iter()
-                .filter(|(n, _, _)| n == "b")
+                .filter(|(n, _, _)| *n == name)
                 .map(|(_, _, q)| q)
                 .collect();
             assert_eq!(spun.len(), crate::MANY);

@@ -24,6 +24,9 @@
 //!   at its own speed, and one write sets the rotations. Where none has a
 //!   `Spin` (the core's scene) it spawns 10,000 `b` and gives them one
 //!   (speeds 1, 2, 3, 4, 1, ...).
+//! - an entity named `peers:own`: each instance spawns an entity of its
+//!   own, `own`, and turns it as the spinning cube (a game whose every
+//!   entity has its script: run it as many instances);
 //! - an entity named `peers:quat`: float-heavy code with no host call,
 //!   [`QUAT_LOOP`] steps of a rotation integrated and normalised per update,
 //!   the result written to the cube.
@@ -129,6 +132,8 @@ impl Script for Peers {
         script::update::subscribe();
         if found("peers:kept") {
             Peers::Kept(script::scene::cube().id())
+        } else if found("peers:own") {
+            Peers::Kept(script::scene::spawn("own").id())
         } else if found("peers:kept-transform") {
             Peers::KeptTransform(script::scene::cube())
         } else if found("peers:kept-handle") {
