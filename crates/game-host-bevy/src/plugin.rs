@@ -5,7 +5,8 @@
 //! it; the runtime's rate is read from it when the first step runs). A
 //! game orders its own systems around the set: one `.before(ScriptSystems)`
 //! has its writes seen by scripts in the same step. Scripts compile in the
-//! asset loader, on Bevy's task pools; background jobs run on the core's
+//! asset loader, on the host's background pool below the game's priority
+//! (`game_host::background`); background jobs run on the core's
 //! worker pool, as under `host run`.
 
 use std::collections::HashSet;
