@@ -6,9 +6,9 @@
 //! The loader compiles each script, and builds the Python or JavaScript
 //! runtime it runs on the first time one is needed, from Bevy's task pools
 //! on the host's background pool (`game_host::background`, below the
-//! game's CPU priority): a game step never waits for a compile, nor for the
-//! CPU a compile takes, and a script starts at the first
-//! step after its asset is ready. A script that fails to compile still
+//! game's CPU priority, one load at a time): a game step never waits for a
+//! compile, and on a busy CPU the compile gives way to it; a script starts
+//! at the first step after its asset is ready. A script that fails to compile still
 //! loads, holding its error, so that the step reports it as a
 //! [`ScriptFailed`](crate::ScriptFailed) of its entity.
 

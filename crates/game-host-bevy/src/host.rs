@@ -34,6 +34,28 @@ pub(crate) struct HostState {
     reported: usize,
     /// Whether a wanted script's asset had not loaded at the last plan.
     waiting: bool,
+    /// The [`Wanted`] fingerprint of the scripts of the last plan.
+    planned: Wanted,
+}
+
+/// A fingerprint of the scripts a game wants (each entity with a `Script`,
+/// and its asset), the same in any order: whether they are still those of
+/// the last plan, whatever happened in between (added, changed, removed,
+/// despawned, disabled, or done by scripts during the step).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Wanted {
+    count: usize,
+    sum: u64,
+}
+
+impl Wanted {
+    pub(crate) fn add(&mut self, entity: Entity, asset: AssetId<ScriptAsset>) {
+        use std::hash::BuildHasher;
+        let hash = rustc_hash::FxBuildHasher.hash_one((entity, asset));
+        self.count += 1;
+        // Fx's last step is a multiply: mix the high bits down as well.
+        self.sum = self.sum.wrapping_add(hash ^ hash.rotate_left(29));
+    }
 }
 
 struct Attached {
@@ -50,7 +72,7 @@ enum Change {
 }
 
 /// What a step asks of the host: the scripts wanted now (entity, asset),
-/// `None` where no `Script` component changed since the last step (see
+/// `None` where they are those of the last plan (see
 /// [`HostState::needs_plan`]); the assets that changed; the events for
 /// scripts.
 pub(crate) struct StepInput {
@@ -67,6 +89,7 @@ impl ScriptHost {
             started: false,
             reported: 0,
             waiting: false,
+            planned: Wanted::default(),
         })))
     }
 
@@ -177,12 +200,12 @@ impl HostState {
     }
 
     /// Whether a step must compare the wanted scripts with the running
-    /// ones: the game has `scripts` entities with a `Script`, and whether
-    /// one was added or changed, or an asset event came, since the last
-    /// step. Otherwise (most steps) the step skips collecting and looking
-    /// up every script, which cost about 70 ns a script at 10,000.
-    pub(crate) fn needs_plan(&self, scripts: usize, changed: bool) -> bool {
-        changed || self.waiting || scripts != self.attached.len()
+    /// ones: the game's scripts are now `wanted`, and whether an asset
+    /// event came since the last step. Otherwise (most steps) the step
+    /// skips collecting and looking up every script, which cost about
+    /// 70 ns a script at 10,000.
+    pub(crate) fn needs_plan(&self, wanted: Wanted, asset_events: bool) -> bool {
+        asset_events || self.waiting || wanted != self.planned
     }
 
     /// The changes a step makes, with each new or changed script compiled.
@@ -190,6 +213,10 @@ impl HostState {
         let Some(wanted) = &input.wanted else {
             return Vec::new();
         };
+        self.planned = Wanted::default();
+        for &(entity, asset) in wanted {
+            self.planned.add(entity, asset);
+        }
         // Most steps change nothing: every wanted script runs its asset.
         if input.modified.is_empty()
             && wanted.len() == self.attached.len()

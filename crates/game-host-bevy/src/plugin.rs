@@ -21,7 +21,7 @@ use bevy::input::ButtonInput;
 use bevy::input::keyboard::KeyCode;
 use bevy::log::{error, warn};
 use bevy::prelude::{
-    Changed, Entity, IntoScheduleConfigs, Local, Messages, Resource, Time, World, resource_exists,
+    Entity, IntoScheduleConfigs, Local, Messages, Resource, Time, World, resource_exists,
 };
 use bevy::time::Fixed;
 use game_host::jobs::JobDelivery;
@@ -33,7 +33,7 @@ use game_host::{EngineOptions, GrantPolicy, ScriptEngine};
 
 use crate::assets::{Script, ScriptAsset, ScriptLoader};
 use crate::events::{ScriptFailed, ScriptStarted};
-use crate::host::{ScriptHost, StepInput};
+use crate::host::{ScriptHost, StepInput, Wanted};
 use crate::input::{ScriptInbox, forward_keys};
 use crate::registry::ScriptMessages;
 use crate::scene::{ScriptEntity, ScriptReach, ScriptVisible};
@@ -155,7 +155,6 @@ fn run_scripts(
     world: &mut World,
     mut changes: Local<MessageCursor<AssetEvent<ScriptAsset>>>,
     mut scripts: Local<Option<QueryState<(Entity, &'static Script)>>>,
-    mut changed: Local<Option<QueryState<(), Changed<Script>>>>,
 ) {
     if !world.contains_resource::<ScriptHost>() {
         let Some(host) = make_host(world) else {
@@ -171,18 +170,13 @@ fn run_scripts(
         }
     }
     let scripts = scripts.get_or_insert_with(|| world.query());
-    // `Changed` counts from this system's last run (an exclusive system
-    // reads change ticks from it).
-    let changed = asset_events
-        || changed
-            .get_or_insert_with(|| world.query_filtered())
-            .iter(world)
-            .next()
-            .is_some();
-    let count = scripts.iter(world).len();
+    let mut now = Wanted::default();
+    for (entity, script) in scripts.iter(world) {
+        now.add(entity, script.0.id());
+    }
     let plan = ScriptHost::shared(world)
         .lock_unpoisoned()
-        .needs_plan(count, changed);
+        .needs_plan(now, asset_events);
     let wanted = plan.then(|| {
         scripts
             .iter(world)

@@ -108,6 +108,17 @@ fn a_script_removed_stops_and_one_added_after_quiet_steps_starts() {
     common::run_frames(&mut app, 1);
     let turned = common::transform(&mut app, "cube").rotation;
     assert!(turned.angle_between(before) > 0.03, "{before} -> {turned}");
+
+    // A disabled entity's script stops; one entity disabled and another
+    // enabled in the same step (as many scripts as before) are both seen.
+    use bevy::ecs::entity_disabling::Disabled;
+    app.world_mut().entity_mut(second).insert(Disabled);
+    common::run_frames(&mut app, 1);
+    assert!(!running(&app, second), "a disabled entity's script stopped");
+    app.world_mut().entity_mut(second).remove::<Disabled>();
+    app.world_mut().entity_mut(first).insert(Disabled);
+    common::run_frames(&mut app, 1);
+    assert!(!running(&app, first) && running(&app, second));
 }
 
 #[test]

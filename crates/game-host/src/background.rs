@@ -1,35 +1,54 @@
 //! Work done beside running frames: building and compiling scripts while a
 //! game runs (a Bevy game's asset loader, `host run`'s hot-swap). It runs
-//! on a pool of threads of its own at a lower CPU priority, and so does
-//! what it starts: wasmtime's parallel compile runs on the pool it is
-//! called from, and a build tool's process inherits its thread's priority.
-//! On a machine with fewer cores than busy threads, a step then gets the
-//! CPU when it wants it, not a share beside the compile (see
+//! on a pool of threads of its own at a lower CPU priority (on Linux), and
+//! so does what it starts: wasmtime's parallel compile runs on the pool it
+//! is called from, and a build tool's process inherits its thread's
+//! priority (threads started inside the work keep it for good). On a
+//! machine with fewer cores than busy threads, a step then takes the CPU
+//! from the build when it wants it, instead of sharing it evenly (see
 //! `docs/benchmarks.md`, "A step while scripts load").
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
+
+use crate::sync::LockExt;
 
 /// The nice value of background work: below the game's threads, so that a
 /// burst of it does not hold up a frame.
 pub const NICE: i32 = 10;
 
-/// Runs `work` on the background pool, its threads at [`NICE`], and waits
-/// for it. Where the pool cannot start, `work` runs on the calling thread.
+/// Runs `work` on the background pool and waits for it; where the pool
+/// cannot start, on the calling thread. One caller's work is on the pool at
+/// a time: a pool thread that waits inside it (for a piece of wasmtime's
+/// parallel compile) may pick up other work sent to the pool, and another
+/// caller's load would then run in the middle of this one, on the same
+/// thread, where it could wait for a lock this one holds. Work already on
+/// the pool that calls `run` again runs in place.
 pub fn run<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
     match pool() {
-        Some(pool) => pool.install(work),
-        None => work(),
+        Some(pool) if pool.current_thread_index().is_none() => {
+            let _turn = ONE_AT_A_TIME.lock_unpoisoned();
+            pool.install(work)
+        }
+        _ => work(),
     }
 }
 
 /// Lowers the calling thread's CPU priority to [`NICE`] for good (an
-/// unprivileged process cannot raise it again): for a thread that does
-/// only background work.
+/// unprivileged process cannot raise it again), unless it is lower
+/// already: for a thread that does only background work.
 pub fn lower_this_thread() {
     // On Linux a thread's own id names it alone.
     #[cfg(target_os = "linux")]
-    if let Err(error) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), NICE) {
-        tracing::debug!("a background thread keeps its priority: {error}");
+    {
+        use rustix::process::{getpriority_process, setpriority_process};
+        let me = Some(rustix::thread::gettid());
+        if getpriority_process(me).is_ok_and(|nice| nice >= NICE) {
+            return;
+        }
+        if let Err(error) = setpriority_process(me, NICE) {
+            tracing::debug!("a background thread keeps its priority: {error}");
+        }
     }
 }
 
@@ -49,22 +68,40 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
     .as_ref()
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use rustix::process::getpriority_process;
+    use rustix::thread::gettid;
 
     #[test]
     fn work_runs_on_a_lowered_thread_and_returns() {
-        let (name, nice) = run(|| {
+        let caller = getpriority_process(Some(gettid())).expect("its priority");
+        let (name, nice, nested) = run(|| {
             let name = std::thread::current().name().map(str::to_owned);
-            let nice = rustix::process::getpriority_process(Some(rustix::thread::gettid()));
-            (name, nice)
+            let nice = getpriority_process(Some(gettid())).expect("its priority");
+            // Work on the pool that runs more background work runs it in place.
+            let nested = run(|| std::thread::current().name().map(str::to_owned));
+            (name, nice, nested)
         });
-        assert!(name.is_some_and(|n| n.starts_with("script-build-")));
-        #[cfg(target_os = "linux")]
-        assert_eq!(nice.expect("its priority"), NICE);
+        assert!(
+            name.as_deref()
+                .is_some_and(|n| n.starts_with("script-build-"))
+        );
+        assert_eq!(nested, name);
+        assert!(nice >= caller.max(NICE), "{nice}");
         // The caller's own priority is untouched.
-        let here = rustix::process::getpriority_process(Some(rustix::thread::gettid()));
-        assert_ne!(here.expect("its priority"), NICE);
+        assert_eq!(getpriority_process(Some(gettid())).ok(), Some(caller));
+    }
+
+    #[test]
+    fn callers_on_many_threads_each_get_their_result() {
+        let results: Vec<usize> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..4)
+                .map(|i| scope.spawn(move || run(move || i * 10)))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(results, [0, 10, 20, 30]);
     }
 }

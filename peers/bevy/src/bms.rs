@@ -149,7 +149,24 @@ pub fn app(scenario: Scenario) -> Option<App> {
     for _ in 0..3 {
         app.update();
     }
-    Some(app)
+    // BMS loads scripts within a time budget a frame: on a slow machine
+    // 10,000 take several updates. Each turns its entity once loaded.
+    for _ in 0..1_000 {
+        if scenario != Scenario::Scripts || all_turned(&mut app) {
+            return Some(app);
+        }
+        app.update();
+    }
+    panic!("bevy_mod_scripting did not load its 10,000 scripts");
+}
+
+/// Whether every entity with a script of its own has turned.
+fn all_turned(app: &mut App) -> bool {
+    let mut own = app.world_mut().query::<(&Name, &Transform)>();
+    own.iter(app.world())
+        .filter(|(name, t)| name.as_str() == "own" && t.rotation != Quat::IDENTITY)
+        .count()
+        == MANY
 }
 
 /// Fixed steps run, the script's `frame`.

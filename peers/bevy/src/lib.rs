@@ -142,7 +142,8 @@ pub fn apps(scenario: Scenario) -> Vec<Side> {
     sides.push(Side::Native(native::app(scenario)));
     // 10,000 instances hold about 40,000 memory mappings, and a process
     // may hold 65,530: the plugin's and a second engine's do not fit in
-    // one. `benches/capacity.rs` in `peers` times the standalone host's.
+    // one. `benches/capacity.rs` in `peers` times the standalone host's
+    // many instances (its are `peers:kept`, all turning one cube).
     if scenario.instances() == 1 {
         sides.push(Side::Host(host(scenario), scenario));
     }

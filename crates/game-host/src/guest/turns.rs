@@ -13,7 +13,7 @@
 //! of that name is already there, and despawns wait for the frame's end.
 //! Only a lookup that finds nothing waits, then looks again.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -36,6 +36,10 @@ pub(crate) struct Turns {
     /// taking), by worker.
     places: Box<[Place]>,
     waiting: AtomicUsize,
+    /// Whether a task has waited for its turn in this dispatch, and in the
+    /// one before.
+    waited: AtomicBool,
+    waited_before: AtomicBool,
     lock: Mutex<()>,
     woken: Condvar,
 }
@@ -48,6 +52,8 @@ impl Turns {
                 .map(|_| Place(AtomicUsize::new(IDLE)))
                 .collect(),
             waiting: AtomicUsize::new(0),
+            waited: AtomicBool::new(false),
+            waited_before: AtomicBool::new(false),
             lock: Mutex::new(()),
             woken: Condvar::new(),
         }
@@ -58,6 +64,15 @@ impl Turns {
         for place in &self.places {
             place.0.store(IDLE, Ordering::SeqCst);
         }
+        let waited = self.waited.swap(false, Ordering::Relaxed);
+        self.waited_before.store(waited, Ordering::Relaxed);
+    }
+
+    /// Whether a task waited for its turn in this dispatch or the one
+    /// before: then workers take one task at a time (`runtime::claims`), as
+    /// a task waiting in a run would hold the rest of its run back.
+    pub fn waits_seen(&self) -> bool {
+        self.waited.load(Ordering::Relaxed) || self.waited_before.load(Ordering::Relaxed)
     }
 
     /// Number of workers there are places for.
@@ -92,6 +107,7 @@ impl Turns {
         if self.turn_of(task) {
             return Duration::ZERO;
         }
+        self.waited.store(true, Ordering::Relaxed);
         let start = Instant::now();
         // The task before is often about to end: look again for a while
         // before sleeping (a sleep and a wake cost several microseconds).
