@@ -27,13 +27,12 @@
 //! The runtime knows nothing about windows or real time: a runner (the
 //! `runner` module, above this one) decides when to call `step`.
 //!
-//! Files: `config` ([`RuntimeConfig`]), `slots` (the instance arena),
-//! `dispatch` (the frame's calls, on its threads), `commands` (applying
-//! what scripts asked for), `inspect` (read-only views for tools and
-//! tests), `swap` (hot-swapping an instance), `observe` (what a recorder
-//! sees), and the tables: `subscriptions`, `waits`, `motion`, `events`, `restart`, `outbox`, and `overwrites` (writes lost to another
-//! script's). Only `mod.rs`, `inspect`, `swap`, `commands` and `players`
-//! extend [`Runtime`]; each table keeps itself, knowing nothing of the runtime.
+//! Files: `config`, `slots` (the instance arena), `dispatch` and `claims`
+//! (the frame's calls on its threads), `commands` (what scripts asked for),
+//! `inspect` (read-only views), `swap`, `observe` (what a recorder sees),
+//! and tables that know nothing of the runtime: `subscriptions`, `waits`,
+//! `motion`, `events`, `restart`, `outbox`, `overwrites` (lost writes).
+//! Only `mod.rs`, `inspect`, `swap`, `commands`, `players` extend it.
 
 mod claims;
 mod commands;
