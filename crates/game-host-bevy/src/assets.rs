@@ -8,9 +8,9 @@
 //! on the host's background pool (`game_host::background`, below the
 //! game's CPU priority, one load at a time): a game step never waits for a
 //! compile, and on a busy CPU the compile gives way to it; a script starts
-//! at the first step after its asset is ready. A script that fails to compile still
-//! loads, holding its error, so that the step reports it as a
-//! [`ScriptFailed`](crate::ScriptFailed) of its entity.
+//! at the first step after its asset is ready. A script that fails to
+//! compile still loads, holding its error, so that the step reports it as
+//! a [`ScriptFailed`](crate::ScriptFailed) of its entity.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -73,10 +73,11 @@ enum Change {
 
 /// What a step asks of the host: the scripts wanted now (entity, asset),
 /// `None` where they are those of the last plan (see
-/// [`HostState::needs_plan`]); the assets that changed; the events for
-/// scripts.
+/// [`HostState::needs_plan`]), and their fingerprint; the assets that
+/// changed; the events for scripts.
 pub(crate) struct StepInput {
     pub wanted: Option<Vec<(Entity, AssetId<ScriptAsset>)>>,
+    pub fingerprint: Wanted,
     pub modified: HashSet<AssetId<ScriptAsset>>,
     pub events: Vec<Event>,
 }
@@ -213,10 +214,7 @@ impl HostState {
         let Some(wanted) = &input.wanted else {
             return Vec::new();
         };
-        self.planned = Wanted::default();
-        for &(entity, asset) in wanted {
-            self.planned.add(entity, asset);
-        }
+        self.planned = input.fingerprint;
         // Most steps change nothing: every wanted script runs its asset.
         if input.modified.is_empty()
             && wanted.len() == self.attached.len()

@@ -189,6 +189,7 @@ fn run_scripts(
     }
     let input = StepInput {
         wanted,
+        fingerprint: now,
         modified,
         events,
     };

@@ -36,8 +36,9 @@
 //! interface, bindings) -> [`scene`] (entities and transforms). Beside
 //! them: [`jobs`] (background work), [`record`] (recordings and replays),
 //! [`players`] (a served world's players and messages to their clients),
-//! [`log`], [`background`] (builds beside running frames), and leaves such as [`time`], [`ticks`], [`limits`], [`grants`],
-//! [`secrets`] and [`determinism`].
+//! [`log`], [`background`] (builds beside running frames), and leaves
+//! such as [`time`], [`ticks`], [`limits`], [`grants`], [`secrets`] and
+//! [`determinism`].
 //!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {

@@ -120,11 +120,15 @@ pub fn app(scenario: Scenario) -> Option<App> {
             (call, event_handler::<OnUpdate, LuaScriptingPlugin>).chain(),
         )
         .add_systems(Last, keep_errors);
+    let lua = match scenario {
+        Scenario::Scripts => OWN_LUA,
+        _ => LUA,
+    };
+    let handle = app
+        .world_mut()
+        .resource_mut::<Assets<ScriptAsset>>()
+        .add(ScriptAsset::new(lua).with_language(Language::Lua));
     if scenario == Scenario::Scripts {
-        let handle = app
-            .world_mut()
-            .resource_mut::<Assets<ScriptAsset>>()
-            .add(ScriptAsset::new(OWN_LUA).with_language(Language::Lua));
         app.world_mut().spawn_batch((0..MANY).map(move |_| {
             (
                 Name::new(scenario.entity_name(0)),
@@ -134,10 +138,6 @@ pub fn app(scenario: Scenario) -> Option<App> {
         }));
     } else {
         spawn(&mut app, scenario);
-        let handle = app
-            .world_mut()
-            .resource_mut::<Assets<ScriptAsset>>()
-            .add(ScriptAsset::new(LUA).with_language(Language::Lua));
         app.world_mut()
             .commands()
             .queue(AttachScript::<LuaScriptingPlugin>::new(
@@ -152,7 +152,7 @@ pub fn app(scenario: Scenario) -> Option<App> {
     // BMS loads scripts within a time budget a frame: on a slow machine
     // 10,000 take several updates. Each turns its entity once loaded.
     for _ in 0..1_000 {
-        if scenario != Scenario::Scripts || all_turned(&mut app) {
+        if scenario != Scenario::Scripts || all_turned(&mut app, scenario) {
             return Some(app);
         }
         app.update();
@@ -161,10 +161,11 @@ pub fn app(scenario: Scenario) -> Option<App> {
 }
 
 /// Whether every entity with a script of its own has turned.
-fn all_turned(app: &mut App) -> bool {
+fn all_turned(app: &mut App, scenario: Scenario) -> bool {
+    let name = scenario.entity_name(0);
     let mut own = app.world_mut().query::<(&Name, &Transform)>();
     own.iter(app.world())
-        .filter(|(name, t)| name.as_str() == "own" && t.rotation != Quat::IDENTITY)
+        .filter(|(n, t)| n.as_str() == name && t.rotation != Quat::IDENTITY)
         .count()
         == MANY
 }
