@@ -100,10 +100,7 @@ impl PendingWrites {
     }
 
     fn entry(&mut self, id: EntityId) -> &mut Pending {
-        let at = match self.find(id) {
-            Some(at) => at,
-            None => self.push(id),
-        };
+        let at = (self.place(id, || true)).expect("an entry is made where make() allows");
         &mut self.entries[at]
     }
 
@@ -121,32 +118,38 @@ impl PendingWrites {
         at
     }
 
+    /// The place of `id`'s entry, found with one look-up, or made if there
+    /// is none and `make()` says so (`None` if it does not).
+    #[inline]
+    fn place(&mut self, id: EntityId, make: impl FnOnce() -> bool) -> Option<usize> {
+        if self.entries.len() <= SCANNED {
+            return match self.entries.iter().position(|entry| entry.id == id) {
+                Some(at) => Some(at),
+                None => make().then(|| self.push(id)),
+            };
+        }
+        match self.index.entry(id) {
+            Entry::Occupied(kept) => Some(*kept.get() as usize),
+            Entry::Vacant(place) => {
+                if !make() {
+                    return None;
+                }
+                let at = self.entries.len();
+                place.insert(at as u32);
+                self.entries.push(Pending::new(id));
+                Some(at)
+            }
+        }
+    }
+
     /// The entry of `id` to write, made if there is none and the entity
     /// exists (read before in this dispatch, or `exists()` says so): one
     /// look-up for the common case of a first write. `None` if the entity
     /// is gone or the instance despawned it.
     #[inline]
     fn live_entry(&mut self, id: EntityId, exists: impl FnOnce() -> bool) -> Option<&mut Pending> {
-        let at = if self.entries.len() <= SCANNED {
-            match self.entries.iter().position(|entry| entry.id == id) {
-                Some(at) => at,
-                None if self.seen == Some(id) || exists() => self.push(id),
-                None => return None,
-            }
-        } else {
-            match self.index.entry(id) {
-                Entry::Occupied(kept) => *kept.get() as usize,
-                Entry::Vacant(place) => {
-                    if self.seen != Some(id) && !exists() {
-                        return None;
-                    }
-                    let at = self.entries.len();
-                    place.insert(at as u32);
-                    self.entries.push(Pending::new(id));
-                    at
-                }
-            }
-        };
+        let seen = self.seen;
+        let at = self.place(id, || seen == Some(id) || exists())?;
         let entry = &mut self.entries[at];
         (!entry.despawned).then_some(entry)
     }
