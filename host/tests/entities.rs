@@ -98,6 +98,43 @@ fn buffered_writes_of_mixed_kinds_land_in_the_order_made() {
 }
 
 #[test]
+fn transform_component_writes_are_buffered_in_order_and_reads_see_them() {
+    let mut runtime = peers("peers:components");
+    runtime.run_frames(1);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    let turn = Quat::from_rotation_y(0.5);
+    let t: Vec<game_host::Transform> = (0..3).map(|i| after(&runtime, "components", i)).collect();
+    assert_eq!(t[0].position, Vec3::new(1.0, 2.0, 3.0));
+    assert!(
+        t[0].rotation.abs_diff_eq(turn * turn, 1e-6),
+        "{}",
+        t[0].rotation
+    );
+    assert_eq!(t[1].position, Vec3::new(2.0, 3.0, 4.0), "reads flush");
+    assert_eq!(t[2].position, Vec3::splat(8.0), "the later write wins");
+    assert_eq!(t[2].rotation, turn);
+    assert_eq!(
+        t[1].rotation,
+        Quat::from_rotation_z(8.0),
+        "the raw resource saw the buffered writes"
+    );
+}
+
+#[test]
+fn ten_thousand_transform_components_move_in_one_update() {
+    let mut runtime = peers("peers:many");
+    runtime.run_frames(3);
+    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    for i in [0, 1, 4321, 9_999] {
+        assert_eq!(
+            common::transform(&runtime, &format!("e{i}")).position,
+            Vec3::new(i as f32, 3.0, 0.0),
+            "entity {i}"
+        );
+    }
+}
+
+#[test]
 fn an_entity_kept_by_id_turns_as_one_kept_by_handle() {
     // The peers script and the spinning cube both turn the cube a quarter
     // turn per second. The cube's `rotate` is a relative write, applied

@@ -14,9 +14,10 @@
 //! positions).
 //!
 //! The SDK's [`TransformComponent`](super::scene::TransformComponent)
-//! carries its entity's id (`id()`) and goes through [`position`],
-//! [`rotation`] and the same single-entity calls; its writes go to the host
-//! at once, after any buffered ones.
+//! carries its entity's id (`id()`): its reads are [`position`] and
+//! [`rotation`], and its position and rotation writes are buffered here
+//! too, so a loop of `set_position` over kept components is one call to
+//! the host.
 //!
 //! An id that names no entity makes the host stop the script with an error
 //! naming the id.

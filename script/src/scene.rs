@@ -2,7 +2,6 @@
 //! [`TransformComponent`]. Vectors and quaternions are glam's
 //! ([`Vec3`], [`Quat`]); the WIT records convert to and from them.
 
-use crate::bindings::game::engine::entity as single;
 use crate::bindings::game::engine::lifetime;
 use crate::bindings::game::engine::relative;
 use crate::bindings::game::engine::scene as wit_scene;
@@ -14,8 +13,11 @@ pub use glam::{Quat, Vec3};
 ///
 /// It carries the entity's id and reads and writes position and rotation
 /// by id through the flat WIT `entity` interface, the cheapest way to
-/// reach one entity (no resource is borrowed per call). Writes go to the
-/// host at once (buffered [`entities`] writes go first, so the order holds).
+/// reach one entity (no resource is borrowed per call). Its position and
+/// rotation writes are buffered with the [`entities`] writes, in order, and
+/// reach the host in one call at the end of the call into the script (a
+/// lone write goes by the flat single-entity call); every read, and every
+/// other call that touches the entity, sends them first.
 /// It also keeps the entity's WIT `transform-component` resource, used for
 /// the scale, for [`set_trs`](Self::set_trs) and by APIs that take the
 /// resource ([`handle`](Self::handle)). Dropping it frees that resource on
@@ -39,8 +41,10 @@ impl TransformComponent {
         self.id
     }
 
-    /// The WIT resource behind it, for interfaces that take one.
+    /// The WIT resource behind it, for interfaces that take one (buffered
+    /// writes are sent first, so what the resource reaches sees them).
     pub fn handle(&self) -> &wit_scene::TransformComponent {
+        entities::flush();
         &self.handle
     }
 
@@ -55,11 +59,11 @@ impl TransformComponent {
         entities::position(self.id)
     }
 
-    /// Sets the position.
+    /// Sets the position (buffered with the [`entities`] writes: sent at
+    /// the end of the call, or before the next read).
     #[inline]
     pub fn set_position(&self, position: Vec3) {
-        entities::flush();
-        single::set_position(self.id, position.into());
+        entities::set_position(self.id, position);
     }
 
     /// Rotation (a unit quaternion).
@@ -68,11 +72,10 @@ impl TransformComponent {
         entities::rotation(self.id)
     }
 
-    /// Sets the rotation.
+    /// Sets the rotation (buffered, as [`set_position`](Self::set_position)).
     #[inline]
     pub fn set_rotation(&self, rotation: Quat) {
-        entities::flush();
-        single::set_rotation(self.id, rotation.into());
+        entities::set_rotation(self.id, rotation);
     }
 
     /// Per-axis scale.
@@ -214,37 +217,46 @@ impl TransformExt for TransformComponent {
     }
 }
 
-/// The raw resource: each method borrows it for one host call.
+/// The raw resource: each method borrows it for one host call, after
+/// sending the buffered [`entities`] writes.
 impl TransformExt for Handle {
     fn translation(&self) -> glam::Vec3 {
+        entities::flush();
         self.position().into()
     }
 
     fn set_translation(&self, position: glam::Vec3) {
+        entities::flush();
         self.set_position(position.into());
     }
 
     fn orientation(&self) -> glam::Quat {
+        entities::flush();
         self.rotation().into()
     }
 
     fn set_orientation(&self, rotation: glam::Quat) {
+        entities::flush();
         self.set_rotation(rotation.into());
     }
 
     fn scaling(&self) -> glam::Vec3 {
+        entities::flush();
         self.scale().into()
     }
 
     fn set_scaling(&self, scale: glam::Vec3) {
+        entities::flush();
         self.set_scale(scale.into());
     }
 
     fn rotate(&self, delta: glam::Quat) {
+        entities::flush();
         relative::rotate(self.id(), delta.into());
     }
 
     fn translate(&self, offset: glam::Vec3) {
+        entities::flush();
         relative::translate(self.id(), offset.into());
     }
 }

@@ -9,13 +9,17 @@
 //! - an entity named `peers:kept-handle`: the same, keeping the raw WIT
 //!   `transform-component` resource (each method borrows it per call);
 //! - an entity named `peers:many`: spawns 10,000 entities in `entrypoint`,
-//!   keeps their handles, and every update sets each one's position to
-//!   `(i, frame, 0)`, one host call per entity;
+//!   keeps their `TransformComponent`s, and every update sets each one's
+//!   position to `(i, frame, 0)` (the SDK buffers the writes: one host call
+//!   for all of them);
 //! - an entity named `peers:batched`: the same through the batched
 //!   `entities` API (buffered writes, flushed in one call per update);
 //! - an entity named `peers:mixed` (a test, not a benchmark): every update
 //!   buffers writes of each kind to four entities, overlapping, and reads
 //!   one back in between, so the order of buffered writes is checked;
+//! - an entity named `peers:components` (a test): the same for writes
+//!   through kept `TransformComponent`s, mixed with relative turns, reads,
+//!   reads of the raw resource and a buffered `entities` write;
 //! - an entity named `peers:behaviours:N`: spawns N entities in one call
 //!   and attaches a [`Spin`] behaviour to each, which turns its entity like
 //!   the spinning cube, at a speed of its own;
@@ -69,6 +73,7 @@ enum Peers {
     Many(Vec<TransformComponent>),
     Batched(Vec<EntityId>),
     Mixed(Vec<EntityId>),
+    Components(Vec<TransformComponent>),
     Quat(EntityId, Quat),
     Query,
     Idle,
@@ -156,6 +161,8 @@ impl Script for Peers {
             Peers::Query
         } else if found("peers:quat") {
             Peers::Quat(script::scene::cube().id(), Quat::IDENTITY)
+        } else if found("peers:components") {
+            Peers::Components((0..3).map(|_| script::scene::spawn("components")).collect())
         } else if found("peers:mixed") {
             Peers::Mixed(entities::spawn_many("mixed", 4))
         } else if found("peers:batched") {
@@ -217,6 +224,23 @@ impl Script for Peers {
                 let read = entities::position(ids[1]) + entities::position(ids[2]);
                 entities::set_position(ids[3], read);
                 entities::set_rotation(ids[3], entities::rotation(ids[0]) * turn);
+            }
+            Peers::Components(c) => {
+                let turn = Quat::from_rotation_y(0.5);
+                c[0].set_position(Vec3::new(1.0, 2.0, 3.0));
+                // A read sees the write buffered before it.
+                c[1].set_position(c[0].position() + Vec3::ONE);
+                // A relative turn lands after the set before it.
+                c[0].set_rotation(turn);
+                c[0].rotate(turn);
+                // Kinds interleave in order: the component's writes, then
+                // a buffered `entities` write of the same entity.
+                c[2].set_rotation(turn);
+                c[2].set_position(Vec3::splat(7.0));
+                entities::set_position(c[2].id(), Vec3::splat(8.0));
+                // The raw resource sees every write before it.
+                let raw = c[2].handle().position();
+                c[1].set_rotation(Quat::from_rotation_z(raw.x));
             }
             Peers::Query => turn_queried(),
             Peers::Idle => {}
