@@ -109,10 +109,14 @@ fn main() {
     let rounds = if quick { 5 } else { 21 };
     // Epoch checks stay compiled in, as by default; the deadline is long so
     // that a descheduled update on a busy machine does not stop a script.
-    let make_engine = |deterministic_floats: bool| {
+    // The rows run on a pool of the default size, as `host run` has; the
+    // cube capacity row needs room for `CUBES` instances, past which each
+    // memory's reservation shrinks and compiled code checks bounds (see
+    // `EngineOptions`): it runs on an engine of its own.
+    let make_engine = |deterministic_floats: bool, max_instances: u32| {
         ScriptEngine::new(EngineOptions {
             cache_dir: None,
-            max_instances: CUBES as u32 + 100,
+            max_instances,
             limits: ScriptLimits {
                 update_deadline: Some(Duration::from_secs(1)),
                 start_deadline: Duration::from_secs(5),
@@ -124,7 +128,7 @@ fn main() {
         .expect("engine")
     };
     // The default engine: fast floats (deterministic on one architecture).
-    let engine = make_engine(false);
+    let engine = make_engine(false, EngineOptions::default().max_instances);
     let noop = component(&engine, "host/tests/scripts/noop");
     let cube = component(&engine, "examples/spinning-cube");
     let peers = component(&engine, "host/tests/scripts/peers");
@@ -134,15 +138,16 @@ fn main() {
     check::same_results(&cube, &peers, &fib_script);
 
     rows.extend(call_rows(&noop, &cube, &peers, rounds));
-    let portable = make_engine(true);
+    let portable = make_engine(true, EngineOptions::default().max_instances);
     rows.extend(entity_rows(&peers, &portable, rounds));
     rows.extend(script_rows(&cube, &fib_script, rounds));
     rows.extend(quat_rows(&peers, &portable, rounds));
 
     // 8. Capacity: how many fit in one 60 Hz frame on one core, from the
     // frame time of many (cube instances / Lua states; behaviours).
-    capacity(&peers, rounds.min(7));
-    memory_per_script(&cube);
+    let many = make_engine(false, CUBES as u32 + 100);
+    capacity(&component(&many, "host/tests/scripts/peers"), rounds.min(7));
+    memory_per_script(&component(&many, "examples/spinning-cube"));
 
     print_table(&rows);
     write_chart(&rows);
