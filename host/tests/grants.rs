@@ -96,8 +96,10 @@ fn a_mod_gets_what_the_game_grants_and_no_more() {
     assert_eq!(dumped_position(&scene, "counter-0"), [10.0, 0.0, 0.0]);
     assert_eq!(dumped_position(&scene, "cube"), [0.0, 0.0, 0.0]);
 
-    // writes = []: its own entity moves, the cube does not, the error names
-    // the cube, and the game goes on (the counter ran every frame).
+    // writes = []: its own entity turns, the cube does not move, the error
+    // names the cube, and the game goes on (the counter ran every frame).
+    // The mod's own move went in one buffered batch with the refused one:
+    // it does not land either.
     let no_writes = grants_file(dir.path(), "no-writes.toml", "[default]\nwrites = []\n");
     let (code, stderr, scene) = run_mod(Some(&no_writes), dir.path());
     assert_eq!(code, Some(1), "one script failed:\n{stderr}");
@@ -106,7 +108,15 @@ fn a_mod_gets_what_the_game_grants_and_no_more() {
         "{stderr}"
     );
     assert_eq!(dumped_position(&scene, "cube"), [0.0, 0.0, 0.0]);
-    assert_eq!(dumped_position(&scene, "mod-own"), [1.0, 2.0, 3.0]);
+    assert_eq!(dumped_position(&scene, "mod-own"), [0.0, 0.0, 0.0]);
+    let own = (scene["entities"].as_array().unwrap().iter())
+        .find(|e| e["name"] == "mod-own")
+        .unwrap();
+    let turned = (0.25f64).sin();
+    assert!(
+        (own["rotation"][1].as_f64().unwrap() - turned).abs() < 1e-6,
+        "{own}"
+    );
     assert_eq!(dumped_position(&scene, "counter-0"), [10.0, 0.0, 0.0]);
     // What it asked for (embedded by the build) is logged beside what it got.
     assert!(
@@ -198,7 +208,12 @@ fn a_hot_swap_to_a_version_that_asks_for_more_is_refused() {
     runtime.spawn(&limited).unwrap();
     runtime.run_frames(2);
     assert_eq!(common::transform(&runtime, "cube").position.x, 0.0);
-    assert_eq!(common::transform(&runtime, "mod-own").position.y, 2.0);
+    // Its own turn landed; its own move was in the batch refused with the
+    // cube's.
+    let own = common::transform(&runtime, "mod-own");
+    let turn = glam::Quat::from_rotation_y(0.5);
+    assert!(own.rotation.abs_diff_eq(turn, 1e-6), "{}", own.rotation);
+    assert_eq!(own.position.y, 0.0);
     let error = runtime.errors()[0].to_string();
     assert!(error.contains("may not write entity `cube`"), "{error}");
 }

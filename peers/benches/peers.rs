@@ -209,8 +209,10 @@ fn call_rows(
 /// behaviours (fast floats, then on the `portable` engine's canonical NaNs).
 fn entity_rows(peers: &ScriptComponent, portable: &ScriptEngine, rounds: u32) -> Vec<Row> {
     let mut rows = Vec::new();
-    // 4. One script sets 10,000 entity positions, one host call each; the
-    // native side locks the scene per entity, as each call does.
+    // 4. One script sets 10,000 entity positions through kept
+    // `TransformComponent`s, as the SDK teaches (the SDK buffers the writes:
+    // one host call per update); Lua calls per entity, and the native side
+    // locks the scene per entity, as a per-entity API does.
     {
         let t = positions(peers, "peers:many", true, rounds);
         rows.push(row(

@@ -15,7 +15,6 @@
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
 
-use crate::bindings::game::engine::entities as wit;
 use crate::entities::{EntityId, Transform};
 use crate::time::FrameClock;
 
@@ -53,7 +52,8 @@ impl<B: Behaviour> AnySet for Set<B> {
             behaviour.update(&mut transform, clock);
             *floats = transform.to_floats();
         }
-        wit::set_transforms(&self.ids, &packed);
+        // Writes the behaviours buffered go first, in the order made.
+        crate::entities::set_packed_transforms(&self.ids, &packed);
     }
 
     fn absorb(&mut self, other: Box<dyn AnySet>) {

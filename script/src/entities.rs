@@ -19,8 +19,10 @@
 //! too, so a loop of `set_position` over kept components is one call to
 //! the host.
 //!
-//! An id that names no entity makes the host stop the script with an error
-//! naming the id.
+//! An id that names no entity, or one the script's grants do not let it
+//! write, makes the host stop the script with an error naming the id, when
+//! the buffer is sent (at the end of the call at the latest): none of the
+//! writes sent in that call lands.
 
 use std::cell::RefCell;
 

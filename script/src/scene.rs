@@ -16,8 +16,12 @@ pub use glam::{Quat, Vec3};
 /// reach one entity (no resource is borrowed per call). Its position and
 /// rotation writes are buffered with the [`entities`] writes, in order, and
 /// reach the host in one call at the end of the call into the script (a
-/// lone write goes by the flat single-entity call); every read, and every
-/// other call that touches the entity, sends them first.
+/// lone write goes by the flat single-entity call). Its reads, its other
+/// writes, [`handle`](Self::handle), despawns, queries and game-data
+/// inserts send them first; a raw resource kept from `handle()` does not.
+/// A buffered write the host refuses (an unknown id, or one the script's
+/// grants do not allow) stops the script when the buffer is sent, and none
+/// of the writes sent with it lands.
 /// It also keeps the entity's WIT `transform-component` resource, used for
 /// the scale, for [`set_trs`](Self::set_trs) and by APIs that take the
 /// resource ([`handle`](Self::handle)). Dropping it frees that resource on

@@ -57,8 +57,9 @@ pub struct EngineOptions {
     /// shows as `???` (see `docs/benchmarks.md`).
     pub perf_map: bool,
     /// Make floating point the same on every CPU architecture: NaNs
-    /// produced by script code get one canonical bit pattern, and relaxed
-    /// SIMD instructions their deterministic lowering. Off by default: a run
+    /// produced by script code get one canonical bit pattern (relaxed SIMD
+    /// instructions have their deterministic lowering always). Off by
+    /// default: a run
     /// is then a function of its scripts, inputs and seed on one
     /// architecture (x86-64 or aarch64), and float-heavy code runs about
     /// twice as fast; on for lockstep across architectures (see
