@@ -16,6 +16,7 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use game_host::input::ScriptMessage;
 use game_host::jobs::{JobDelivery, JobWorkers};
+use game_host::limits::{Quotas, ScriptLimits};
 use game_host::log::MemoryLog;
 use game_host::{EngineOptions, Event, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_build::{BuildOutput, build_script_crate};
@@ -31,6 +32,12 @@ fn runtime(component: &ScriptComponent, workers: JobWorkers) -> Runtime {
         log: Arc::new(MemoryLog::new()),
         job_workers: Some(workers),
         jobs: JobDelivery::Lockstep,
+        // 100,000 sleeping tasks and the control task's own wait: one more
+        // than the default quota of pending waits.
+        quotas: Quotas {
+            waits: 200_000,
+            ..Quotas::default()
+        },
         ..RuntimeConfig::default()
     });
     runtime.spawn(component).expect("spawn");
@@ -53,7 +60,7 @@ fn sleeping(c: &mut Criterion, component: &ScriptComponent) {
     let mut busy = runtime(component, JobWorkers::new(1));
     cmd(&mut busy, "sleep 100000".into());
     busy.run_frames(2);
-    assert_eq!(busy.wait_stats().pending, 100_001);
+    assert_eq!(busy.wait_stats().pending, 100_001, "{:?}", busy.errors());
     group.bench_function("frame_100k_sleeping", |b| b.iter(|| busy.step()));
     group.finish();
 }
@@ -92,9 +99,16 @@ fn terrain(c: &mut Criterion, component: &ScriptComponent) {
 }
 
 fn benches(c: &mut Criterion) {
+    // Spawning 100,000 sleeping tasks in one call takes longer than the
+    // default 5 ms deadline on a slow machine: the calls get a long one
+    // (epoch checks stay compiled in, as by default).
     let engine = ScriptEngine::new(EngineOptions {
         cache_dir: None,
         extensions: vec![game_host_terrain::extension()],
+        limits: ScriptLimits {
+            update_deadline: Some(Duration::from_secs(5)),
+            ..ScriptLimits::default()
+        },
         ..EngineOptions::default()
     })
     .expect("engine");
