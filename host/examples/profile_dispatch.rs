@@ -22,7 +22,12 @@
 //! script runs under those grants, to measure what checking them costs.
 //! With `PROFILE_INSTANCES=N`, N instances of the script run (on one frame
 //! thread), to see what grows with their count (`perf record`: valgrind
-//! cannot reserve the pool's address space for that many).
+//! cannot reserve the pool's address space for that many). With
+//! `PROFILE_PAGES=N` as well, after the frames it runs N more one at a
+//! time, each after clearing the pages' referenced bits
+//! (`/proc/self/clear_refs`), and prints the memory each kind of mapping
+//! had referenced by the frame's end (`/proc/self/smaps`), per frame and
+//! per instance: the pages one frame touches, and where they lie.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -101,6 +106,10 @@ fn main() -> anyhow::Result<()> {
         runtime.spawn(&noop)?;
     }
     runtime.run_frames(frames);
+    if let Some(counted) = std::env::var("PROFILE_PAGES").ok() {
+        let counted = counted.parse().expect("PROFILE_PAGES: a number of frames");
+        touched_pages(&mut runtime, counted, instances)?;
+    }
     println!(
         "{} frames, {} errors",
         runtime.frame(),
@@ -108,6 +117,51 @@ fn main() -> anyhow::Result<()> {
     );
     for error in runtime.errors() {
         eprintln!("{}", error.report());
+    }
+    Ok(())
+}
+
+/// Runs `frames` frames one at a time, each after clearing every page's
+/// referenced bit, and prints the memory referenced by each frame's end,
+/// by mapping: the mappings that hold the most first, per frame and per
+/// instance (Linux only).
+fn touched_pages(runtime: &mut Runtime, frames: u64, instances: u32) -> anyhow::Result<()> {
+    let mut kib: std::collections::BTreeMap<String, u64> = Default::default();
+    for _ in 0..frames {
+        std::fs::write("/proc/self/clear_refs", "1")?;
+        runtime.step();
+        let smaps = std::fs::read_to_string("/proc/self/smaps")?;
+        let mut mapping = String::new();
+        for line in smaps.lines() {
+            let mut fields = line.split_whitespace();
+            let first = fields.next().unwrap_or_default();
+            if let Some((start, end)) = first.split_once('-')
+                && let (Ok(start), Ok(end)) =
+                    (u64::from_str_radix(start, 16), u64::from_str_radix(end, 16))
+            {
+                let name = fields.nth(4).unwrap_or("anonymous");
+                mapping = format!("{name} ({} MiB)", (end - start) >> 20);
+            } else if first == "Referenced:" {
+                let referenced: u64 = fields.next().unwrap_or("0").parse()?;
+                *kib.entry(mapping.clone()).or_default() += referenced;
+            }
+        }
+    }
+    let mut rows: Vec<_> = kib.into_iter().filter(|(_, k)| *k > 0).collect();
+    rows.sort_by_key(|(_, k)| std::cmp::Reverse(*k));
+    let total: u64 = rows.iter().map(|(_, k)| k).sum();
+    let per_frame = |k: u64| k as f64 / frames as f64;
+    println!(
+        "referenced per frame: {:.0} KiB, {:.1} pages of 4 KiB per instance",
+        per_frame(total),
+        per_frame(total) / 4.0 / f64::from(instances)
+    );
+    for (mapping, k) in rows.iter().take(12) {
+        println!(
+            "  {:>9.0} KiB  {:>6.2} pages/instance  {mapping}",
+            per_frame(*k),
+            per_frame(*k) / 4.0 / f64::from(instances)
+        );
     }
     Ok(())
 }
