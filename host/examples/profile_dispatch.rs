@@ -106,7 +106,7 @@ fn main() -> anyhow::Result<()> {
         runtime.spawn(&noop)?;
     }
     runtime.run_frames(frames);
-    if let Some(counted) = std::env::var("PROFILE_PAGES").ok() {
+    if let Ok(counted) = std::env::var("PROFILE_PAGES") {
         let counted = counted.parse().expect("PROFILE_PAGES: a number of frames");
         touched_pages(&mut runtime, counted, instances)?;
     }
