@@ -100,7 +100,7 @@ impl PendingWrites {
     }
 
     fn entry(&mut self, id: EntityId) -> &mut Pending {
-        let at = (self.place(id, || true)).expect("an entry is made where make() allows");
+        let at = (self.place(id, true, || true)).expect("an entry is made where it may be");
         &mut self.entries[at]
     }
 
@@ -119,19 +119,22 @@ impl PendingWrites {
     }
 
     /// The place of `id`'s entry, found with one look-up, or made if there
-    /// is none and `make()` says so (`None` if it does not).
-    #[inline]
-    fn place(&mut self, id: EntityId, make: impl FnOnce() -> bool) -> Option<usize> {
+    /// is none and the entity is known to exist (`known`) or `exists()`
+    /// says so (`None` if not). Inlined into each write, where it is most
+    /// of the host's own work.
+    #[inline(always)]
+    fn place(&mut self, id: EntityId, known: bool, exists: impl FnOnce() -> bool) -> Option<usize> {
         if self.entries.len() <= SCANNED {
             return match self.entries.iter().position(|entry| entry.id == id) {
                 Some(at) => Some(at),
-                None => make().then(|| self.push(id)),
+                None if known || exists() => Some(self.push(id)),
+                None => None,
             };
         }
         match self.index.entry(id) {
             Entry::Occupied(kept) => Some(*kept.get() as usize),
             Entry::Vacant(place) => {
-                if !make() {
+                if !known && !exists() {
                     return None;
                 }
                 let at = self.entries.len();
@@ -146,10 +149,9 @@ impl PendingWrites {
     /// exists (read before in this dispatch, or `exists()` says so): one
     /// look-up for the common case of a first write. `None` if the entity
     /// is gone or the instance despawned it.
-    #[inline]
+    #[inline(always)]
     fn live_entry(&mut self, id: EntityId, exists: impl FnOnce() -> bool) -> Option<&mut Pending> {
-        let seen = self.seen;
-        let at = self.place(id, || seen == Some(id) || exists())?;
+        let at = self.place(id, self.seen == Some(id), exists)?;
         let entry = &mut self.entries[at];
         (!entry.despawned).then_some(entry)
     }
