@@ -95,21 +95,19 @@ fn wit_version() -> &'static str {
     game_host::guest::engine::API_VERSION
 }
 
-/// The stack-size and SIMD settings every script crate builds with (see
-/// README), for `host build` / cargo (wasm32-wasip2) and `cargo component
-/// build` (wasm32-wasip1).
+/// The stack-size setting every script crate links with (see README), for
+/// `host build` / cargo (wasm32-wasip2) and `cargo component build`
+/// (wasm32-wasip1).
 const CARGO_CONFIG: &str = "\
 # Scripts link with a 64 KiB stack in linear memory instead of Rust's
 # default 1 MiB, so spawning an instance touches no fresh pages. A script
-# that needs a deeper stack raises the number. They are compiled with
-# WebAssembly's 128-bit SIMD, which glam's vectors and quaternions use as
-# they do natively. `cargo component build` builds for wasm32-wasip1, so
-# the settings are given for it too.
+# that needs a deeper stack raises the number. `cargo component build`
+# builds for wasm32-wasip1, so the setting is given for it too.
 [target.wasm32-wasip2]
-rustflags = [\"-C\", \"link-arg=-zstack-size=65536\", \"-C\", \"target-feature=+simd128\"]
+rustflags = [\"-C\", \"link-arg=-zstack-size=65536\"]
 
 [target.wasm32-wasip1]
-rustflags = [\"-C\", \"link-arg=-zstack-size=65536\", \"-C\", \"target-feature=+simd128\"]
+rustflags = [\"-C\", \"link-arg=-zstack-size=65536\"]
 ";
 
 fn cargo_toml(name: &str, sdk: &Path) -> String {
