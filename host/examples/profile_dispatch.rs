@@ -20,6 +20,8 @@
 //! to measure what they cost (`docs/determinism.md`). With
 //! `PROFILE_GRANTS='[default] writes = ["*"]'` (a grants file's TOML), the
 //! script runs under those grants, to measure what checking them costs.
+//! With `PROFILE_NO_DEADLINE=1`, calls have no CPU deadline, so no epoch
+//! checks are compiled in: what they cost a loop.
 //! With `PROFILE_INSTANCES=N`, N instances of the script run (on one frame
 //! thread), to see what grows with their count (`perf record`: valgrind
 //! cannot reserve the pool's address space for that many). With
@@ -61,7 +63,10 @@ fn main() -> anyhow::Result<()> {
         // Deadlines stay compiled in, as by default, but long: under
         // valgrind a call runs some fifty times slower than it would.
         limits: ScriptLimits {
-            update_deadline: Some(Duration::from_secs(60)),
+            update_deadline: match std::env::var_os("PROFILE_NO_DEADLINE") {
+                Some(_) => None,
+                None => Some(Duration::from_secs(60)),
+            },
             start_deadline: Duration::from_secs(60),
             ..ScriptLimits::default()
         },
