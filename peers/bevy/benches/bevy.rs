@@ -1,6 +1,6 @@
 //! Scripts inside Bevy, measured side by side in one process: the same
 //! work (the spinning cube's update; 10,000 entities moved each fixed step,
-//! one call each or batched; 10,000 behaviours) through
+//! through kept components or batched; 10,000 behaviours) through
 //!
 //! - `plugin`: `game-host-bevy`, the `peers` script on Bevy's entities;
 //! - `bms`: bevy_mod_scripting 0.23 with LuaJIT, the same work in Lua on

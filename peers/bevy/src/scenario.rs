@@ -8,7 +8,9 @@ use bevy::prelude::{Quat, Resource, Vec3};
 pub enum Scenario {
     /// The spinning cube's update: one entity turned, its id kept.
     Cube,
-    /// 10,000 entities set to `(i, frame, 0)`, one call each.
+    /// 10,000 entities set to `(i, frame, 0)` through kept
+    /// `TransformComponent`s, as the SDK teaches (it buffers the writes:
+    /// one host call a step); Lua calls per entity.
     Many,
     /// The same through the batched API (one call a step).
     Batched,
@@ -49,7 +51,7 @@ impl Scenario {
             Scenario::Cube => {
                 "spinning-cube update (one script, entity id kept), per update; single-threaded schedules"
             }
-            Scenario::Many => "10,000 entity positions, one call each, per entity",
+            Scenario::Many => "10,000 entity positions through kept components, per entity",
             Scenario::Batched => "10,000 entity positions, batched API, per entity",
             Scenario::Behaviours => "10,000 entity behaviours in one script, per behaviour",
             Scenario::Query => {
