@@ -107,12 +107,9 @@ fn lua(source: &str) -> (LuaScript, SharedScene) {
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let rounds = if quick { 5 } else { 21 };
-    // Epoch checks stay compiled in, as by default; the deadline is long so
-    // that a descheduled update on a busy machine does not stop a script.
-    // The rows run on a pool of the default size, as `host run` has; the
-    // cube capacity row needs room for `CUBES` instances, past which each
-    // memory's reservation shrinks and compiled code checks bounds (see
-    // `EngineOptions`): it runs on an engine of its own.
+    // Epoch checks compiled in, as by default, with a long deadline (a busy
+    // machine may deschedule an update). Rows use the default pool size, as
+    // `host run`; the capacity rows' larger pool makes code check bounds.
     let make_engine = |deterministic_floats: bool, max_instances: u32| {
         ScriptEngine::new(EngineOptions {
             cache_dir: None,
@@ -209,10 +206,8 @@ fn call_rows(
 /// behaviours (fast floats, then on the `portable` engine's canonical NaNs).
 fn entity_rows(peers: &ScriptComponent, portable: &ScriptEngine, rounds: u32) -> Vec<Row> {
     let mut rows = Vec::new();
-    // 4. One script sets 10,000 entity positions through kept
-    // `TransformComponent`s, as the SDK teaches (the SDK buffers the writes:
-    // one host call per update); Lua calls per entity, and the native side
-    // locks the scene per entity, as a per-entity API does.
+    // 4. 10,000 positions through kept `TransformComponent`s (the SDK buffers
+    // them: one host call); Lua and native (locking per entity) go per entity.
     {
         let t = positions(peers, "peers:many", true, rounds);
         rows.push(row(
