@@ -202,8 +202,8 @@ fn call_rows(
     rows
 }
 
-/// Rows 4-4d: many entities from one script, per call, batched and as
-/// behaviours (fast floats, then on the `portable` engine's canonical NaNs).
+/// Rows 4-4d: many entities from one script, per component, batched and as
+/// behaviours (fast floats, then the `portable` engine's canonical NaNs).
 fn entity_rows(peers: &ScriptComponent, portable: &ScriptEngine, rounds: u32) -> Vec<Row> {
     let mut rows = Vec::new();
     // 4. 10,000 positions through kept `TransformComponent`s (the SDK buffers
@@ -355,9 +355,8 @@ fn write_chart(rows: &[Row]) {
     }
 }
 
-/// Per-entity times of setting `MANY` entity positions: the peers script in
-/// `mode`, Lua's per-entity calls, and native code that locks the scene
-/// once per entity (`lock_each`) or once for all.
+/// Per-entity times of setting `MANY` positions: the peers script in `mode`,
+/// Lua per entity, native locking per entity (`lock_each`) or once.
 fn positions(
     peers: &ScriptComponent,
     mode: &str,
@@ -398,9 +397,8 @@ fn positions(
     t.iter().map(|(n, d)| (*n, *d / MANY as u32)).collect()
 }
 
-/// Frame time of `CUBES` cube instances (keeping the cube's entity id),
-/// `CUBES` Lua states and `BIG_BEHAVIOURS` behaviours in one instance / one
-/// Lua state, and what each means per 60 Hz frame.
+/// Frame time of `CUBES` cube instances (the cube's id kept), `CUBES` Lua
+/// states and `BIG_BEHAVIOURS` behaviours in one instance / Lua state.
 fn capacity(peers: &ScriptComponent, rounds: u32) {
     println!();
     println!("| capacity in one 60 Hz frame, one core | wasm (this host) | {LUA_NAME} |");
