@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::serve::{Serve, json, request};
-use common::{cache_dir, dumped_position, run_host, stderr_of, workspace};
+use common::{cache_dir, dumped_entity, dumped_position, run_host, stderr_of, workspace};
 use game_host::{GameScene, GrantFile, GrantPolicy, GrantSpec, RuntimeConfig};
 
 /// Every interface that declares functions but `events`.
@@ -109,9 +109,7 @@ fn a_mod_gets_what_the_game_grants_and_no_more() {
     );
     assert_eq!(dumped_position(&scene, "cube"), [0.0, 0.0, 0.0]);
     assert_eq!(dumped_position(&scene, "mod-own"), [0.0, 0.0, 0.0]);
-    let own = (scene["entities"].as_array().unwrap().iter())
-        .find(|e| e["name"] == "mod-own")
-        .unwrap();
+    let own = dumped_entity(&scene, "mod-own");
     let turned = (0.25f64).sin();
     assert!(
         (own["rotation"][1].as_f64().unwrap() - turned).abs() < 1e-6,

@@ -172,15 +172,19 @@ pub fn edit_crate(dir: &Path, edit: impl Fn(&str) -> String) {
     std::fs::write(&path, edit(&source)).unwrap();
 }
 
-/// The position of entity `name` in a `--dump-scene` file's JSON.
-pub fn dumped_position(scene: &serde_json::Value, name: &str) -> Vec<f64> {
-    let entity = scene["entities"]
+/// The first entity named `name` in a `--dump-scene` file's JSON.
+pub fn dumped_entity<'a>(scene: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    scene["entities"]
         .as_array()
         .unwrap()
         .iter()
         .find(|e| e["name"] == name)
-        .unwrap_or_else(|| panic!("no {name} in {scene}"));
-    entity["position"]
+        .unwrap_or_else(|| panic!("no {name} in {scene}"))
+}
+
+/// The position of entity `name` in a `--dump-scene` file's JSON.
+pub fn dumped_position(scene: &serde_json::Value, name: &str) -> Vec<f64> {
+    dumped_entity(scene, name)["position"]
         .as_array()
         .unwrap()
         .iter()
