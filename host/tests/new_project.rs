@@ -8,60 +8,13 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// A scratch directory outside the workspace, with the host's data and
-/// cache directories inside it (so the SDK is the one this binary writes).
-struct Scratch {
-    dir: tempfile::TempDir,
-}
-
-impl Scratch {
-    fn new() -> Scratch {
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = common::workspace().canonicalize().unwrap();
-        assert!(
-            !dir.path().canonicalize().unwrap().starts_with(&workspace),
-            "the scratch directory must lie outside the repository"
-        );
-        Scratch { dir }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// `host ARGS` run in the scratch directory.
-    fn host(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_host"));
-        command
-            .args(args)
-            .current_dir(self.path())
-            .env("GAME_HOST_DATA_DIR", self.path().join("data"))
-            .env("GAME_HOST_CACHE_DIR", common::cache_dir())
-            // Rust projects share one target directory across runs of
-            // this test, as cargo's own cache would across an author's.
-            .env(
-                "CARGO_TARGET_DIR",
-                Path::new(env!("CARGO_TARGET_TMPDIR")).join("new-project-target"),
-            )
-            .env("NO_COLOR", "1")
-            .env_remove("RUST_LOG");
-        command
-    }
-
-    /// Runs `host ARGS` to its end; panics with its stderr if it fails.
-    fn run(&self, args: &[&str]) -> String {
-        let output = self.host(args).output().expect("run host");
-        let stderr = common::stderr_of(&output);
-        assert!(output.status.success(), "host {args:?} failed:\n{stderr}");
-        stderr
-    }
-}
+use common::scratch::Scratch;
 
 /// A `host run --watch` in the background, its stderr collected by line.
 struct Watching {
