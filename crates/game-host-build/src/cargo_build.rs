@@ -166,7 +166,7 @@ fn diagnostics(stderr: &str) -> String {
 
 /// If the Rust toolchain in effect in `dir` lacks the script target, says
 /// so with the command that adds it.
-fn missing_target(dir: &Path) -> Option<String> {
+pub(crate) fn missing_target(dir: &Path) -> Option<String> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let output = crate::process::tool(rustc)
         .args(["--print", "sysroot"])

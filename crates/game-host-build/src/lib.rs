@@ -12,23 +12,33 @@
 //!   componentize-py / componentize-js (`host build`).
 //! - [`HotSwapper`] (`hot_swap`): watches a script's files, rebuilds on a
 //!   save and swaps the running instances between frames.
+//! - [`editor_types`]: the stubs of the host's WIT beside a Python or
+//!   JavaScript script (`.pyi`, `.d.ts`), with pyright's and TypeScript's
+//!   settings, so an editor and [`check`] know the engine's API.
+//! - [`check`]: a script's types checked without running it (`host check`):
+//!   `cargo check`, pyright or `tsc`.
 //! - [`project`]: new script projects (`host new`) and the SDK shipped
 //!   with the host for them.
 //!
 //! Layers (each module uses only those below it):
 //!
 //! ```text
-//!  hot_swap
-//!     |
-//!  source
-//!     |
+//!  hot_swap      check
+//!     |            |
+//!  source      editor_types
+//!     |            |
 //!  cargo_build   componentize
 //!     |             |
 //!  project       process (running a tool, collecting its output)
 //! ```
+//!
+//! (`check` also uses `source`, to tell what a path names; `project` takes
+//! the checkers' settings from `editor_types`.)
 
 mod cargo_build;
+pub mod check;
 pub mod componentize;
+pub mod editor_types;
 mod hot_swap;
 pub mod needs;
 mod process;

@@ -44,7 +44,7 @@ impl Language {
         }
     }
 
-    pub(super) fn tool(self) -> &'static str {
+    pub(crate) fn tool(self) -> &'static str {
         match self {
             Language::Python => "componentize-py",
             Language::JavaScript => "componentize-js",

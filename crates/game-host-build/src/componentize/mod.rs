@@ -86,6 +86,24 @@ pub fn build(
     Ok(bytes)
 }
 
+/// The world the script builds for: `stateful-script` if its sources
+/// define the state hand-over, else `script`.
+pub(crate) fn world_of(language: Language, entry: &Path) -> Result<&'static str> {
+    Ok(language.world(&read_sources(language, entry)?))
+}
+
+/// Writes the WIT package scripts are built against into `work/wit` and
+/// returns that directory.
+pub(crate) fn write_engine_wit(work: &Path) -> Result<PathBuf> {
+    write_wit(work, ENGINE_WIT, &[])?;
+    Ok(work.join("wit"))
+}
+
+/// Feeds the WIT package scripts are built against to `hash`.
+pub(crate) fn hash_engine_wit(hash: &mut Sha256) {
+    hash_wit(hash, ENGINE_WIT);
+}
+
 /// A fingerprint of the script's sources and the world they build for
 /// (not the tool's version: that takes running the tool).
 pub fn fingerprint(language: Language, entry: &Path) -> Result<String> {
@@ -186,7 +204,7 @@ fn snapshot(
 }
 
 /// The tool's version line, or an error saying how to install it.
-fn tool_version(language: Language) -> Result<String> {
+pub(crate) fn tool_version(language: Language) -> Result<String> {
     let tool = language.tool();
     let output = crate::process::tool(tool)
         .arg("--version")

@@ -5,7 +5,9 @@
 //! ([`sdk`]), with the stack-size setting scripts link with, its own
 //! `[workspace]` (so it builds inside another cargo workspace too) and a
 //! `.gitignore`; Python and JavaScript projects are a directory holding the
-//! module (`app.py`, `app.js`). Each does something visible (a moon circling
+//! module (`app.py`, `app.js`) with its type checker's settings
+//! (`pyrightconfig.json`, `jsconfig.json`; the stubs themselves are written
+//! by [`crate::editor_types`]). Each does something visible (a moon circling
 //! the cube) and hands its state over on hot-swap.
 
 pub mod sdk;
@@ -13,6 +15,8 @@ pub mod sdk;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+
+use crate::componentize::Language;
 
 /// The language of a new project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +27,12 @@ pub enum ProjectLanguage {
     Python,
     /// A JavaScript module built with componentize-js.
     JavaScript,
+}
+
+/// A checker's settings file as a project file.
+fn config_file(language: Language) -> (&'static str, String) {
+    let (name, text) = crate::editor_types::config_file(language);
+    (name, text.to_owned())
 }
 
 /// Creates a project at `dir` (which must not exist, or be empty) and
@@ -53,11 +63,14 @@ pub fn create(dir: &Path, language: ProjectLanguage) -> Result<Vec<PathBuf>> {
         }
         ProjectLanguage::Python => vec![
             ("app.py", fill(include_str!("templates/app.py"))),
-            (".gitignore", "__pycache__/\n".to_owned()),
+            config_file(Language::Python),
+            (".gitignore", "__pycache__/\n.types/\n".to_owned()),
         ],
-        ProjectLanguage::JavaScript => {
-            vec![("app.js", fill(include_str!("templates/app.js")))]
-        }
+        ProjectLanguage::JavaScript => vec![
+            ("app.js", fill(include_str!("templates/app.js"))),
+            config_file(Language::JavaScript),
+            (".gitignore", ".types/\n".to_owned()),
+        ],
     };
     for (file, text) in &files {
         let path = dir.join(file);
@@ -184,7 +197,7 @@ mod tests {
         let files = create(&project, ProjectLanguage::Python).unwrap();
         assert_eq!(
             files,
-            [PathBuf::from("app.py"), PathBuf::from(".gitignore")]
+            ["app.py", "pyrightconfig.json", ".gitignore"].map(PathBuf::from)
         );
         let app = std::fs::read_to_string(project.join("app.py")).unwrap();
         assert!(app.starts_with("\"\"\"my_mod:"), "{app}");

@@ -15,8 +15,10 @@ const SPEED = 1.0; // radians per second
 
 // State lives in module variables, as long as the script runs.
 let angle = 0;
-let moon = null;
+/** @type {import("game:engine/scene@{{wit}}").TransformComponent} */
+let moon; // set by start()
 
+/** @param {number} restoredAngle */
 function start(restoredAngle) {
   angle = restoredAngle;
   moon = find("moon") ?? spawn("moon");
@@ -29,6 +31,7 @@ export function entrypoint() {
   start(0);
 }
 
+/** @param {import("game:engine/runtime@{{wit}}").FrameClock} clock */
 export function onUpdate(clock) {
   angle += SPEED * clock.deltaTime;
   moon.setPosition({ x: RADIUS * Math.cos(angle), y: 0, z: RADIUS * Math.sin(angle) });
@@ -36,6 +39,10 @@ export function onUpdate(clock) {
 
 // Completed waits (waitSeconds, listen) arrive here; kept though empty:
 // `host build` wants every export of the world.
+/**
+ * @param {import("game:engine/runtime@{{wit}}").FrameClock} clock
+ * @param {import("game:engine/tasks@{{wit}}").Wake[]} wakes
+ */
 export function onWake(clock, wakes) {}
 
 // Hot-swap: the old version hands its state to the new one.
@@ -45,6 +52,7 @@ export function saveState() {
   return bytes;
 }
 
+/** @param {Uint8Array} state */
 export function restoreState(state) {
   start(new DataView(state.buffer, state.byteOffset, 8).getFloat64(0, true));
 }

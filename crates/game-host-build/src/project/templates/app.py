@@ -19,7 +19,7 @@ SPEED = 1.0  # radians per second
 
 # State lives in module globals, as long as the script runs.
 angle = 0.0
-moon = None
+moon: scene.TransformComponent  # set by start()
 
 
 def start(restored_angle: float) -> None:

@@ -1,0 +1,112 @@
+//! [`check`]: a script's types checked without running it (`host check`),
+//! by the checker its language has: `cargo check` for a crate, pyright for
+//! Python, TypeScript's `tsc` for JavaScript, the last two against the
+//! editor types, which are written or refreshed first. The checker's own
+//! diagnostics go to the terminal as it prints them.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+use crate::cargo_build::{SCRIPT_TARGET, missing_target};
+use crate::componentize::Language;
+use crate::editor_types::{self, PYRIGHT, Refreshed, TYPESCRIPT, ensure_config};
+use crate::source::ScriptSource;
+
+/// What [`check`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Checked {
+    /// No errors, as `checker` says.
+    Clean { checker: &'static str },
+    /// `checker` reported errors (printed above).
+    Errors { checker: &'static str },
+    /// What the check needs is missing: one line naming it and how to
+    /// install it.
+    Missing(String),
+}
+
+/// Checks `source`'s types with its language's checker.
+pub fn check(source: &ScriptSource) -> Result<Checked> {
+    match source {
+        ScriptSource::File(file) => bail!(
+            "`{}` is a built component: `host check` takes a script's sources (a crate \
+             directory, or a Python or JavaScript script)",
+            file.display()
+        ),
+        ScriptSource::Crate(dir) => check_crate(dir),
+        ScriptSource::Foreign(language, entry) => check_script(*language, entry),
+    }
+}
+
+fn check_crate(dir: &Path) -> Result<Checked> {
+    let manifest = dir.join("Cargo.toml");
+    if !manifest.is_file() {
+        bail!(
+            "`{}` has no Cargo.toml, app.py or app.js: `host check` takes a script crate \
+             directory, or a Python or JavaScript script",
+            dir.display()
+        );
+    }
+    let manifest = manifest
+        .canonicalize()
+        .with_context(|| format!("failed to resolve `{}`", manifest.display()))?;
+    if let Some(missing) = missing_target(dir) {
+        return Ok(Checked::Missing(missing));
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = crate::process::tool(cargo);
+    command
+        .args(["check", "--target", SCRIPT_TARGET, "--manifest-path"])
+        .arg(&manifest)
+        // Where `cargo check` would be run by hand: the crate's own
+        // `.cargo/config.toml` applies.
+        .current_dir(dir);
+    run_checker(&mut command, "cargo check", || {
+        "cargo is not installed: see https://rustup.rs".to_owned()
+    })
+}
+
+fn check_script(language: Language, entry: &Path) -> Result<Checked> {
+    if let Refreshed::ToolMissing(missing) = editor_types::refresh(language, entry, true)? {
+        return Ok(Checked::Missing(missing));
+    }
+    let dir = editor_types::project_dir(entry);
+    let config = ensure_config(language, dir)?;
+    match language {
+        Language::Python => {
+            // pyright finds `pyrightconfig.json` (or pyproject's table) itself.
+            let mut command = crate::process::tool(PYRIGHT.program);
+            command.current_dir(dir);
+            run_checker(&mut command, PYRIGHT.program, || PYRIGHT.missing())
+        }
+        Language::JavaScript => {
+            let mut command = crate::process::tool(TYPESCRIPT.program);
+            if let Some(config) = config {
+                command.arg("-p").arg(config);
+            }
+            command.current_dir(dir);
+            run_checker(&mut command, TYPESCRIPT.program, || TYPESCRIPT.missing())
+        }
+    }
+}
+
+/// Runs a checker with the terminal as its output.
+fn run_checker(
+    command: &mut Command,
+    checker: &'static str,
+    missing: impl FnOnce() -> String,
+) -> Result<Checked> {
+    let status = match command.status() {
+        Ok(status) => status,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Checked::Missing(missing()));
+        }
+        Err(error) => return Err(error).with_context(|| format!("failed to run {checker}")),
+    };
+    Ok(if status.success() {
+        Checked::Clean { checker }
+    } else {
+        Checked::Errors { checker }
+    })
+}

@@ -1,0 +1,187 @@
+//! Writing the stubs: componentize-py's `bindings` (renamed `.pyi`, so
+//! pyright takes them as stubs) and jco's `guest-types` (TypeScript
+//! declarations), both from the WIT the host binds, plus for JavaScript the
+//! globals the script runtime offers and the older patch versions' module
+//! names a script may still import.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use anyhow::{Context, Result, bail};
+
+use super::tools::JCO;
+use crate::componentize::{self, Language};
+use crate::process::run_captured;
+use game_host::guest::engine::API_VERSION;
+
+/// The tool that writes `language`'s stubs and its version line, or one line
+/// saying it is missing.
+pub(super) fn tool_version(language: Language) -> Result<String, String> {
+    match language {
+        Language::Python => componentize::tool_version(language).map_err(|e| e.to_string()),
+        Language::JavaScript => {
+            let output = crate::process::tool(JCO.program)
+                .arg("--version")
+                .stdin(Stdio::null())
+                .output();
+            match output {
+                Ok(output) if output.status.success() => Ok(format!(
+                    "jco {}",
+                    String::from_utf8_lossy(&output.stdout).trim()
+                )),
+                Ok(output) => Err(format!(
+                    "`jco --version` failed ({}); reinstall it: `{}`",
+                    output.status,
+                    JCO.install_hint()
+                )),
+                Err(_) => Err(JCO.missing()),
+            }
+        }
+    }
+}
+
+/// Writes `language`'s stubs of `world` into `out` (created).
+pub(super) fn write(language: Language, world: &str, out: &Path) -> Result<()> {
+    let work = std::env::temp_dir().join(format!("game-host-types-{}", uuid::Uuid::now_v7()));
+    let result = componentize::write_engine_wit(&work).and_then(|wit| match language {
+        Language::Python => python(&wit, world, out),
+        Language::JavaScript => javascript(&wit, world, out),
+    });
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+fn python(wit: &Path, world: &str, out: &Path) -> Result<()> {
+    let mut command = crate::process::tool(Language::Python.tool());
+    command
+        .arg("-d")
+        .arg(wit)
+        .args(["-w", world, "bindings"])
+        .arg(out);
+    run(&mut command, "componentize-py bindings")?;
+    as_stubs(out)
+}
+
+/// Renames every `.py` under `dir` to `.pyi`.
+fn as_stubs(dir: &Path) -> Result<()> {
+    let entries =
+        std::fs::read_dir(dir).with_context(|| format!("failed to list `{}`", dir.display()))?;
+    for entry in entries {
+        let path = entry?.path();
+        if path.is_dir() {
+            as_stubs(&path)?;
+        } else if path.extension().is_some_and(|e| e == "py") {
+            std::fs::rename(&path, path.with_extension("pyi"))
+                .with_context(|| format!("failed to rename `{}`", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn javascript(wit: &Path, world: &str, out: &Path) -> Result<()> {
+    let mut command = crate::process::tool(JCO.program);
+    command
+        .arg("guest-types")
+        .arg(wit)
+        .args(["-n", world, "-o"])
+        .arg(out)
+        .arg("-q");
+    run(&mut command, "jco guest-types")?;
+    let interfaces = interfaces(&out.join("interfaces"))?;
+    let text = format!("{GLOBALS}{}", older_versions(&interfaces, API_VERSION));
+    std::fs::write(out.join("host.d.ts"), text).context("failed to write `host.d.ts`")
+}
+
+/// What componentize-js's runtime gives every script beyond the language.
+const GLOBALS: &str = "\
+// Written by the host beside jco's declarations: what the script runtime
+// gives every script, and the module names of older 0.x.y patch releases,
+// which load as the newest.
+declare var console: {
+  log(...data: unknown[]): void;
+  info(...data: unknown[]): void;
+  warn(...data: unknown[]): void;
+  error(...data: unknown[]): void;
+  debug(...data: unknown[]): void;
+};
+";
+
+/// The interface names jco wrote declarations for (`game-engine-scene.d.ts`
+/// is `scene`), sorted.
+fn interfaces(dir: &Path) -> Result<Vec<String>> {
+    let entries =
+        std::fs::read_dir(dir).with_context(|| format!("failed to list `{}`", dir.display()))?;
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let file = entry.file_name().into_string().ok()?;
+            Some(
+                file.strip_prefix("game-engine-")?
+                    .strip_suffix(".d.ts")?
+                    .to_owned(),
+            )
+        })
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// A script imports `game:engine/scene@0.2.1` and loads on a 0.2.4 host as
+/// 0.2.4: each older patch version's module re-exports the newest's.
+fn older_versions(interfaces: &[String], version: &str) -> String {
+    let Some((minor, patch)) = version.rsplit_once('.') else {
+        return String::new();
+    };
+    let patch: u32 = patch.parse().unwrap_or(0);
+    let mut text = String::new();
+    for older in 0..patch {
+        for name in interfaces {
+            text.push_str(&format!(
+                "declare module 'game:engine/{name}@{minor}.{older}' {{\n  \
+                 export * from 'game:engine/{name}@{version}';\n}}\n"
+            ));
+        }
+    }
+    text
+}
+
+fn run(command: &mut std::process::Command, what: &str) -> Result<()> {
+    command
+        .stdin(Stdio::null())
+        .env("RUST_BACKTRACE", "0")
+        .env("NO_COLOR", "1");
+    let (status, text) = run_captured(command).with_context(|| format!("failed to run {what}"))?;
+    if !status.success() {
+        bail!("{what} failed ({status}): {}", text.trim());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn older_patch_versions_re_export_the_newest() {
+        let text = older_versions(&["log".into(), "scene".into()], "0.2.2");
+        assert_eq!(text.matches("declare module").count(), 4);
+        assert!(text.contains(
+            "declare module 'game:engine/scene@0.2.1' {\n  export * from 'game:engine/scene@0.2.2';\n}"
+        ));
+        assert_eq!(older_versions(&["log".into()], "0.3.0"), "");
+    }
+
+    #[test]
+    fn python_modules_become_stubs() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("pkg")).unwrap();
+        for file in ["pkg/a.py", "b.py", "c.pyi"] {
+            std::fs::write(dir.path().join(file), "").unwrap();
+        }
+        as_stubs(dir.path()).unwrap();
+        for file in ["pkg/a.pyi", "b.pyi", "c.pyi"] {
+            assert!(dir.path().join(file).is_file(), "{file}");
+        }
+        assert!(!dir.path().join("b.py").exists());
+    }
+}

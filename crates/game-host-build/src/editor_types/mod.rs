@@ -1,0 +1,134 @@
+//! Editor types for Python and JavaScript scripts: the stubs of the WIT a
+//! script binds to, written beside it in `.types/` by the tools made for it
+//! (componentize-py's `bindings` as `.pyi` files, jco's `guest-types` as
+//! `.d.ts` files), with the checker's settings (`pyrightconfig.json`,
+//! `jsconfig.json`) that point pyright and `tsc` at them.
+//!
+//! `host new` writes them; `host build` and `host check` write them again
+//! when the host's WIT (or the tool, or the script's world) has changed
+//! since: a stamp in `.types/` keys what they were written from. `.types/`
+//! is hidden, so the build and the watcher never take it for the script's
+//! own sources.
+//!
+//! `tools` names jco, pyright and TypeScript at their tested versions;
+//! `config` the checkers' settings; `generate` runs the tools.
+
+mod config;
+mod generate;
+mod tools;
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use sha2::{Digest, Sha256};
+
+pub use config::config_file;
+pub(crate) use config::ensure_config;
+pub use tools::{JCO, PYRIGHT, TYPESCRIPT, Tool};
+
+use crate::componentize::{self, Language};
+use game_host::hex::hex;
+
+/// The directory, beside the script, that holds its editor types.
+pub const TYPES_DIR: &str = ".types";
+
+/// The file in [`TYPES_DIR`] keying what the stubs were written from.
+const STAMP: &str = "stamp";
+
+/// What [`refresh`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refreshed {
+    /// The stubs were written afresh.
+    Written,
+    /// The stubs were already those of this host's WIT.
+    Fresh,
+    /// The project has none and none were asked for.
+    Absent,
+    /// The tool that writes them is missing: one line naming it and how to
+    /// install it.
+    ToolMissing(String),
+}
+
+/// The directory a script's entry file lies in.
+pub(crate) fn project_dir(entry: &Path) -> &Path {
+    entry
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Brings the editor types beside the script whose entry file is `entry` up
+/// to this host's WIT: writes them if they are missing (when `create`) or
+/// were written from another WIT, world or tool. The old stubs stay until
+/// the new ones are whole.
+pub fn refresh(language: Language, entry: &Path, create: bool) -> Result<Refreshed> {
+    let dir = project_dir(entry);
+    let types = dir.join(TYPES_DIR);
+    if !create && !types.is_dir() {
+        return Ok(Refreshed::Absent);
+    }
+    let world = componentize::world_of(language, entry)?;
+    let version = match generate::tool_version(language) {
+        Ok(version) => version,
+        Err(missing) => return Ok(Refreshed::ToolMissing(missing)),
+    };
+    let key = stamp(world, &version);
+    if std::fs::read_to_string(types.join(STAMP)).is_ok_and(|old| old.trim() == key) {
+        return Ok(Refreshed::Fresh);
+    }
+    let fresh = dir.join(format!("{TYPES_DIR}.new-{}", uuid::Uuid::now_v7()));
+    let written = generate::write(language, world, &fresh)
+        .and_then(|()| {
+            std::fs::write(fresh.join(STAMP), format!("{key}\n")).context("failed to write stamp")
+        })
+        .and_then(|()| {
+            match std::fs::remove_dir_all(&types) {
+                Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+                _ => std::fs::rename(&fresh, &types),
+            }
+            .with_context(|| format!("failed to replace `{}`", types.display()))
+        });
+    if let Err(error) = written {
+        let _ = std::fs::remove_dir_all(&fresh);
+        return Err(error.context(format!(
+            "failed to write the editor types in `{}`",
+            types.display()
+        )));
+    }
+    Ok(Refreshed::Written)
+}
+
+/// What stubs are written from: the host's WIT, the world, the tool.
+fn stamp(world: &str, tool_version: &str) -> String {
+    let mut hash = Sha256::new();
+    for part in [world, tool_version] {
+        hash.update((part.len() as u64).to_le_bytes());
+        hash.update(part);
+    }
+    componentize::hash_engine_wit(&mut hash);
+    hex(&hash.finalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stamp_follows_the_world_and_the_tool() {
+        assert_eq!(stamp("script", "jco 1"), stamp("script", "jco 1"));
+        assert_ne!(stamp("script", "jco 1"), stamp("stateful-script", "jco 1"));
+        assert_ne!(stamp("script", "jco 1"), stamp("script", "jco 2"));
+    }
+
+    #[test]
+    fn a_project_without_types_gets_none_unless_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let entry = dir.path().join("app.js");
+        std::fs::write(&entry, "export function entrypoint() {}").unwrap();
+        assert_eq!(
+            refresh(Language::JavaScript, &entry, false).unwrap(),
+            Refreshed::Absent
+        );
+        assert!(!dir.path().join(TYPES_DIR).exists());
+    }
+}

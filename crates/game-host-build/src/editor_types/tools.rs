@@ -1,0 +1,79 @@
+//! [`Tool`]: the editor-type tools beyond the build tools (jco writes
+//! JavaScript declarations; pyright and TypeScript's `tsc` check scripts),
+//! at the versions the project is tested with, and how to install each.
+
+/// A tool installed from npm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tool {
+    /// The command it installs.
+    pub program: &'static str,
+    /// Its npm package.
+    pub package: &'static str,
+    /// The version the project is tested with (and `./test.sh` installs).
+    pub version: &'static str,
+}
+
+/// jco, which writes a WIT world's TypeScript declarations. 1.35.0, the
+/// newest, reads no WIT path at all (its filesystem shim opens nothing by
+/// default), so the project stays on 1.34.0.
+pub const JCO: Tool = Tool {
+    program: "jco",
+    package: "@bytecodealliance/jco",
+    version: "1.34.0",
+};
+
+/// pyright, which type-checks Python scripts against the stubs.
+pub const PYRIGHT: Tool = Tool {
+    program: "pyright",
+    package: "pyright",
+    version: "1.1.414",
+};
+
+/// TypeScript's `tsc`, which type-checks JavaScript scripts (`checkJs`).
+pub const TYPESCRIPT: Tool = Tool {
+    program: "tsc",
+    package: "typescript",
+    version: "7.0.2",
+};
+
+impl Tool {
+    /// The command that installs it.
+    pub fn install_hint(&self) -> String {
+        format!("npm install -g {}@{}", self.package, self.version)
+    }
+
+    /// One line saying it is missing and how to install it.
+    pub fn missing(&self) -> String {
+        format!(
+            "{} is not installed: `{}`",
+            self.program,
+            self.install_hint()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_sh_installs_the_tested_versions() {
+        let script = include_str!("../../../../test.sh");
+        for (variable, tool) in [
+            ("JCO_VERSION", JCO),
+            ("TS_VERSION", TYPESCRIPT),
+            ("PYRIGHT_VERSION", PYRIGHT),
+        ] {
+            let line = format!("\n{variable}={}\n", tool.version);
+            assert!(script.contains(&line), "test.sh has no `{}`", line.trim());
+        }
+    }
+
+    #[test]
+    fn a_missing_tool_names_its_install_command() {
+        assert_eq!(
+            JCO.missing(),
+            "jco is not installed: `npm install -g @bytecodealliance/jco@1.34.0`"
+        );
+    }
+}
