@@ -11,6 +11,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use game_host::files::write_atomic;
 use game_host::guest::engine::default_cache_dir;
+use game_host_build::editor_types::{self, Refreshed, TYPES_DIR};
 use game_host_build::{BuildOutput, ScriptSource};
 use sha2::{Digest, Sha256};
 
@@ -37,6 +38,17 @@ pub struct BuildArgs {
 
 pub fn build(args: BuildArgs) -> Result<ExitCode> {
     let source = ScriptSource::new(&args.script)?;
+    if let ScriptSource::Foreign(language, entry) = &source {
+        // Editor types the project has follow the host's WIT.
+        match editor_types::refresh(*language, entry, false) {
+            Ok(Refreshed::Written) => eprintln!("editor types refreshed in `{TYPES_DIR}/`"),
+            Ok(Refreshed::ToolMissing(missing)) => {
+                eprintln!("warning: editor types not refreshed: {missing}")
+            }
+            Ok(_) => {}
+            Err(error) => eprintln!("warning: {error:#}"),
+        }
+    }
     let cache = match (args.no_cache, args.cache_dir) {
         (true, _) => None,
         (false, Some(dir)) => Some(dir),

@@ -1,9 +1,11 @@
 //! Command-line interface: `host run` (one game), `host serve` (many
 //! worlds on loop threads), `host replay` (a recording checked), `host new`
-//! (a script project) and `host build` (a script's component, to ship),
-//! with the engine options they share.
+//! (a script project), `host check` (a script's types, without running it)
+//! and `host build` (a script's component, to ship), with the engine
+//! options they share.
 
 mod build;
+mod check;
 mod engine_args;
 mod fleet;
 mod new;
@@ -39,6 +41,11 @@ enum Command {
     /// Make a script project (Rust, Python or JavaScript) in a new
     /// directory, ready for `host run` and `host run --watch`.
     New(new::NewArgs),
+    /// Check a script's types without running it: `cargo check` for a crate,
+    /// pyright for Python, `tsc` for JavaScript (against the editor types,
+    /// written or refreshed first). Exits 1 on errors, 2 if a checker is
+    /// missing.
+    Check(check::CheckArgs),
     /// Run a recording (`run --record`, `serve --record-worlds`) again,
     /// headless, and check every frame's scene against it: exits 0 when they
     /// agree, else names the first frame that diverges.
@@ -56,5 +63,6 @@ pub fn main(cli: Cli) -> Result<ExitCode> {
         Command::Replay(args) => replay::replay(args),
         Command::New(args) => new::new(args),
         Command::Build(args) => build::build(args),
+        Command::Check(args) => check::check(args),
     }
 }

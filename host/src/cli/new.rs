@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use game_host_build::componentize::{COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION};
+use game_host_build::componentize::{COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION, Language};
+use game_host_build::editor_types::{self, PYRIGHT, Refreshed, TYPES_DIR, TYPESCRIPT};
 use game_host_build::project::{self, ProjectLanguage};
 
 #[derive(Debug, Args)]
@@ -38,6 +39,24 @@ pub fn new(args: NewArgs) -> Result<ExitCode> {
     for file in files {
         eprintln!("  {}", file.display());
     }
+    let foreign = match language {
+        ProjectLanguage::Rust => None,
+        ProjectLanguage::Python => Some((Language::Python, PYRIGHT)),
+        ProjectLanguage::JavaScript => Some((Language::JavaScript, TYPESCRIPT)),
+    };
+    if let Some((language, checker)) = foreign {
+        let entry = args.path.join(language.entry_file());
+        match editor_types::refresh(language, &entry, true) {
+            Ok(Refreshed::ToolMissing(missing)) => {
+                eprintln!("  (no editor types: {missing}; then `host check {shown}`)")
+            }
+            Ok(_) => eprintln!(
+                "  {TYPES_DIR}/ (editor types: the engine's API for your editor and {})",
+                checker.program
+            ),
+            Err(error) => eprintln!("  (no editor types: {error:#})"),
+        }
+    }
     let needs = match language {
         ProjectLanguage::Rust => "a Rust toolchain with `rustup target add wasm32-wasip2`".into(),
         ProjectLanguage::Python => {
@@ -50,6 +69,7 @@ pub fn new(args: NewArgs) -> Result<ExitCode> {
     eprintln!(
         "run it:  host run {shown} --headless --frames 60\n\
          edit it while it runs:  host run {shown} --watch\n\
+         check its types:  host check {shown}\n\
          (this needs {needs})"
     );
     Ok(ExitCode::SUCCESS)
