@@ -14,7 +14,9 @@
 #   server, with OpenSSL's headers), Node.js for JavaScript scripts (apt-get,
 #   through sudo unless run as root; skipped when they are installed);
 # - componentize-py and componentize-js at the versions the project is tested
-#   with, into target/test-tools unless those versions are on PATH already.
+#   with, and the editor-type tools (jco, which writes JavaScript
+#   declarations; pyright and TypeScript, which check scripts), into
+#   target/test-tools unless those versions are on PATH already.
 #
 # Then `cargo test --release`, with any arguments given here passed on.
 set -euo pipefail
@@ -22,6 +24,10 @@ cd "$(dirname "$0")"
 
 PY_VERSION=0.25.1
 JS_VERSION=0.23.0
+# jco 1.35.0 reads no WIT path (its filesystem shim opens nothing): 1.34.0.
+JCO_VERSION=1.34.0
+TS_VERSION=7.0.2
+PYRIGHT_VERSION=1.1.414
 tools="$PWD/target/test-tools"
 
 step() { echo "== $*" >&2; }
@@ -49,14 +55,18 @@ if ! componentize-py --version 2>/dev/null | grep -qx "componentize-py $PY_VERSI
     python3 -m venv "$tools/py"
     "$tools/py/bin/pip" install --quiet --disable-pip-version-check "componentize-py==$PY_VERSION"
 fi
-if [ "$(componentize-js --version 2>/dev/null)" != "$JS_VERSION" ]; then
-    step "componentize-js $JS_VERSION (into target/test-tools/js)"
+if [ "$(componentize-js --version 2>/dev/null)" != "$JS_VERSION" ] \
+    || [ "$(jco --version 2>/dev/null)" != "$JCO_VERSION" ] \
+    || [ "$(tsc --version 2>/dev/null)" != "Version $TS_VERSION" ] \
+    || [ "$(pyright --version 2>/dev/null)" != "pyright $PYRIGHT_VERSION" ]; then
+    step "componentize-js $JS_VERSION, jco $JCO_VERSION, TypeScript $TS_VERSION, pyright $PYRIGHT_VERSION (into target/test-tools/js)"
     mkdir -p "$tools/js"
-    npm install --prefix "$tools/js" --no-fund --no-audit --loglevel=error \
-        "@bytecodealliance/componentize-js@$JS_VERSION"
+    npm install --prefix "$tools/js" --no-fund --no-audit --loglevel=error --save-exact \
+        "@bytecodealliance/componentize-js@$JS_VERSION" "@bytecodealliance/jco@$JCO_VERSION" \
+        "typescript@$TS_VERSION" "pyright@$PYRIGHT_VERSION"
 fi
 componentize-py --version
-echo "componentize-js $(componentize-js --version)"
+echo "componentize-js $(componentize-js --version), jco $(jco --version), tsc $(tsc --version), $(pyright --version)"
 
 # The window test's X server and lavapipe want a runtime directory.
 if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
