@@ -40,6 +40,7 @@ fn engine_with(pooling: bool, cache_dir: Option<PathBuf>, limits: ScriptLimits) 
         pooling,
         max_instances: 256,
         extensions: Vec::new(),
+        game: None,
         limits,
         perf_map: false,
         deterministic_floats: true,

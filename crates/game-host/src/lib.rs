@@ -38,7 +38,8 @@
 //! [`players`] (a served world's players and messages to their clients),
 //! [`log`], [`background`] (builds beside running frames), and leaves
 //! such as [`time`], [`ticks`], [`limits`], [`grants`], [`secrets`] and
-//! [`determinism`].
+//! [`determinism`]. [`game_types`] reads a game's description of its own
+//! components and resources, which the engine links as typed functions.
 //!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {
@@ -58,6 +59,7 @@ pub mod background;
 pub mod determinism;
 mod error;
 pub mod files;
+pub mod game_types;
 pub mod grants;
 pub mod guest;
 pub mod hex;

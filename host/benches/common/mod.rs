@@ -33,6 +33,7 @@ pub fn pooled_engine(max_instances: u32) -> ScriptEngine {
         pooling: true,
         max_instances,
         extensions: Vec::new(),
+        game: None,
         limits: ScriptLimits::default(),
         perf_map: false,
         deterministic_floats: true,

@@ -8,6 +8,7 @@
 mod cache;
 mod component;
 mod extension;
+mod game_check;
 mod grant;
 mod ticker;
 
@@ -22,6 +23,7 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use crate::files::{MAX_COMPONENT_FILE, read_capped};
+use crate::game_types::GameTypes;
 use crate::guest::ScriptState;
 use crate::guest::{imports, v0_1};
 use crate::limits::ScriptLimits;
@@ -50,6 +52,10 @@ pub struct EngineOptions {
     /// Extensions whose WIT interfaces scripts may import besides the
     /// `script` world, with their job kinds (e.g. `game_host_terrain`'s).
     pub extensions: Vec<Extension>,
+    /// The game's own components and resources as types (`host run
+    /// --game FILE`, a Bevy game's registrations): scripts made for the game
+    /// import them, and load only if they were built for this description.
+    pub game: Option<Arc<GameTypes>>,
     /// CPU deadlines and memory limits of every instance.
     pub limits: ScriptLimits,
     /// Write `/tmp/perf-PID.map`, naming each compiled script function at
@@ -80,6 +86,7 @@ impl Default for EngineOptions {
             pooling: true,
             max_instances: 256,
             extensions: Vec::new(),
+            game: None,
             limits: ScriptLimits::default(),
             perf_map: false,
             deterministic_floats: false,
@@ -104,6 +111,9 @@ pub struct ScriptEngine {
     kept: Mutex<HashMap<String, ScriptComponent>>,
     /// The extensions linked, whose job kinds each runtime registers.
     extensions: Arc<[Extension]>,
+    /// The game's types, linked; scripts that import them are checked
+    /// against them.
+    game: Option<Arc<GameTypes>>,
     /// Advances the epoch while CPU deadlines are on.
     _ticker: Option<EpochTicker>,
 }
@@ -231,6 +241,11 @@ impl ScriptEngine {
             .and_then(|()| v0_1::add_to_linker(&mut linker))
             .map_err(anyhow::Error::from)
             .context("failed to link the engine API")?;
+        if let Some(game) = &options.game {
+            imports::add_game_to_linker(&mut linker, game)
+                .map_err(anyhow::Error::from)
+                .with_context(|| format!("failed to link game `{}`'s types", game.name))?;
+        }
         for extension in &options.extensions {
             extension
                 .link(&mut linker)
@@ -261,6 +276,7 @@ impl ScriptEngine {
             deterministic_floats: options.deterministic_floats,
             kept: Mutex::new(HashMap::new()),
             extensions: options.extensions.into(),
+            game: options.game,
             _ticker: ticker,
         })
     }
@@ -327,6 +343,10 @@ impl ScriptEngine {
         }
         let started = Instant::now();
         let (component, cached) = self.compile(name, bytes)?;
+        if let Some(mismatch) = game_check::mismatch(&component, &self.engine, self.game.as_deref())
+        {
+            anyhow::bail!(mismatch);
+        }
         let pre = self.linker.instantiate_pre(&component).map_err(|error| {
             match api_mismatch(&component, &self.engine) {
                 Some(mismatch) => anyhow::anyhow!(mismatch),

@@ -4,7 +4,8 @@
 //! and holding the conversions between WIT and domain types it needs. The
 //! record-only interfaces (`types`, `input`) have nothing to implement.
 //! [`add_to_linker`] composes them (with WASI) into one linker; `v0_1`
-//! links them again under the 0.1 release's names.
+//! links them again under the 0.1 release's names. `typed_data` links a
+//! game's own types ([`crate::game_types`]), when the engine runs a game.
 
 mod clocks;
 mod entities;
@@ -24,6 +25,9 @@ mod runtime;
 mod scene;
 mod sources;
 mod tasks;
+mod typed_data;
+
+pub(crate) use typed_data::add_to_linker as add_game_to_linker;
 
 use wasmtime::component::{HasSelf, Linker};
 

@@ -25,7 +25,7 @@ impl ScriptState {
         ]
     }
 
-    fn resource_fields(&mut self, name: &str) -> Answer<Vec<Field>> {
+    pub(crate) fn resource_fields(&mut self, name: &str) -> Answer<Vec<Field>> {
         let access = self.may_read_game([name])?;
         if name == TIME {
             return Ok(Ok(self.time_fields()));

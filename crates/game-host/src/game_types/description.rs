@@ -1,0 +1,246 @@
+//! Reading a game description: a JSON file naming the game and, in the
+//! order the game declares them, its components and resources with their
+//! fields' types. Everything in it is checked; a mistake is refused in one
+//! line naming its place (`components.Spin.speed`).
+//!
+//! ```json
+//! {
+//!   "game": "spin-demo",
+//!   "components": { "Spin": { "speed": "f32" }, "Health": { "current": "f32", "max": "f32" } },
+//!   "resources": { "Score": { "points": "s64" } }
+//! }
+//! ```
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
+
+use super::kind::Kind;
+use super::{FieldType, GameTypes, Record};
+
+/// The most components, resources or fields of one record a description
+/// may hold: a description is read from disk and is not trusted.
+const MAX_ENTRIES: usize = 1024;
+
+/// Reads a game description from its JSON text.
+pub(super) fn parse(text: &str) -> Result<GameTypes, String> {
+    let file: File = serde_json::from_str(text).map_err(|error| error.to_string())?;
+    let name = file.game;
+    if kebab(&name).as_deref() != Some(name.as_str()) {
+        return Err(format!(
+            "game: `{name}` is not a game name: use lowercase ASCII words of letters and \
+             digits joined by `-`, each starting with a letter (`spin-demo`)"
+        ));
+    }
+    let components = records("components", file.components)?;
+    let resources = records("resources", file.resources)?;
+    Ok(GameTypes {
+        name,
+        components,
+        resources,
+    })
+}
+
+/// The file as JSON has it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    game: String,
+    #[serde(default)]
+    components: Ordered<Ordered<String>>,
+    #[serde(default)]
+    resources: Ordered<Ordered<String>>,
+}
+
+fn records(section: &str, entries: Ordered<Ordered<String>>) -> Result<Vec<Record>, String> {
+    let mut records: Vec<Record> = Vec::new();
+    for (name, fields) in entries.0 {
+        let place = format!("{section}.{name}");
+        let wit = kebab(&name).ok_or_else(|| not_an_identifier(&place, &name))?;
+        if let Some(other) = records.iter().find(|r| r.wit == wit) {
+            return Err(format!(
+                "{place}: `{name}` and `{}` have the same name in WIT (`{wit}`)",
+                other.name
+            ));
+        }
+        let mut record = Record {
+            name,
+            wit,
+            fields: Vec::new(),
+        };
+        for (field, kind) in fields.0 {
+            let place = format!("{place}.{field}");
+            let wit = kebab(&field).ok_or_else(|| not_an_identifier(&place, &field))?;
+            if let Some(other) = record.fields.iter().find(|f| f.wit == wit) {
+                return Err(format!(
+                    "{place}: `{field}` and `{}` have the same name in WIT (`{wit}`)",
+                    other.name
+                ));
+            }
+            let kind = Kind::parse(&kind).ok_or_else(|| {
+                format!(
+                    "{place}: unknown type `{kind}` (one of {})",
+                    Kind::ALL.map(Kind::name).join(", ")
+                )
+            })?;
+            record.fields.push(FieldType {
+                name: field,
+                wit,
+                kind,
+            });
+        }
+        if record.fields.is_empty() {
+            return Err(format!("{place}: has no fields"));
+        }
+        records.push(record);
+    }
+    Ok(records)
+}
+
+fn not_an_identifier(place: &str, name: &str) -> String {
+    format!(
+        "{place}: `{name}` makes no WIT name: use ASCII letters, digits, `_` and `.`, \
+         starting with a letter"
+    )
+}
+
+/// A game's name for a component or field as a WIT identifier: words split
+/// at `_`, `.`, `-` and lower-to-upper case changes, lowercased and joined
+/// by `-` (`HealthPoints` and `health_points` are `health-points`). `None`
+/// if a word would start with a digit, or a character is not ASCII
+/// alphanumeric or a separator.
+pub(super) fn kebab(name: &str) -> Option<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut previous: Option<char> = None;
+    for c in name.chars() {
+        match c {
+            '_' | '.' | '-' => {
+                previous = None;
+                continue;
+            }
+            c if c.is_ascii_alphanumeric() => {
+                let split = previous.is_none()
+                    || (c.is_ascii_uppercase() && previous.is_some_and(|p| p.is_ascii_lowercase()));
+                if split {
+                    words.push(String::new());
+                }
+                words.last_mut()?.push(c.to_ascii_lowercase());
+                previous = Some(c);
+            }
+            _ => return None,
+        }
+    }
+    let valid = !words.is_empty()
+        && words
+            .iter()
+            .all(|w| w.starts_with(|c: char| c.is_ascii_lowercase()));
+    valid.then(|| words.join("-"))
+}
+
+/// A JSON object's entries in the order the file has them (serde_json's
+/// own map sorts them), refusing a repeated key and more than
+/// [`MAX_ENTRIES`].
+struct Ordered<T>(Vec<(String, T)>);
+
+impl<T> Default for Ordered<T> {
+    fn default() -> Self {
+        Ordered(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Entries<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Entries<T> {
+            type Value = Ordered<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries: Vec<(String, T)> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if entries.iter().any(|(k, _)| *k == key) {
+                        return Err(serde::de::Error::custom(format!("`{key}` appears twice")));
+                    }
+                    if entries.len() == MAX_ENTRIES {
+                        return Err(serde::de::Error::custom(format!(
+                            "more than {MAX_ENTRIES} entries"
+                        )));
+                    }
+                    entries.push((key, map.next_value()?));
+                }
+                Ok(Ordered(entries))
+            }
+        }
+        deserializer.deserialize_map(Entries(PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_wit_identifiers() {
+        assert_eq!(kebab("Spin").as_deref(), Some("spin"));
+        assert_eq!(kebab("HealthPoints").as_deref(), Some("health-points"));
+        assert_eq!(kebab("max_hp").as_deref(), Some("max-hp"));
+        assert_eq!(kebab("inner.x").as_deref(), Some("inner-x"));
+        assert_eq!(kebab("HP").as_deref(), Some("hp"));
+        assert_eq!(kebab("spin-demo").as_deref(), Some("spin-demo"));
+        for bad in ["0", "a.0", "", "é", "a b", "_"] {
+            assert_eq!(kebab(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_description_keeps_the_games_order() {
+        let game = parse(
+            r#"{"game": "spin-demo",
+                "components": {"Spin": {"speed": "f32"}, "Health": {"max": "f32", "current": "f32"}},
+                "resources": {"Score": {"points": "s64"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(game.name, "spin-demo");
+        let names: Vec<_> = game.components.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["Spin", "Health"]);
+        let fields: Vec<_> = game.components[1]
+            .fields
+            .iter()
+            .map(|f| f.wit.as_str())
+            .collect();
+        assert_eq!(fields, ["max", "current"]);
+        assert_eq!(game.resources[0].fields[0].kind, Kind::S64);
+    }
+
+    #[test]
+    fn each_mistake_names_its_place() {
+        let refused = |text: &str| parse(text).unwrap_err();
+        assert_eq!(
+            refused(r#"{"game": "g", "components": {"Spin": {"speed": "float"}}}"#),
+            "components.Spin.speed: unknown type `float` (one of f32, f64, s32, s64, u32, bool, \
+             string, vec3, quat)"
+        );
+        assert!(refused(r#"{"game": "Spin Demo"}"#).starts_with("game: `Spin Demo` is not"));
+        assert!(
+            refused(r#"{"game": "g", "components": {"Spin": {"0": "f32"}}}"#)
+                .starts_with("components.Spin.0: `0` makes no WIT name")
+        );
+        assert_eq!(
+            refused(r#"{"game": "g", "resources": {"Score": {"a_b": "f32", "aB": "f32"}}}"#),
+            "resources.Score.aB: `aB` and `a_b` have the same name in WIT (`a-b`)"
+        );
+        assert_eq!(
+            refused(r#"{"game": "g", "components": {"Spin": {}}}"#),
+            "components.Spin: has no fields"
+        );
+        let twice =
+            refused(r#"{"game": "g", "components": {"A": {"x": "f32"}, "A": {"x": "f32"}}}"#);
+        assert!(twice.starts_with("`A` appears twice at line 1"), "{twice}");
+        let syntax = refused("{\"game\": \"g\",\n \"components\": {\"A\": }}");
+        assert_eq!(syntax, "expected value at line 2 column 22");
+        assert!(refused(r#"{"game": "g", "sounds": {}}"#).starts_with("unknown field `sounds`"));
+    }
+}
