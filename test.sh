@@ -66,7 +66,7 @@ if [ "$(componentize-js --version 2>/dev/null)" != "$JS_VERSION" ] \
         "typescript@$TS_VERSION" "pyright@$PYRIGHT_VERSION"
 fi
 componentize-py --version
-echo "componentize-js $(componentize-js --version), jco $(jco --version), tsc $(tsc --version), $(pyright --version)"
+echo "componentize-js $(componentize-js --version), jco $(jco --version), TypeScript $(tsc --version | sed "s/^Version //"), $(pyright --version)"
 
 # The window test's X server and lavapipe want a runtime directory.
 if [ -z "${XDG_RUNTIME_DIR:-}" ]; then

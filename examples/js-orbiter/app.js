@@ -29,7 +29,8 @@ const KEY_E = 1n;
 // module, lives as long as the script runs.
 let angle = 0;
 let orbits = 0;
-let moon = null;
+/** @type {import("game:engine/scene@0.2.4").TransformComponent} */
+let moon; // set by start()
 
 function start(restoredAngle) {
   angle = restoredAngle;

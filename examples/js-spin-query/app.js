@@ -57,14 +57,18 @@ export function entrypoint() {
 }
 
 export function onUpdate(clock) {
-  const step = getField("Time", "delta").val;
+  const step = getField("Time", "delta");
   const rows = run({
     fields: ["Spin.speed", "Spin.angle"],
     filterWith: [],
     filterWithout: ["Frozen"],
   });
-  const speeds = rows.columns[0].val;
-  const angles = Array.from(rows.columns[1].val, (angle, at) => angle + speeds[at] * step);
+  const [speeds, turned] = rows.columns;
+  // Variants narrow by tag: `Time.delta` is a number, the columns numbers.
+  if (step.tag !== "number" || speeds.tag !== "numbers" || turned.tag !== "numbers") {
+    throw new Error("Time.delta, Spin.speed and Spin.angle are numbers");
+  }
+  const angles = Array.from(turned.val, (angle, at) => angle + speeds.val[at] * step.val);
   const rotations = new Float32Array(angles.length * 4);
   angles.forEach((angle, at) => {
     rotations[at * 4 + 1] = Math.sin(angle / 2);
@@ -86,7 +90,7 @@ export function onUpdate(clock) {
 
 export function onWake(clock, wakes) {
   for (const wake of wakes) {
-    if (wake.token === HEARD && wake.data.tag === "event") {
+    if (wake.token === HEARD && wake.data.tag === "event" && wake.data.val.tag === "message") {
       const points = JSON.parse(wake.data.val.val.payload).points;
       log("info", `heard Scored ${points}`);
     }

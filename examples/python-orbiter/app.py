@@ -32,7 +32,7 @@ KEY_E = 1
 # module, lives as long as the script runs.
 angle = 0.0
 orbits = 0
-moon = None
+moon: scene.TransformComponent  # set by start()
 
 
 def start(restored_angle: float) -> None:

@@ -67,10 +67,14 @@ class WitWorld(wit_world.WitWorld):
 
     def on_update(self, clock: runtime.FrameClock) -> None:
         global frames
-        step = resources.get_field("Time", "delta").value
+        step = resources.get_field("Time", "delta")
         rows = queries.run(queries.Query(["Spin.speed", "Spin.angle"], [], ["Frozen"]))
-        speeds, angles = rows.columns[0].value, rows.columns[1].value
-        angles = [angle + speed * step for speed, angle in zip(speeds, angles)]
+        speeds, angles = rows.columns
+        # Variants narrow by case: `Time.delta` is a number, the columns numbers.
+        assert isinstance(step, game_data.Value_Number)
+        assert isinstance(speeds, queries.Column_Numbers)
+        assert isinstance(angles, queries.Column_Numbers)
+        angles = [a + speed * step.value for speed, a in zip(speeds.value, angles.value)]
         rotations = []
         for angle in angles:
             rotations += [0.0, math.sin(angle / 2), 0.0, math.cos(angle / 2)]
@@ -86,6 +90,8 @@ class WitWorld(wit_world.WitWorld):
     def on_wake(self, clock: runtime.FrameClock, wakes: list[tasks.Wake]) -> None:
         for wake in wakes:
             if wake.token == HEARD and isinstance(wake.data, tasks.WakeData_Event):
-                message = wake.data.value.value
+                event = wake.data.value
+                assert isinstance(event, events.Event_Message)
+                message = event.value
                 points = json.loads(message.payload)["points"]
                 log.log(log.Level.INFO, f"heard Scored {points}")

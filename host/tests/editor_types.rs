@@ -10,7 +10,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use common::scratch::Scratch;
 
@@ -35,11 +35,11 @@ fn edit(file: &Path, from: &str, to: &str) {
     std::fs::write(file, text.replace(from, to)).unwrap();
 }
 
-/// The checker run by hand in the project, as an author's editor runs it.
-fn by_hand(project: &Path, program: &str, args: &[&str]) -> String {
+/// The checker run by hand in `dir`, as an author runs it.
+fn by_hand(dir: &Path, program: &str, args: &[&str]) -> String {
     let output = Command::new(program)
         .args(args)
-        .current_dir(project)
+        .current_dir(dir)
         .output()
         .unwrap_or_else(|e| panic!("{program} (./test.sh installs it): {e}"));
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -47,12 +47,13 @@ fn by_hand(project: &Path, program: &str, args: &[&str]) -> String {
 
 /// A new project checks clean; a wrong argument type and a misspelt field
 /// of a record the engine passes are each reported by the checker run by
-/// hand, and `host check` says the same and exits 1.
+/// hand (pyright in the project, as an editor runs it; `tsc -p` from the
+/// directory above), and `host check` says the same and exits 1.
 fn new_project_catches_two_mistakes(
     lang: &str,
     file: &str,
     mistakes: [(&str, &str); 2],
-    checker: (&str, &[&str]),
+    checker: (&str, &[&str], bool),
     expected: [&str; 2],
 ) {
     let scratch = Scratch::new();
@@ -79,7 +80,8 @@ fn new_project_catches_two_mistakes(
     for error in expected {
         assert!(stdout.contains(error), "no `{error}` in:\n{stdout}");
     }
-    assert_eq!(stdout, by_hand(&project, checker.0, checker.1));
+    let dir = if checker.2 { &project } else { scratch.path() };
+    assert_eq!(stdout, by_hand(dir, checker.0, checker.1));
 }
 
 #[test]
@@ -91,7 +93,7 @@ fn pyright_and_host_check_catch_a_python_scripts_mistakes() {
             ("moon.set_scale(Vec3(0.4, 0.4, 0.4))", "moon.set_scale(0.4)"),
             ("clock.delta_time", "clock.delta_tme"),
         ],
-        ("pyright", &[]),
+        ("pyright", &[], true),
         [
             "app.py:29:20 - error: Argument of type \"float\" cannot be assigned to parameter \
              \"scale\" of type \"Vec3\"",
@@ -112,11 +114,11 @@ fn tsc_and_host_check_catch_a_javascript_scripts_mistakes() {
             ),
             ("clock.deltaTime", "clock.deltaTme"),
         ],
-        ("tsc", &["-p", "jsconfig.json"]),
+        ("tsc", &["-p", "my-mod/jsconfig.json"], false),
         [
-            "app.js(25,17): error TS2345: Argument of type 'number' is not assignable to \
-             parameter of type 'Vec3'.",
-            "app.js(36,26): error TS2551: Property 'deltaTme' does not exist on type \
+            "my-mod/app.js(25,17): error TS2345: Argument of type 'number' is not assignable \
+             to parameter of type 'Vec3'.",
+            "my-mod/app.js(36,26): error TS2551: Property 'deltaTme' does not exist on type \
              'FrameClock'.",
         ],
     );
@@ -137,9 +139,10 @@ fn a_javascript_script_may_import_an_older_patch_release() {
         .unwrap()
         .to_owned();
     let (minor, patch) = current.rsplit_once('.').unwrap();
-    if patch == "0" {
-        return; // a .0 release has no older patch release
-    }
+    assert_ne!(
+        patch, "0",
+        "on a .0 release, test an older release's module otherwise"
+    );
     edit(
         &app,
         &format!("game:engine/log@{current}"),
@@ -163,7 +166,7 @@ fn host_build_brings_stale_stubs_up_to_the_hosts_wit() {
 
     let built = scratch.run(&["build", "my-mod", "-o", "my-mod.wasm"]);
     assert!(
-        built.contains("editor types refreshed in `.types/`"),
+        built.contains("refreshed the editor types in `my-mod/.types`"),
         "{built}"
     );
     assert_eq!(std::fs::read_to_string(&declarations).unwrap(), original);
@@ -183,9 +186,10 @@ fn host_build_brings_stale_stubs_up_to_the_hosts_wit() {
 #[test]
 fn a_missing_tool_is_one_line_naming_it() {
     let scratch = Scratch::new();
+    let empty = tempfile::tempdir().unwrap();
     let output = scratch
         .host(&["new", "my-mod", "--lang", "js"])
-        .env("PATH", "/usr/bin:/bin")
+        .env("PATH", empty.path())
         .output()
         .unwrap();
     let (code, _, stderr) = split(output);
@@ -201,7 +205,7 @@ fn a_missing_tool_is_one_line_naming_it() {
 
     let output = scratch
         .host(&["check", "my-mod"])
-        .env("PATH", "/usr/bin:/bin")
+        .env("PATH", empty.path())
         .output()
         .unwrap();
     let (code, stdout, stderr) = split(output);
@@ -236,4 +240,70 @@ fn host_check_runs_cargo_check_on_a_rust_project() {
         stderr.ends_with("`my-mod`: cargo check found errors (above)"),
         "{stderr}"
     );
+}
+
+/// `host check` brings stale stubs up to date too, and several at once
+/// leave one whole set and nothing half-written.
+#[test]
+fn checks_at_once_refresh_stale_stubs_into_one_whole_set() {
+    let scratch = Scratch::new();
+    scratch.run(&["new", "my-mod", "--lang", "python"]);
+    let project = scratch.path().join("my-mod");
+    std::fs::write(project.join(".types/stamp"), "written from an older WIT\n").unwrap();
+    std::fs::remove_file(project.join(".types/wit_world/imports/scene.pyi")).unwrap();
+
+    let checks: Vec<_> = (0..4)
+        .map(|_| {
+            let mut check = scratch.host(&["check", "my-mod"]);
+            check.stdout(Stdio::piped()).stderr(Stdio::piped());
+            check.spawn().unwrap()
+        })
+        .collect();
+    for check in checks {
+        let (code, stdout, stderr) = split(check.wait_with_output().unwrap());
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
+    }
+    assert!(project.join(".types/wit_world/imports/scene.pyi").is_file());
+    let left: Vec<_> = std::fs::read_dir(&project)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".types."))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// The Python and JavaScript examples type-check as shipped (copied out of
+/// the repository, where the check writes its stubs and settings).
+#[test]
+fn the_python_and_javascript_examples_type_check() {
+    let scratch = Scratch::new();
+    let examples = common::workspace().join("examples");
+    for entry in std::fs::read_dir(&examples).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let app = ["app.py", "app.js"].map(|file| entry.path().join(file));
+        let Some(app) = app.iter().find(|file| file.is_file()) else {
+            continue;
+        };
+        let copy = scratch.path().join(&name);
+        std::fs::create_dir(&copy).unwrap();
+        std::fs::copy(app, copy.join(app.file_name().unwrap())).unwrap();
+        let (code, stdout, stderr) = host_check(&scratch, &name);
+        assert_eq!(code, 0, "examples/{name}:\n{stdout}\n{stderr}");
+    }
+}
+
+/// `./test.sh` installs the versions the host names in its hints.
+#[test]
+fn test_sh_installs_the_tested_versions() {
+    use game_host_build::editor_types::{JCO, PYRIGHT, TYPESCRIPT};
+    let script = std::fs::read_to_string(common::workspace().join("test.sh")).unwrap();
+    for (variable, tool) in [
+        ("JCO_VERSION", JCO),
+        ("TS_VERSION", TYPESCRIPT),
+        ("PYRIGHT_VERSION", PYRIGHT),
+    ] {
+        let line = format!("\n{variable}={}\n", tool.version);
+        assert!(script.contains(&line), "test.sh has no `{}`", line.trim());
+    }
 }

@@ -129,7 +129,7 @@ fn build_crate(dir: &Path, output: BuildOutput, debug: bool) -> Result<PathBuf> 
 
 /// A crate made by `host new` depends on the SDK in this host's data
 /// directory: write it again if it is missing or damaged.
-fn reinstall_sdk_if_used(manifest: &Path) {
+pub(crate) fn reinstall_sdk_if_used(manifest: &Path) {
     let Ok(sdk) = sdk::sdk_dir() else { return };
     let uses_sdk = read_capped(manifest, MAX_TEXT_FILE)
         .is_ok_and(|text| String::from_utf8_lossy(&text).contains(&*sdk.to_string_lossy()));

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::cargo_build::{SCRIPT_TARGET, missing_target};
+use crate::cargo_build::{SCRIPT_TARGET, missing_target, reinstall_sdk_if_used};
 use crate::componentize::Language;
 use crate::editor_types::{self, PYRIGHT, Refreshed, TYPESCRIPT, ensure_config};
 use crate::source::ScriptSource;
@@ -29,9 +29,14 @@ pub enum Checked {
 /// Checks `source`'s types with its language's checker.
 pub fn check(source: &ScriptSource) -> Result<Checked> {
     match source {
-        ScriptSource::File(file) => bail!(
+        ScriptSource::File(file) if file.extension().is_some_and(|e| e == "wasm") => bail!(
             "`{}` is a built component: `host check` takes a script's sources (a crate \
              directory, or a Python or JavaScript script)",
+            file.display()
+        ),
+        ScriptSource::File(file) => bail!(
+            "`{}` is not a script: `host check` takes a crate directory, or a Python or \
+             JavaScript script (a `.py` or `.js` file, or a directory holding app.py or app.js)",
             file.display()
         ),
         ScriptSource::Crate(dir) => check_crate(dir),
@@ -51,6 +56,7 @@ fn check_crate(dir: &Path) -> Result<Checked> {
     let manifest = manifest
         .canonicalize()
         .with_context(|| format!("failed to resolve `{}`", manifest.display()))?;
+    reinstall_sdk_if_used(&manifest);
     if let Some(missing) = missing_target(dir) {
         return Ok(Checked::Missing(missing));
     }
@@ -81,11 +87,12 @@ fn check_script(language: Language, entry: &Path) -> Result<Checked> {
             run_checker(&mut command, PYRIGHT.program, || PYRIGHT.missing())
         }
         Language::JavaScript => {
+            // From where `host check` runs, so the paths tsc names resolve
+            // from there.
             let mut command = crate::process::tool(TYPESCRIPT.program);
             if let Some(config) = config {
-                command.arg("-p").arg(config);
+                command.arg("-p").arg(dir.join(config));
             }
-            command.current_dir(dir);
             run_checker(&mut command, TYPESCRIPT.program, || TYPESCRIPT.missing())
         }
     }
@@ -104,9 +111,13 @@ fn run_checker(
         }
         Err(error) => return Err(error).with_context(|| format!("failed to run {checker}")),
     };
-    Ok(if status.success() {
-        Checked::Clean { checker }
-    } else {
-        Checked::Errors { checker }
+    Ok(match status.code() {
+        Some(0) => Checked::Clean { checker },
+        // The shell's "cannot execute" and "not found": the checker's own
+        // interpreter (`node` for pyright and tsc) is missing.
+        Some(126 | 127) => Checked::Missing(format!(
+            "{checker} could not start (exit {status}): is Node.js installed?"
+        )),
+        _ => Checked::Errors { checker },
     })
 }

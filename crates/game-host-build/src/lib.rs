@@ -23,17 +23,17 @@
 //! Layers (each module uses only those below it):
 //!
 //! ```text
-//!  hot_swap      check
-//!     |            |
-//!  source      editor_types
-//!     |            |
-//!  cargo_build   componentize
-//!     |             |
-//!  project       process (running a tool, collecting its output)
+//!  hot_swap       check
+//!      \         /     \
+//!       source     editor_types
+//!       /    \     /
+//!  cargo_build  componentize
+//!      |            |
+//!   project      process (running a tool, collecting its output)
 //! ```
 //!
-//! (`check` also uses `source`, to tell what a path names; `project` takes
-//! the checkers' settings from `editor_types`.)
+//! (`check` also reaches `cargo_build`; `editor_types` takes the checkers'
+//! settings from `project`'s templates.)
 
 mod cargo_build;
 pub mod check;

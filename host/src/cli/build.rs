@@ -4,13 +4,14 @@
 //! builds each into its own component here, which any host loads as a
 //! plain `.wasm` file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use game_host::files::write_atomic;
 use game_host::guest::engine::default_cache_dir;
+use game_host_build::componentize::Language;
 use game_host_build::editor_types::{self, Refreshed, TYPES_DIR};
 use game_host_build::{BuildOutput, ScriptSource};
 use sha2::{Digest, Sha256};
@@ -38,17 +39,6 @@ pub struct BuildArgs {
 
 pub fn build(args: BuildArgs) -> Result<ExitCode> {
     let source = ScriptSource::new(&args.script)?;
-    if let ScriptSource::Foreign(language, entry) = &source {
-        // Editor types the project has follow the host's WIT.
-        match editor_types::refresh(*language, entry, false) {
-            Ok(Refreshed::Written) => eprintln!("editor types refreshed in `{TYPES_DIR}/`"),
-            Ok(Refreshed::ToolMissing(missing)) => {
-                eprintln!("warning: editor types not refreshed: {missing}")
-            }
-            Ok(_) => {}
-            Err(error) => eprintln!("warning: {error:#}"),
-        }
-    }
     let cache = match (args.no_cache, args.cache_dir) {
         (true, _) => None,
         (false, Some(dir)) => Some(dir),
@@ -67,5 +57,24 @@ pub fn build(args: BuildArgs) -> Result<ExitCode> {
         game_host::hex::hex(&Sha256::digest(&bytes)),
         output.display()
     );
+    if let ScriptSource::Foreign(language, entry) = &source {
+        refresh_types(*language, entry);
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Editor types the project has follow the host's WIT (after the build,
+/// whose errors say it first when a tool is missing or a source is wrong).
+fn refresh_types(language: Language, entry: &Path) {
+    match editor_types::refresh(language, entry, false) {
+        Ok(Refreshed::Written) => eprintln!(
+            "refreshed the editor types in `{}`",
+            editor_types::project_dir(entry).join(TYPES_DIR).display()
+        ),
+        Ok(Refreshed::ToolMissing(missing)) => {
+            tracing::warn!("editor types not refreshed: {missing}")
+        }
+        Ok(_) => {}
+        Err(error) => tracing::warn!("{error:#}"),
+    }
 }

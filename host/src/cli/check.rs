@@ -18,12 +18,19 @@ pub struct CheckArgs {
 }
 
 /// Exits 0 when the checker finds no errors, 1 when it does (printed above
-/// the last line), 2 when the checker (or the tool writing the types) is
-/// missing.
+/// the last line), 2 when the check cannot run: the checker (or the tool
+/// writing the types) is missing, or the path is not a script.
 pub fn check(args: CheckArgs) -> Result<ExitCode> {
-    let source = ScriptSource::new(&args.script)?;
     let shown = args.script.display();
-    Ok(match check::check(&source)? {
+    let checked = ScriptSource::new(&args.script).and_then(|source| check::check(&source));
+    let checked = match checked {
+        Ok(checked) => checked,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    Ok(match checked {
         Checked::Clean { checker } => {
             eprintln!("`{shown}`: no errors ({checker})");
             ExitCode::SUCCESS

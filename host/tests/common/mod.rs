@@ -1,5 +1,6 @@
 //! Shared helpers for the integration tests: build script crates from
-//! source, and make engines and runtimes that log into memory.
+//! source, make engines and runtimes that log into memory, and act as an
+//! author in a scratch directory outside the repository (`scratch`).
 
 #![allow(dead_code)] // each test binary uses a different subset
 

@@ -51,7 +51,7 @@ impl Language {
         }
     }
 
-    pub(super) fn install_hint(self) -> String {
+    pub(crate) fn install_hint(self) -> String {
         match self {
             Language::Python => format!("pip install componentize-py=={COMPONENTIZE_PY_VERSION}"),
             Language::JavaScript => format!(
@@ -62,14 +62,19 @@ impl Language {
 
     /// Whether a change at `changed` is to a source of a script whose entry
     /// file is `entry`: for Python any module beside it (or below it, out
-    /// of `__pycache__`), for JavaScript the one module itself.
+    /// of `__pycache__` and hidden directories such as the editor types'),
+    /// for JavaScript the one module itself.
     pub fn is_source(self, entry: &Path, changed: &Path) -> bool {
         match self {
             Language::Python => {
                 let dir = entry.parent().unwrap_or(Path::new("."));
-                changed.starts_with(dir)
-                    && changed.extension().is_some_and(|e| e == "py")
-                    && !changed.components().any(|c| c.as_os_str() == "__pycache__")
+                let below = changed.strip_prefix(dir).ok();
+                below.is_some_and(|below| {
+                    below.components().all(|c| {
+                        let name = c.as_os_str().to_string_lossy();
+                        name != "__pycache__" && !name.starts_with('.')
+                    })
+                }) && changed.extension().is_some_and(|e| e == "py")
             }
             Language::JavaScript => changed == entry,
         }
@@ -127,6 +132,8 @@ mod tests {
         assert!(Language::Python.is_source(entry, Path::new("/s/util.py")));
         assert!(Language::Python.is_source(entry, Path::new("/s/pkg/mod.py")));
         assert!(!Language::Python.is_source(entry, Path::new("/s/__pycache__/x.py")));
+        let stubs = Path::new("/s/.types.new-x/wit_world/__init__.py");
+        assert!(!Language::Python.is_source(entry, stubs));
         assert!(!Language::Python.is_source(entry, Path::new("/s/notes.txt")));
         assert!(!Language::Python.is_source(entry, Path::new("/t/app.py")));
         assert!(Language::JavaScript.is_source(Path::new("/s/app.js"), Path::new("/s/app.js")));

@@ -204,7 +204,7 @@ fn snapshot(
 }
 
 /// The tool's version line, or an error saying how to install it.
-pub(crate) fn tool_version(language: Language) -> Result<String> {
+fn tool_version(language: Language) -> Result<String> {
     let tool = language.tool();
     let output = crate::process::tool(tool)
         .arg("--version")

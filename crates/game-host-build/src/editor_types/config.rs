@@ -1,56 +1,23 @@
-//! The type checker's settings a script project carries: `pyrightconfig.json`
-//! for Python (the stubs' directory, the Python componentize-py runs) and
-//! `jsconfig.json` for JavaScript (`checkJs` over the module and the
-//! declarations). Written once; an author's own settings are kept.
+//! The type checker's settings a script project carries
+//! (`project/templates/`): `pyrightconfig.json` for Python (the stubs'
+//! directory, the Python componentize-py runs) and `jsconfig.json` for
+//! JavaScript (`checkJs` over the module and the declarations). Written
+//! once; an author's own settings are kept.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
 use crate::componentize::Language;
-
-/// pyright's settings: the stubs under `.types/`, Python 3.14 (the one
-/// componentize-py 0.25 embeds); the stubs have no module source beside
-/// them, which is not the script's mistake.
-const PYRIGHT_CONFIG: &str = r#"{
-  // Editor types: the game engine's API as stubs in .types/, written by
-  // `host new` with componentize-py and refreshed by `host build` and
-  // `host check` when the host's API changes.
-  "stubPath": ".types",
-  "pythonVersion": "3.14",
-  "reportMissingModuleSource": "none"
-}
-"#;
-
-/// TypeScript's settings for a JavaScript script: checked, not emitted,
-/// with null checks; a parameter without a type is allowed (`any`), one
-/// with a JSDoc type is held to it.
-const JS_CONFIG: &str = r#"{
-  // Editor types: the game engine's API as declarations in .types/, written
-  // by `host new` with jco and refreshed by `host build` and `host check`
-  // when the host's API changes. `tsc -p jsconfig.json` checks the script.
-  "compilerOptions": {
-    "allowJs": true,
-    "checkJs": true,
-    "noEmit": true,
-    "strict": true,
-    "noImplicitAny": false,
-    "target": "es2022",
-    "module": "esnext",
-    "moduleResolution": "bundler",
-    "lib": ["es2022"],
-    "types": []
-  },
-  "include": ["*.js", "*.mjs", ".types/**/*.d.ts"]
-}
-"#;
+use crate::project::ProjectLanguage;
 
 /// The settings file a new project of `language` gets: (name, text).
 pub fn config_file(language: Language) -> (&'static str, &'static str) {
-    match language {
-        Language::Python => ("pyrightconfig.json", PYRIGHT_CONFIG),
-        Language::JavaScript => ("jsconfig.json", JS_CONFIG),
-    }
+    let language = match language {
+        Language::Python => ProjectLanguage::Python,
+        Language::JavaScript => ProjectLanguage::JavaScript,
+    };
+    crate::project::config_file(language).expect("Python and JavaScript have settings")
 }
 
 /// The name of the settings file the checker reads in `dir`: the author's
@@ -63,7 +30,14 @@ pub(crate) fn ensure_config(language: Language, dir: &Path) -> Result<Option<&'s
     match language {
         Language::Python => {
             let pyproject = std::fs::read_to_string(dir.join("pyproject.toml"));
-            if pyproject.is_ok_and(|text| text.contains("[tool.pyright]")) {
+            let table = pyproject
+                .ok()
+                .and_then(|text| text.parse::<toml::Table>().ok());
+            let pyright = table
+                .as_ref()
+                .and_then(|t| t.get("tool")?.get("pyright"))
+                .is_some();
+            if pyright {
                 return Ok(None);
             }
         }
@@ -93,6 +67,10 @@ mod tests {
         assert_eq!(used, Some("tsconfig.json"));
         assert!(!dir.path().join("jsconfig.json").exists());
 
+        std::fs::write(dir.path().join("pyproject.toml"), "# [tool.pyright]\n").unwrap();
+        ensure_config(Language::Python, dir.path()).unwrap();
+        assert!(dir.path().join("pyrightconfig.json").is_file());
+        std::fs::remove_file(dir.path().join("pyrightconfig.json")).unwrap();
         std::fs::write(dir.path().join("pyproject.toml"), "[tool.pyright]\n").unwrap();
         assert_eq!(ensure_config(Language::Python, dir.path()).unwrap(), None);
         assert!(!dir.path().join("pyrightconfig.json").exists());
@@ -105,7 +83,10 @@ mod tests {
             .unwrap()
             .unwrap();
         let path = dir.path().join(name);
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), PYRIGHT_CONFIG);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            config_file(Language::Python).1
+        );
         std::fs::write(&path, "{ \"strict\": [\".\"] }").unwrap();
         ensure_config(Language::Python, dir.path()).unwrap();
         assert_eq!(

@@ -14,34 +14,55 @@ use crate::componentize::{self, Language};
 use crate::process::run_captured;
 use game_host::guest::engine::API_VERSION;
 
-/// The tool that writes `language`'s stubs and its version line, or one line
-/// saying it is missing.
-pub(super) fn tool_version(language: Language) -> Result<String, String> {
-    match language {
-        Language::Python => componentize::tool_version(language).map_err(|e| e.to_string()),
-        Language::JavaScript => {
-            let output = crate::process::tool(JCO.program)
-                .arg("--version")
-                .stdin(Stdio::null())
-                .output();
-            match output {
-                Ok(output) if output.status.success() => Ok(format!(
-                    "jco {}",
-                    String::from_utf8_lossy(&output.stdout).trim()
-                )),
-                Ok(output) => Err(format!(
-                    "`jco --version` failed ({}); reinstall it: `{}`",
-                    output.status,
-                    JCO.install_hint()
-                )),
-                Err(_) => Err(JCO.missing()),
-            }
+/// The version line of the tool that writes `language`'s stubs; the inner
+/// error is one line saying it is missing (or is a version that writes
+/// none) and how to install one that works.
+pub(super) fn tool_version(language: Language) -> Result<Result<String, String>> {
+    let (program, hint) = match language {
+        Language::Python => (Language::Python.tool(), Language::Python.install_hint()),
+        Language::JavaScript => (JCO.program, JCO.install_hint()),
+    };
+    let output = match crate::process::tool(program)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(output) => output,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Err(format!("{program} is not installed: `{hint}`")));
         }
+        Err(error) => {
+            return Err(anyhow::Error::from(error))
+                .with_context(|| format!("failed to run `{program} --version`"));
+        }
+    };
+    if !output.status.success() {
+        return Ok(Err(format!(
+            "`{program} --version` failed ({}); reinstall it: `{hint}`",
+            output.status
+        )));
     }
+    let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if program == JCO.program && version == BROKEN_JCO {
+        return Ok(Err(format!(
+            "jco {BROKEN_JCO} reads no WIT files (its filesystem shim opens none): `{hint}`"
+        )));
+    }
+    // componentize-py says its name, jco only its number.
+    Ok(Ok(if version.starts_with(program) {
+        version
+    } else {
+        format!("{program} {version}")
+    }))
 }
+
+/// The jco release whose `guest-types` fails on every WIT path.
+const BROKEN_JCO: &str = "1.35.0";
 
 /// Writes `language`'s stubs of `world` into `out` (created).
 pub(super) fn write(language: Language, world: &str, out: &Path) -> Result<()> {
+    // The host's own one line if the directory cannot be written.
+    std::fs::create_dir(out).with_context(|| format!("failed to create `{}`", out.display()))?;
     let work = std::env::temp_dir().join(format!("game-host-types-{}", uuid::Uuid::now_v7()));
     let result = componentize::write_engine_wit(&work).and_then(|wit| match language {
         Language::Python => python(&wit, world, out),
@@ -97,13 +118,14 @@ const GLOBALS: &str = "\
 // Written by the host beside jco's declarations: what the script runtime
 // gives every script, and the module names of older 0.x.y patch releases,
 // which load as the newest.
-declare var console: {
-  log(...data: unknown[]): void;
-  info(...data: unknown[]): void;
-  warn(...data: unknown[]): void;
-  error(...data: unknown[]): void;
-  debug(...data: unknown[]): void;
-};
+interface Console {
+  log(...data: any[]): void;
+  info(...data: any[]): void;
+  warn(...data: any[]): void;
+  error(...data: any[]): void;
+  debug(...data: any[]): void;
+}
+declare var console: Console;
 ";
 
 /// The interface names jco wrote declarations for (`game-engine-scene.d.ts`
@@ -152,7 +174,14 @@ fn run(command: &mut std::process::Command, what: &str) -> Result<()> {
         .env("NO_COLOR", "1");
     let (status, text) = run_captured(command).with_context(|| format!("failed to run {what}"))?;
     if !status.success() {
-        bail!("{what} failed ({status}): {}", text.trim());
+        // The tool's last line says why; the rest is its traceback.
+        let why = text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        tracing::debug!("{what} said:\n{}", text.trim_end());
+        bail!("{what} failed ({status}): {}", why.trim());
     }
     Ok(())
 }

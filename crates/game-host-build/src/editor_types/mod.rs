@@ -18,6 +18,7 @@ mod generate;
 mod tools;
 
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
@@ -50,7 +51,7 @@ pub enum Refreshed {
 }
 
 /// The directory a script's entry file lies in.
-pub(crate) fn project_dir(entry: &Path) -> &Path {
+pub fn project_dir(entry: &Path) -> &Path {
     entry
         .parent()
         .filter(|dir| !dir.as_os_str().is_empty())
@@ -59,8 +60,9 @@ pub(crate) fn project_dir(entry: &Path) -> &Path {
 
 /// Brings the editor types beside the script whose entry file is `entry` up
 /// to this host's WIT: writes them if they are missing (when `create`) or
-/// were written from another WIT, world or tool. The old stubs stay until
-/// the new ones are whole.
+/// were written from another WIT, world, tool or host. The old stubs stay
+/// until the new ones are whole; a refresh running beside this one (two
+/// `host check`s) leaves one whole set.
 pub fn refresh(language: Language, entry: &Path, create: bool) -> Result<Refreshed> {
     let dir = project_dir(entry);
     let types = dir.join(TYPES_DIR);
@@ -68,40 +70,89 @@ pub fn refresh(language: Language, entry: &Path, create: bool) -> Result<Refresh
         return Ok(Refreshed::Absent);
     }
     let world = componentize::world_of(language, entry)?;
-    let version = match generate::tool_version(language) {
+    let version = match generate::tool_version(language)? {
         Ok(version) => version,
         Err(missing) => return Ok(Refreshed::ToolMissing(missing)),
     };
     let key = stamp(world, &version);
-    if std::fs::read_to_string(types.join(STAMP)).is_ok_and(|old| old.trim() == key) {
+    let fresh = || std::fs::read_to_string(types.join(STAMP)).is_ok_and(|old| old.trim() == key);
+    if fresh() {
         return Ok(Refreshed::Fresh);
     }
-    let fresh = dir.join(format!("{TYPES_DIR}.new-{}", uuid::Uuid::now_v7()));
-    let written = generate::write(language, world, &fresh)
-        .and_then(|()| {
-            std::fs::write(fresh.join(STAMP), format!("{key}\n")).context("failed to write stamp")
-        })
-        .and_then(|()| {
-            match std::fs::remove_dir_all(&types) {
-                Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
-                _ => std::fs::rename(&fresh, &types),
-            }
-            .with_context(|| format!("failed to replace `{}`", types.display()))
-        });
+    remove_abandoned(dir);
+    let id = uuid::Uuid::now_v7();
+    let new = dir.join(format!("{TYPES_DIR}.new-{id}"));
+    let old = dir.join(format!("{TYPES_DIR}.old-{id}"));
+    let written = generate::write(language, world, &new).and_then(|()| {
+        std::fs::write(new.join(STAMP), format!("{key}\n")).context("failed to write the stamp")
+    });
     if let Err(error) = written {
-        let _ = std::fs::remove_dir_all(&fresh);
+        let _ = std::fs::remove_dir_all(&new);
         return Err(error.context(format!(
             "failed to write the editor types in `{}`",
             types.display()
         )));
     }
-    Ok(Refreshed::Written)
+    // Move the old set aside, the new one in, then drop the old one.
+    let moved_aside = std::fs::rename(&types, &old);
+    let moved_in = std::fs::rename(&new, &types);
+    let _ = std::fs::remove_dir_all(&old);
+    match moved_in {
+        Ok(()) => Ok(Refreshed::Written),
+        // Another refresh put its whole set in first.
+        Err(_) if fresh() => {
+            let _ = std::fs::remove_dir_all(&new);
+            Ok(Refreshed::Fresh)
+        }
+        Err(error) => {
+            let _ = std::fs::remove_dir_all(&new);
+            let error = match moved_aside {
+                Err(aside) if aside.kind() != std::io::ErrorKind::NotFound => aside,
+                _ => error,
+            };
+            Err(anyhow::Error::from(error)
+                .context(format!("failed to replace `{}`", types.display())))
+        }
+    }
 }
 
-/// What stubs are written from: the host's WIT, the world, the tool.
+/// How long a half-written set (`.types.new-*`, `.types.old-*`) may lie
+/// before it counts as left by a refresh that was stopped.
+const ABANDONED: Duration = Duration::from_secs(600);
+
+/// Removes the half-written sets stopped refreshes left in `dir`.
+fn remove_abandoned(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let partial = [".new-", ".old-"]
+            .iter()
+            .any(|part| name.starts_with(&format!("{TYPES_DIR}{part}")));
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|age| age > ABANDONED);
+        if partial && old {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The form of what this host writes beside the tools' stubs (the
+/// JavaScript globals and older module names, the `.pyi` renaming): a host
+/// that writes them differently changes it, so stubs are written again.
+const FORMAT: &str = "1";
+
+/// What stubs are written from: the host's WIT, the world, the tool, the
+/// host's own part.
 fn stamp(world: &str, tool_version: &str) -> String {
     let mut hash = Sha256::new();
-    for part in [world, tool_version] {
+    for part in [FORMAT, world, tool_version] {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part);
     }

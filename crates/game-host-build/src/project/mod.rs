@@ -7,7 +7,7 @@
 //! `.gitignore`; Python and JavaScript projects are a directory holding the
 //! module (`app.py`, `app.js`) with its type checker's settings
 //! (`pyrightconfig.json`, `jsconfig.json`; the stubs themselves are written
-//! by [`crate::editor_types`]). Each does something visible (a moon circling
+//! by `editor_types`). Each does something visible (a moon circling
 //! the cube) and hands its state over on hot-swap.
 
 pub mod sdk;
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::componentize::Language;
+use game_host::game_types::GameTypes;
 
 /// The language of a new project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,16 +29,41 @@ pub enum ProjectLanguage {
     JavaScript,
 }
 
-/// A checker's settings file as a project file.
-fn config_file(language: Language) -> (&'static str, String) {
-    let (name, text) = crate::editor_types::config_file(language);
+/// The type checker's settings file a project in `language` gets: (name,
+/// text); none for Rust, which cargo checks.
+pub fn config_file(language: ProjectLanguage) -> Option<(&'static str, &'static str)> {
+    match language {
+        ProjectLanguage::Rust => None,
+        ProjectLanguage::Python => Some((
+            "pyrightconfig.json",
+            include_str!("templates/pyrightconfig.json"),
+        )),
+        ProjectLanguage::JavaScript => {
+            Some(("jsconfig.json", include_str!("templates/jsconfig.json")))
+        }
+    }
+}
+
+/// [`config_file`] as a file to write.
+fn config(language: ProjectLanguage) -> (&'static str, String) {
+    let (name, text) = config_file(language).expect("a checked language");
     (name, text.to_owned())
 }
 
 /// Creates a project at `dir` (which must not exist, or be empty) and
 /// returns the files written, relative to it. The project's name is the
-/// directory's name.
-pub fn create(dir: &Path, language: ProjectLanguage) -> Result<Vec<PathBuf>> {
+/// directory's name. Made for `game`, it also holds the game's types
+/// (`wit/game.wit`) and, in Rust, their bindings (`src/game.rs`).
+pub fn create(
+    dir: &Path,
+    language: ProjectLanguage,
+    game: Option<&GameTypes>,
+) -> Result<Vec<PathBuf>> {
+    if game.is_some() && language != ProjectLanguage::Rust {
+        bail!(
+            "`--game` makes Rust projects for now: a Python or JavaScript script reaches the              game's components by name (`game-data`)"
+        );
+    }
     let name = project_name(dir)?;
     if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
         bail!("`{}` already exists and is not empty", dir.display());
@@ -51,7 +76,7 @@ pub fn create(dir: &Path, language: ProjectLanguage) -> Result<Vec<PathBuf>> {
             .replace("{{name}}", &name)
             .replace("{{wit}}", wit_version())
     };
-    let files: Vec<(&str, String)> = match language {
+    let mut files: Vec<(&str, String)> = match language {
         ProjectLanguage::Rust => {
             let sdk = sdk::install()?;
             vec![
@@ -63,15 +88,22 @@ pub fn create(dir: &Path, language: ProjectLanguage) -> Result<Vec<PathBuf>> {
         }
         ProjectLanguage::Python => vec![
             ("app.py", fill(include_str!("templates/app.py"))),
-            config_file(Language::Python),
-            (".gitignore", "__pycache__/\n.types/\n".to_owned()),
+            config(ProjectLanguage::Python),
+            (".gitignore", "__pycache__/\n.types*/\n".to_owned()),
         ],
         ProjectLanguage::JavaScript => vec![
             ("app.js", fill(include_str!("templates/app.js"))),
-            config_file(Language::JavaScript),
-            (".gitignore", ".types/\n".to_owned()),
+            config(ProjectLanguage::JavaScript),
+            (".gitignore", ".types*/\n".to_owned()),
         ],
     };
+    if let Some(game) = game {
+        if let Some((_, lib)) = files.iter_mut().find(|(file, _)| *file == "src/lib.rs") {
+            *lib = lib.replacen("use script::prelude::*;\n", &game_module(game), 1);
+        }
+        files.push(("wit/game.wit", game.wit()));
+        files.push(("src/game.rs", game_bindings(game)));
+    }
     for (file, text) in &files {
         let path = dir.join(file);
         std::fs::create_dir_all(path.parent().expect("a file has a directory"))
@@ -79,6 +111,38 @@ pub fn create(dir: &Path, language: ProjectLanguage) -> Result<Vec<PathBuf>> {
             .with_context(|| format!("failed to write `{}`", path.display()))?;
     }
     Ok(files.into_iter().map(|(file, _)| file.into()).collect())
+}
+
+/// `src/game.rs` of a Rust project made for `game`: its types' bindings.
+fn game_bindings(game: &GameTypes) -> String {
+    include_str!("templates/game.rs")
+        .replace("{{game}}", &game.name)
+        .replace("{{game_module}}", &game.name.replace('-', "_"))
+}
+
+/// What a Rust project made for `game` has in `src/lib.rs` where others
+/// have `use script::prelude::*;`: the bindings' module, and what it holds.
+fn game_module(game: &GameTypes) -> String {
+    let mut text = format!(
+        "use script::prelude::*;\n\n\
+         // Game `{}`'s own types (src/game.rs), typed, no names crossing:\n",
+        game.name
+    );
+    for (interface, records, id) in [
+        ("components", &game.components, "id"),
+        ("resources", &game.resources, ""),
+    ] {
+        let set = if id.is_empty() { "value" } else { "id, value" };
+        for record in records {
+            let rust = record.wit.replace('-', "_");
+            text.push_str(&format!(
+                "//   game::{interface}::get_{rust}({id}) / set_{rust}({set}) ({})\n",
+                record.name
+            ));
+        }
+    }
+    text.push_str("#[allow(dead_code)]\nmod game;\n");
+    text
 }
 
 /// The directory's name, if it is one cargo and the host accept as a
@@ -194,14 +258,14 @@ mod tests {
     fn a_python_project_is_written_and_an_existing_one_kept() {
         let dir = tempfile::tempdir().unwrap();
         let project = dir.path().join("my_mod");
-        let files = create(&project, ProjectLanguage::Python).unwrap();
+        let files = create(&project, ProjectLanguage::Python, None).unwrap();
         assert_eq!(
             files,
             ["app.py", "pyrightconfig.json", ".gitignore"].map(PathBuf::from)
         );
         let app = std::fs::read_to_string(project.join("app.py")).unwrap();
         assert!(app.starts_with("\"\"\"my_mod:"), "{app}");
-        let error = create(&project, ProjectLanguage::JavaScript).unwrap_err();
+        let error = create(&project, ProjectLanguage::JavaScript, None).unwrap_err();
         assert!(error.to_string().contains("is not empty"), "{error}");
     }
 }
