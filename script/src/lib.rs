@@ -83,6 +83,11 @@ pub mod wait;
 pub use export::Script;
 pub use futures;
 pub use glam;
+/// The bindings generator, for a game's own types: a project made with
+/// `host new --game FILE` binds `wit/game.wit` with
+/// `script::wit_bindgen::generate!` (`runtime_path:
+/// "script::wit_bindgen::rt"`), needing no dependency of its own.
+pub use wit_bindgen;
 
 #[doc(hidden)]
 pub mod __private {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
+use game_host::game_types::GameTypes;
 use game_host::guest::engine::default_cache_dir;
 use game_host::jobs::JobDelivery;
 use game_host::limits::{Quotas, ScriptLimits};
@@ -84,6 +85,13 @@ pub struct EngineArgs {
     /// every entity.
     #[arg(long, value_name = "FILE", value_parser = parse_grants)]
     pub grants: Option<GrantPolicy>,
+
+    /// The game's description (JSON: its name, and its components and
+    /// resources with their fields' types): scripts made for it (`host new
+    /// --game FILE`) read and write them typed, and a script built for
+    /// another description is refused at load (README: Game types).
+    #[arg(long, value_name = "FILE", value_parser = parse_game)]
+    pub game: Option<Arc<GameTypes>>,
 
     /// Restart a failed script instance from its component with fresh state,
     /// up to N times (backoff doubling from --restart-backoff frames); then
@@ -167,6 +175,12 @@ impl SeedArgs {
 const MAX_GRANTS_FILE: u64 = 1 << 20;
 
 /// `--grants FILE`: read, parsed and checked when the option is.
+fn parse_game(path: &str) -> Result<Arc<GameTypes>, String> {
+    GameTypes::read(path.as_ref())
+        .map(Arc::new)
+        .map_err(|error| format!("{error:#}"))
+}
+
 fn parse_grants(path: &str) -> Result<GrantPolicy, String> {
     let text = game_host::files::read_capped(path.as_ref(), MAX_GRANTS_FILE)
         .map_err(|error| format!("cannot read `{path}`: {error}"))?;
@@ -228,6 +242,7 @@ impl EngineArgs {
             pooling: true,
             max_instances,
             extensions: vec![game_host_terrain::extension()],
+            game: self.game.clone(),
             limits: ScriptLimits {
                 // A call stopped at a breakpoint must not be stopped by its
                 // deadline: under a debugger there are none.

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
+use game_host::game_types::GameTypes;
 use game_host_build::componentize::{COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION, Language};
 use game_host_build::editor_types::{self, PYRIGHT, Refreshed, TYPES_DIR, TYPESCRIPT};
 use game_host_build::project::{self, ProjectLanguage};
@@ -18,6 +19,12 @@ pub struct NewArgs {
     /// The language to write the script in.
     #[arg(long, value_enum, default_value_t = Lang::Rust)]
     lang: Lang,
+
+    /// Make it for a game: the game's description (as `host run --game`
+    /// takes it), whose components and resources the script then reads
+    /// and writes typed (README: Game types).
+    #[arg(long, value_name = "FILE")]
+    game: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -33,7 +40,8 @@ pub fn new(args: NewArgs) -> Result<ExitCode> {
         Lang::Python => ProjectLanguage::Python,
         Lang::Js => ProjectLanguage::JavaScript,
     };
-    let files = project::create(&args.path, language)?;
+    let game = args.game.as_deref().map(GameTypes::read).transpose()?;
+    let files = project::create(&args.path, language, game.as_ref())?;
     let shown = args.path.display();
     eprintln!("created `{shown}`:");
     for file in files {
@@ -66,9 +74,13 @@ pub fn new(args: NewArgs) -> Result<ExitCode> {
             format!("`npm install -g @bytecodealliance/componentize-js@{COMPONENTIZE_JS_VERSION}`")
         }
     };
+    let game_arg = match &args.game {
+        Some(file) => format!(" --game {}", file.display()),
+        None => String::new(),
+    };
     eprintln!(
-        "run it:  host run {shown} --headless --frames 60\n\
-         edit it while it runs:  host run {shown} --watch\n\
+        "run it:  host run {shown}{game_arg} --headless --frames 60\n\
+         edit it while it runs:  host run {shown}{game_arg} --watch\n\
          check its types:  host check {shown}\n\
          (this needs {needs})"
     );

@@ -1,0 +1,153 @@
+//! A game's own types, as an author meets them outside this repository: a
+//! game description (`game.json`), a Rust project made for it (`host new
+//! --game`) that reads and writes `Spin` typed, run with `host run --game`;
+//! the same script refused, in one line naming the component and field,
+//! by a host running another description or none; a malformed description
+//! refused in one line naming its place.
+
+mod common;
+
+use std::path::Path;
+
+use common::scratch::Scratch;
+
+const GAME: &str = r#"{
+  "game": "spin-demo",
+  "components": {
+    "Spin": { "speed": "f32" },
+    "Health": { "current": "f32", "max": "f32" }
+  },
+  "resources": { "Score": { "points": "s64" } }
+}
+"#;
+
+/// Replaces `from` (which must be there) with `to` in `file`.
+fn edit(file: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.contains(from), "`{}` has no `{from}`", file.display());
+    std::fs::write(file, text.replace(from, to)).unwrap();
+}
+
+/// `host run ARGS` in the scratch directory, expected to fail: its last
+/// line.
+fn refused(scratch: &Scratch, args: &[&str]) -> String {
+    let output = scratch.host(args).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = common::stderr_of(&output);
+    stderr
+        .trim_end()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The new project's moon, turned at the speed its typed `Spin` holds
+/// (set at start, read every frame), with the typed errors of a
+/// component the moon lacks and a resource `host run` does not offer
+/// logged.
+fn spinner(scratch: &Scratch) {
+    std::fs::write(scratch.path().join("game.json"), GAME).unwrap();
+    let created = scratch.run(&["new", "spinner", "--game", "game.json"]);
+    assert!(created.contains("wit/game.wit"), "{created}");
+    let lib = scratch.path().join("spinner/src/lib.rs");
+    edit(
+        &lib,
+        "        Orbiter { moon, angle }",
+        "        let spin = game::components::Spin { speed: 2.0 };
+        game::components::set_spin(moon.id(), spin).unwrap();
+        let health = game::components::get_health(moon.id());
+        script::log::info(&format!(\"health: {health:?}\"));
+        let score = game::resources::get_score();
+        script::log::info(&format!(\"score: {score:?}\"));
+        Orbiter { moon, angle }",
+    );
+    edit(
+        &lib,
+        "        self.angle += dt;",
+        "        let spin = game::components::get_spin(self.moon.id()).unwrap();
+        self.angle += spin.speed * dt;",
+    );
+}
+
+#[test]
+fn a_rust_script_reads_and_writes_the_games_components_typed() {
+    let scratch = Scratch::new();
+    spinner(&scratch);
+    let scene = scratch.path().join("scene.json");
+    let log = scratch.run(&[
+        "run",
+        "spinner",
+        "--game",
+        "game.json",
+        "--headless",
+        "--frames",
+        "60",
+        "--dump-scene",
+        scene.to_str().unwrap(),
+    ]);
+    let scene: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&scene).unwrap()).unwrap();
+    // One second at 2 rad/s on a circle of radius 3.
+    let position = common::dumped_position(&scene, "moon");
+    let expected = [3.0 * 2f64.cos(), 0.0, 3.0 * 2f64.sin()];
+    for (got, want) in position.iter().zip(expected) {
+        assert!(
+            (got - want).abs() < 1e-3,
+            "moon at {position:?}, not {expected:?}"
+        );
+    }
+    assert!(
+        log.contains(r#"health: Err("game-data: entity 1 has no component `Health`")"#),
+        "{log}"
+    );
+    assert!(log.contains("score: Err("), "{log}");
+
+    // The same build, refused by a host running another description, or none.
+    let speed_f64 = GAME.replace(r#""speed": "f32""#, r#""speed": "f64""#);
+    std::fs::write(scratch.path().join("other.json"), speed_f64).unwrap();
+    let run = |game: &[&str]| {
+        let mut args = vec!["run", "spinner", "--headless", "--frames", "1"];
+        args.extend(game);
+        refused(&scratch, &args)
+    };
+    assert_eq!(
+        run(&["--game", "other.json"]),
+        "error: failed to load script `spinner`: it was built for another description of game \
+         `spin-demo`: component `Spin`: field `speed` is f32 in the script's build and f64 in \
+         the game's description"
+    );
+    assert_eq!(
+        run(&[]),
+        "error: failed to load script `spinner`: it was made for game `spin-demo` (it imports \
+         `spin-demo:game/components`), and this host runs no game description (give it with \
+         `--game FILE`)"
+    );
+}
+
+#[test]
+fn a_malformed_description_is_one_line_naming_its_place() {
+    let scratch = Scratch::new();
+    let bad = GAME.replace(r#""max": "f32""#, r#""max": "float""#);
+    std::fs::write(scratch.path().join("game.json"), bad).unwrap();
+    let args = ["run", "--game", "game.json", "--headless", "--frames", "1"];
+    let output = scratch.host(&args).output().unwrap();
+    assert!(!output.status.success());
+    let first = common::stderr_of(&output)
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        first,
+        "error: invalid value 'game.json' for '--game <FILE>': game description `game.json`: \
+         components.Health.max: unknown type `float` (one of f32, f64, s32, s64, u32, bool, \
+         string, vec3, quat)"
+    );
+    let output = scratch
+        .host(&["new", "my-mod", "--game", "game.json"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(!scratch.path().join("my-mod").exists());
+}
