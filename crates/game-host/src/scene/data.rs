@@ -42,6 +42,50 @@ pub trait GameData {
     /// set and the others at their defaults.
     fn insert(&mut self, id: EntityId, component: &str, fields: Vec<Field>) -> Result<(), String>;
 
+    /// The values of fields `names` of entity `id`'s component, in that
+    /// order (a game's typed read).
+    fn get_fields(
+        &mut self,
+        id: EntityId,
+        component: &str,
+        names: &[String],
+    ) -> Result<Vec<Value>, String> {
+        let mut have = self.get(id, component)?;
+        names
+            .iter()
+            .map(|name| {
+                let at = (have.iter().position(|f| f.name == *name))
+                    .ok_or_else(|| no_field(id, component, name))?;
+                Ok(have.swap_remove(at).value)
+            })
+            .collect()
+    }
+
+    /// Sets fields `names` of entity `id`'s component to `values`, all or
+    /// none: each must be a field it has, of a kind the value fits. An
+    /// entity without the component gets it, as [`GameData::insert`] gives
+    /// it (a game's typed write).
+    fn set_fields(
+        &mut self,
+        id: EntityId,
+        component: &str,
+        names: &[String],
+        values: Vec<Value>,
+    ) -> Result<(), String> {
+        let fields = || names.iter().zip(values.iter().cloned());
+        if !self.has(id, component) {
+            let fields = fields().map(|(name, value)| Field::new(name.clone(), value));
+            return self.insert(id, component, fields.collect());
+        }
+        let have = self.get(id, component)?;
+        for (name, value) in fields() {
+            let had = (have.iter().find(|h| h.name == *name))
+                .ok_or_else(|| no_field(id, component, name))?;
+            (value.fit(had.value.kind())).map_err(|why| wrong_kind(id, component, name, &why))?;
+        }
+        fields().try_for_each(|(name, value)| self.set_field(id, component, name, value))
+    }
+
     /// Removes the component from entity `id`; false if it had none.
     fn remove(&mut self, id: EntityId, component: &str) -> Result<bool, String>;
 

@@ -278,6 +278,32 @@ impl GameData for Scene {
         Ok(self.data.remove(id, component))
     }
 
+    fn get_fields(
+        &mut self,
+        id: EntityId,
+        component: &str,
+        names: &[String],
+    ) -> Result<Vec<Value>, String> {
+        self.living(id)?;
+        self.data.get_fields(id, component, names)
+    }
+
+    fn set_fields(
+        &mut self,
+        id: EntityId,
+        component: &str,
+        names: &[String],
+        values: Vec<Value>,
+    ) -> Result<(), String> {
+        self.living(id)?;
+        if !self.data.has(id, component) {
+            let fields = names.iter().zip(values);
+            let fields = fields.map(|(name, value)| Field::new(name.clone(), value));
+            return self.data.insert(id, component, fields.collect());
+        }
+        self.data.set_fields(id, component, names, values)
+    }
+
     fn query(&mut self, query: &Query) -> Result<Rows, String> {
         let living = (self.entities.iter().enumerate())
             .filter(|(_, entity)| entity.is_some())

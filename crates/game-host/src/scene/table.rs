@@ -25,16 +25,20 @@ pub(super) struct DataTable {
 /// The bytes a component's name and fields take, roughly (what the bound
 /// counts).
 fn size_of_component(name: &str, fields: &[Field]) -> usize {
-    let value = |v: &Value| match v {
-        Value::Text(text) => text.len(),
-        Value::Numbers(list) => list.len() * 8,
-        _ => 16,
-    };
     name.len()
         + fields
             .iter()
-            .map(|f| 32 + f.name.len() + value(&f.value))
+            .map(|f| 32 + f.name.len() + size_of_value(&f.value))
             .sum::<usize>()
+}
+
+/// The bytes a value takes, as [`size_of_component`] counts them.
+fn size_of_value(value: &Value) -> usize {
+    match value {
+        Value::Text(text) => text.len(),
+        Value::Numbers(list) => list.len() * 8,
+        _ => 16,
+    }
 }
 
 impl DataTable {
@@ -76,6 +80,58 @@ impl DataTable {
         }
         self.bytes = self.bytes - old + new;
         slot.value = value;
+        Ok(())
+    }
+
+    /// The values of fields `names`, in that order, looked up once.
+    pub(super) fn get_fields(
+        &self,
+        id: EntityId,
+        component: &str,
+        names: &[String],
+    ) -> Result<Vec<Value>, String> {
+        let fields = (self.component(id, component)).ok_or_else(|| no_component(id, component))?;
+        names
+            .iter()
+            .map(|name| {
+                (fields.iter().find(|f| f.name == *name))
+                    .map(|f| f.value.clone())
+                    .ok_or_else(|| no_field(id, component, name))
+            })
+            .collect()
+    }
+
+    /// Sets fields `names` of the component to `values`, all or none:
+    /// every name and kind is checked, and the bound kept, before any
+    /// changes.
+    pub(super) fn set_fields(
+        &mut self,
+        id: EntityId,
+        component: &str,
+        names: &[String],
+        values: Vec<Value>,
+    ) -> Result<(), String> {
+        let fields = (self.by_entity.get_mut(&id.0))
+            .and_then(|components| components.get_mut(component))
+            .ok_or_else(|| no_component(id, component))?;
+        let mut slots = Vec::with_capacity(names.len());
+        let mut grown = 0isize;
+        for (name, value) in names.iter().zip(values) {
+            let at = (fields.iter().position(|f| f.name == *name))
+                .ok_or_else(|| no_field(id, component, name))?;
+            let value = (value.fit(fields[at].value.kind()))
+                .map_err(|why| wrong_kind(id, component, name, &why))?;
+            grown += size_of_value(&value) as isize - size_of_value(&fields[at].value) as isize;
+            slots.push((at, value));
+        }
+        let bytes = self.bytes.saturating_add_signed(grown);
+        if bytes > MAX_BYTES {
+            return Err(full(id, component));
+        }
+        self.bytes = bytes;
+        for (at, value) in slots {
+            fields[at].value = value;
+        }
         Ok(())
     }
 
@@ -197,6 +253,45 @@ fn full(id: EntityId, component: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fields_are_read_and_set_together_all_or_none() {
+        let mut table = DataTable::default();
+        let id = EntityId(1);
+        let health = vec![
+            Field::new("current", Value::Number(3.0)),
+            Field::new("max", Value::Number(5.0)),
+        ];
+        table.insert(id, "Health", health).unwrap();
+        let names = ["max".to_owned(), "current".to_owned()];
+        let read = |table: &DataTable| table.get_fields(id, "Health", &names).unwrap();
+        assert_eq!(read(&table), [Value::Number(5.0), Value::Number(3.0)]);
+
+        let refused = table.set_fields(
+            id,
+            "Health",
+            &names,
+            vec![Value::Number(6.0), Value::Boolean(true)],
+        );
+        assert!(refused.unwrap_err().contains("Health.current"));
+        assert_eq!(
+            read(&table),
+            [Value::Number(5.0), Value::Number(3.0)],
+            "nothing changed"
+        );
+
+        table
+            .set_fields(
+                id,
+                "Health",
+                &names,
+                vec![Value::Integer(6), Value::Number(4.0)],
+            )
+            .unwrap();
+        assert_eq!(read(&table), [Value::Number(6.0), Value::Number(4.0)]);
+        let missing = table.get_fields(id, "Health", &["armor".to_owned()]);
+        assert!(missing.unwrap_err().contains("no field `armor`"));
+    }
 
     #[test]
     fn fields_keep_their_kind_and_names_are_checked() {

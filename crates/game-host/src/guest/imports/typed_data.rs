@@ -13,7 +13,39 @@ use wasmtime::component::{Linker, Val};
 
 use crate::game_types::{GameTypes, Record};
 use crate::guest::ScriptState;
-use crate::scene::{EntityId, Field, GameData};
+use crate::scene::{EntityId, Field, GameData, Value};
+
+/// A described record with what each call needs made once: its fields'
+/// game names, to look them up.
+struct Typed {
+    record: Record,
+    names: Vec<String>,
+}
+
+impl Typed {
+    fn new(record: &Record) -> Arc<Typed> {
+        Arc::new(Typed {
+            names: record.fields.iter().map(|f| f.name.clone()).collect(),
+            record: record.clone(),
+        })
+    }
+
+    /// The game's values of the described fields, in order, as the record.
+    fn to_val(
+        &self,
+        values: Vec<Value>,
+        whose: impl Fn() -> String,
+    ) -> Result<Option<Val>, String> {
+        let fields = (self.record.fields.iter())
+            .zip(values)
+            .map(|(described, value)| {
+                let val = (described.kind.to_val(value))
+                    .map_err(|why| format!("{}: field `{}`: {why}", whose(), described.name))?;
+                Ok((described.wit.clone(), val))
+            });
+        Ok(Some(Val::Record(fields.collect::<Result<_, String>>()?)))
+    }
+}
 
 /// Links the game's two interfaces.
 pub(crate) fn add_to_linker(
@@ -23,8 +55,7 @@ pub(crate) fn add_to_linker(
     let package = game.package();
     let mut components = linker.instance(&format!("{package}/components"))?;
     for record in &game.components {
-        let record = Arc::new(record.clone());
-        let read = record.clone();
+        let read = Typed::new(record);
         components.func_new(
             &format!("get-{}", record.wit),
             move |store, _, params, results| {
@@ -33,35 +64,41 @@ pub(crate) fn add_to_linker(
                 Ok(())
             },
         )?;
-        let write = record.clone();
+        let write = Typed::new(record);
         components.func_new(
             &format!("set-{}", record.wit),
             move |store, _, params, results| {
                 let id = entity(params)?;
-                let fields = fields_of(&write, &params[1])?;
-                results[0] = answer(set_component(store, &write, id, fields)?.map(|()| None));
+                let values = values_of(&write.record, &params[1])?;
+                results[0] = answer(set_component(store, &write, id, values)?.map(|()| None));
                 Ok(())
             },
         )?;
     }
     let mut resources = linker.instance(&format!("{package}/resources"))?;
     for record in &game.resources {
-        let record = Arc::new(record.clone());
-        let read = record.clone();
+        let read = Typed::new(record);
         resources.func_new(
             &format!("get-{}", record.wit),
             move |mut store, _, _, results| {
-                let fields = store.data_mut().resource_fields(&read.name)?;
-                let whose = format!("resource `{}`", read.name);
-                results[0] = answer(fields.and_then(|fields| typed(&read, fields, &whose)));
+                let name = &read.record.name;
+                let whose = || format!("resource `{name}`");
+                let fields = store.data_mut().resource_fields(name)?;
+                results[0] = answer(fields.and_then(|fields| {
+                    let values = by_name(fields, &read.names, whose)?;
+                    read.to_val(values, whose)
+                }));
                 Ok(())
             },
         )?;
-        let write = record.clone();
+        let write = Arc::new(record.clone());
         resources.func_new(
             &format!("set-{}", record.wit),
             move |store, _, params, results| {
-                let fields = fields_of(&write, &params[0])?;
+                let values = values_of(&write, &params[0])?;
+                let fields = write.fields.iter().zip(values);
+                let fields = fields.map(|(f, value)| Field::new(f.name.clone(), value));
+                let fields = fields.collect();
                 results[0] = answer(set_resource(store, &write, fields)?.map(|()| None));
                 Ok(())
             },
@@ -70,39 +107,55 @@ pub(crate) fn add_to_linker(
     Ok(())
 }
 
+/// The values of fields `names` among `fields`, in that order.
+fn by_name(
+    mut fields: Vec<Field>,
+    names: &[String],
+    whose: impl Fn() -> String,
+) -> Result<Vec<Value>, String> {
+    names
+        .iter()
+        .map(|name| {
+            let at = (fields.iter().position(|f| f.name == *name)).ok_or_else(|| {
+                format!(
+                    "{} has no field `{name}` (the game's description has it)",
+                    whose()
+                )
+            })?;
+            Ok(fields.swap_remove(at).value)
+        })
+        .collect()
+}
+
 type Answer<T> = wasmtime::Result<Result<T, String>>;
 
 fn get_component(
     mut store: StoreContextMut<'_, ScriptState>,
-    record: &Record,
+    record: &Typed,
     id: EntityId,
 ) -> Answer<Option<Val>> {
     let state = store.data_mut();
-    let access = state.may_read_data(id, &record.name)?;
-    let whose = format!("entity {}'s `{}`", id.index(), record.name);
+    let access = state.may_read_data(id, &record.record.name)?;
     Ok(state
-        .with_data(access, |data, id, component| data.get(id, component))
-        .and_then(|fields| typed(record, fields, &whose)))
+        .with_data(access, |data, id, component| {
+            data.get_fields(id, component, &record.names)
+        })
+        .and_then(|values| {
+            let whose = || format!("entity {}'s `{}`", id.index(), record.record.name);
+            record.to_val(values, whose)
+        }))
 }
 
 fn set_component(
     mut store: StoreContextMut<'_, ScriptState>,
-    record: &Record,
+    record: &Typed,
     id: EntityId,
-    fields: Vec<Field>,
+    values: Vec<Value>,
 ) -> Answer<()> {
     let state = store.data_mut();
-    let access = state.may_write_data(id, &record.name)?;
+    let access = state.may_write_data(id, &record.record.name)?;
     Ok(state.with_data(access, |data, id, component| {
-        if !data.has(id, component) {
-            return data.insert(id, component, fields);
-        }
-        // Every field first, so a refused write changes nothing.
-        let whose = format!("entity {}'s `{component}`", id.index());
-        check_fields(&whose, data.get(id, component)?, &fields)?;
-        fields
-            .into_iter()
-            .try_for_each(|f| data.set_field(id, component, &f.name, f.value))
+        data.set_fields(id, component, &record.names, values)
     }))
 }
 
@@ -141,26 +194,8 @@ fn check_fields(whose: &str, have: Vec<Field>, fields: &[Field]) -> Result<(), S
     Ok(())
 }
 
-/// The game's fields as the record the description makes.
-fn typed(record: &Record, mut fields: Vec<Field>, whose: &str) -> Result<Option<Val>, String> {
-    let mut out = Vec::with_capacity(record.fields.len());
-    for described in &record.fields {
-        let Some(at) = fields.iter().position(|f| f.name == described.name) else {
-            return Err(format!(
-                "{whose} has no field `{}` (the game's description has it)",
-                described.name
-            ));
-        };
-        let value = fields.swap_remove(at).value;
-        let val = (described.kind.to_val(value))
-            .map_err(|why| format!("{whose}: field `{}`: {why}", described.name))?;
-        out.push((described.wit.clone(), val));
-    }
-    Ok(Some(Val::Record(out)))
-}
-
-/// The record's fields as the game names them.
-fn fields_of(record: &Record, val: &Val) -> wasmtime::Result<Vec<Field>> {
+/// The record's field values, in the description's order.
+fn values_of(record: &Record, val: &Val) -> wasmtime::Result<Vec<Value>> {
     let Val::Record(vals) = val else {
         wasmtime::bail!("`{}` is not a record", record.name);
     };
@@ -177,7 +212,7 @@ fn fields_of(record: &Record, val: &Val) -> wasmtime::Result<Vec<Field>> {
                     described.kind.name()
                 )
             })?;
-            Ok(Field::new(described.name.clone(), value))
+            Ok(value)
         })
         .collect()
 }
