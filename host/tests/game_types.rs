@@ -125,6 +125,40 @@ fn a_rust_script_reads_and_writes_the_games_components_typed() {
     );
 }
 
+/// A build whose WIT gives a typed function another signature (the
+/// package edited by hand) is refused at load: the engine reads arguments
+/// by position and must not meet one it does not expect.
+#[test]
+fn a_function_of_another_signature_is_refused_at_load() {
+    let scratch = Scratch::new();
+    spinner(&scratch);
+    let project = scratch.path().join("spinner");
+    edit(
+        &project.join("wit/game.wit"),
+        "set-spin: func(id: entity-id, value: %spin) -> result<_, string>;",
+        "set-spin: func(id: entity-id) -> result<_, string>;",
+    );
+    edit(
+        &project.join("src/lib.rs"),
+        "game::components::set_spin(moon.id(), spin).unwrap();",
+        "let _ = spin;\n        game::components::set_spin(moon.id()).unwrap();",
+    );
+    let args = [
+        "run",
+        "spinner",
+        "--game",
+        "game.json",
+        "--headless",
+        "--frames",
+        "1",
+    ];
+    assert_eq!(
+        refused(&scratch, &args),
+        "error: failed to load script `spinner`: it was built for another description of game \
+         `spin-demo`: `set-spin` has another signature in the script's build"
+    );
+}
+
 #[test]
 fn a_malformed_description_is_one_line_naming_its_place() {
     let scratch = Scratch::new();

@@ -174,13 +174,14 @@ impl SeedArgs {
 /// Most bytes of a `--grants` file.
 const MAX_GRANTS_FILE: u64 = 1 << 20;
 
-/// `--grants FILE`: read, parsed and checked when the option is.
+/// `--game FILE`: read and checked when the option is.
 fn parse_game(path: &str) -> Result<Arc<GameTypes>, String> {
     GameTypes::read(path.as_ref())
         .map(Arc::new)
         .map_err(|error| format!("{error:#}"))
 }
 
+/// `--grants FILE`: read, parsed and checked when the option is.
 fn parse_grants(path: &str) -> Result<GrantPolicy, String> {
     let text = game_host::files::read_capped(path.as_ref(), MAX_GRANTS_FILE)
         .map_err(|error| format!("cannot read `{path}`: {error}"))?;

@@ -61,7 +61,8 @@ pub fn create(
 ) -> Result<Vec<PathBuf>> {
     if game.is_some() && language != ProjectLanguage::Rust {
         bail!(
-            "`--game` makes Rust projects for now: a Python or JavaScript script reaches the              game's components by name (`game-data`)"
+            "`--game` makes Rust projects for now: a Python or JavaScript script reaches the \
+             game's components by name (`game-data`)"
         );
     }
     let name = project_name(dir)?;

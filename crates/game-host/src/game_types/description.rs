@@ -24,14 +24,45 @@ use super::{FieldType, GameTypes, Record};
 /// may hold: a description is read from disk and is not trusted.
 const MAX_ENTRIES: usize = 1024;
 
+/// The most fields a description may hold in all.
+const MAX_FIELDS: usize = 4096;
+
+/// Names no game may take: a namespace of the host's own or WASI's (which
+/// grants treat apart), and words WIT or Rust keep for themselves (the
+/// package and the bindings' module are named after the game).
+const RESERVED_GAMES: [&str; 8] = [
+    "wasi", "game", "type", "self", "super", "crate", "use", "func",
+];
+
+/// WIT names the package defines besides the records'.
+const RESERVED_RECORDS: [&str; 3] = ["entity-id", "vec3", "quat"];
+
 /// Reads a game description from its JSON text.
 pub(super) fn parse(text: &str) -> Result<GameTypes, String> {
+    if !text.trim_start().starts_with('{') {
+        return Err(
+            "a game description is a JSON object: `{ \"game\": \"NAME\", \"components\": \
+             { ... }, \"resources\": { ... } }`"
+                .to_owned(),
+        );
+    }
     let file: File = serde_json::from_str(text).map_err(|error| error.to_string())?;
     let name = file.game;
-    if kebab(&name).as_deref() != Some(name.as_str()) {
+    if kebab(&name).as_deref() != Some(name.as_str()) || RESERVED_GAMES.contains(&name.as_str()) {
         return Err(format!(
             "game: `{name}` is not a game name: use lowercase ASCII words of letters and \
-             digits joined by `-`, each starting with a letter (`spin-demo`)"
+             digits joined by `-`, each starting with a letter (`spin-demo`), other than \
+             {}",
+            RESERVED_GAMES.join(", ")
+        ));
+    }
+    // Counted before any is checked: the checks compare names pairwise.
+    let fields: usize = (file.components.0.iter().chain(&file.resources.0))
+        .map(|(_, fields)| fields.0.len())
+        .sum();
+    if fields > MAX_FIELDS {
+        return Err(format!(
+            "the description has {fields} fields, more than {MAX_FIELDS}"
         ));
     }
     let components = records("components", file.components)?;
@@ -59,10 +90,18 @@ fn records(section: &str, entries: Ordered<Ordered<String>>) -> Result<Vec<Recor
     for (name, fields) in entries.0 {
         let place = format!("{section}.{name}");
         let wit = kebab(&name).ok_or_else(|| not_an_identifier(&place, &name))?;
-        if let Some(other) = records.iter().find(|r| r.wit == wit) {
+        if RESERVED_RECORDS.contains(&wit.as_str()) {
             return Err(format!(
-                "{place}: `{name}` and `{}` have the same name in WIT (`{wit}`)",
-                other.name
+                "{place}: `{name}` is `{wit}` in WIT, which the package defines itself"
+            ));
+        }
+        // `get-X`, `set-X` and the records share one namespace.
+        let made = |w: &str| [w.to_owned(), format!("get-{w}"), format!("set-{w}")];
+        let clash = |a: &str, b: &str| made(a).iter().any(|x| made(b).contains(x));
+        if let Some(other) = records.iter().find(|r| clash(&r.wit, &wit)) {
+            return Err(format!(
+                "{place}: `{name}` and `{}` make the same names in WIT (`{wit}`, `{}`)",
+                other.name, other.wit
             ));
         }
         let mut record = Record {
@@ -101,8 +140,8 @@ fn records(section: &str, entries: Ordered<Ordered<String>>) -> Result<Vec<Recor
 
 fn not_an_identifier(place: &str, name: &str) -> String {
     format!(
-        "{place}: `{name}` makes no WIT name: use ASCII letters, digits, `_` and `.`, \
-         starting with a letter"
+        "{place}: `{name}` makes no WIT name: use ASCII letters, digits, `_`, `-` and `.`, \
+         each word starting with a letter"
     )
 }
 
@@ -232,6 +271,21 @@ mod tests {
             refused(r#"{"game": "g", "resources": {"Score": {"a_b": "f32", "aB": "f32"}}}"#),
             "resources.Score.aB: `aB` and `a_b` have the same name in WIT (`a-b`)"
         );
+        assert_eq!(
+            refused(
+                r#"{"game": "g", "components": {"Spin": {"x": "f32"}, "GetSpin": {"x": "f32"}}}"#
+            ),
+            "components.GetSpin: `GetSpin` and `Spin` make the same names in WIT (`get-spin`, `spin`)"
+        );
+        assert!(
+            refused(r#"{"game": "g", "components": {"Vec3": {"x": "f32"}}}"#)
+                .starts_with("components.Vec3: `Vec3` is `vec3` in WIT")
+        );
+        for reserved in ["wasi", "self", "type"] {
+            let text = format!(r#"{{"game": "{reserved}"}}"#);
+            assert!(refused(&text).starts_with(&format!("game: `{reserved}` is not a game name")));
+        }
+        assert!(refused("[]").starts_with("a game description is a JSON object"));
         assert_eq!(
             refused(r#"{"game": "g", "components": {"Spin": {}}}"#),
             "components.Spin: has no fields"

@@ -1,14 +1,14 @@
 //! A game's own types for scripts: the game describes its components and
-//! resources (a JSON file for `host run` and `host serve`; a Bevy game's
-//! registrations), and the host makes from it a WIT package, `<game>:game`,
+//! resources (a JSON file `host run` and `host serve` take with `--game`;
+//! an embedder builds one or parses its own), and the host makes from it a WIT package, `<game>:game`,
 //! with a record per component and resource and typed `get-`/`set-`
 //! functions. Scripts made for the game bind it and call them with no
 //! component or field names crossing; the host links them over the same
 //! game data `game-data` reads by name, and refuses at load a script built
 //! for another description, naming the component and field that differ.
 //!
-//! `description` reads the file; `kind` is a field's type and its values;
-//! `wit` writes the package. The engine links it
+//! `description` reads the file; `kind` is a field's type; `wit` writes
+//! the package. The engine links it
 //! (`guest::imports::typed_data`) and checks scripts against it
 //! (`guest::engine::game_check`).
 

@@ -62,7 +62,7 @@ fn interface(text: &mut String, name: &str, records: &[Record], id_param: &str) 
         let (game_name, wit) = (&record.name, &record.wit);
         let _ = writeln!(
             text,
-            "    /// The game's {what} `{game_name}`.\n    record {wit} {{"
+            "    /// The game's {what} `{game_name}`.\n    record %{wit} {{"
         );
         for field in &record.fields {
             let _ = writeln!(text, "        %{}: {},", field.wit, field.kind.name());
@@ -71,9 +71,9 @@ fn interface(text: &mut String, name: &str, records: &[Record], id_param: &str) 
         let _ = writeln!(
             text,
             "    /// `{game_name}`, or one line saying why not.\n    \
-             get-{wit}: func({get_params}) -> result<{wit}, string>;\n    \
+             get-{wit}: func({get_params}) -> result<%{wit}, string>;\n    \
              /// Sets every field of `{game_name}`{adds}.\n    \
-             set-{wit}: func({set_params}{wit}) -> result<_, string>;",
+             set-{wit}: func({set_params}%{wit}) -> result<_, string>;",
             adds = if id_param.is_empty() {
                 ""
             } else {
@@ -102,11 +102,11 @@ mod tests {
             "package spin-demo:game;",
             "interface components {",
             "    type entity-id = u32;",
-            "    record spin {\n        %speed: f32,\n        %axis: vec3,\n    }",
-            "    get-spin: func(id: entity-id) -> result<spin, string>;",
-            "    set-spin: func(id: entity-id, value: spin) -> result<_, string>;",
-            "    get-score: func() -> result<score, string>;",
-            "    set-score: func(value: score) -> result<_, string>;",
+            "    record %spin {\n        %speed: f32,\n        %axis: vec3,\n    }",
+            "    get-spin: func(id: entity-id) -> result<%spin, string>;",
+            "    set-spin: func(id: entity-id, value: %spin) -> result<_, string>;",
+            "    get-score: func() -> result<%score, string>;",
+            "    set-score: func(value: %score) -> result<_, string>;",
             "world imports {",
         ] {
             assert!(text.contains(line), "no `{line}` in:\n{text}");

@@ -62,7 +62,8 @@ pub trait GameData {
     }
 
     /// Sets fields `names` of entity `id`'s component to `values`, all or
-    /// none: each must be a field it has, of a kind the value fits. An
+    /// none: each must be a field it has, of a kind the value fits, and
+    /// when the game refuses one the fields set before it are set back. An
     /// entity without the component gets it, as [`GameData::insert`] gives
     /// it (a game's typed write).
     fn set_fields(
@@ -83,7 +84,19 @@ pub trait GameData {
                 .ok_or_else(|| no_field(id, component, name))?;
             (value.fit(had.value.kind())).map_err(|why| wrong_kind(id, component, name, &why))?;
         }
-        fields().try_for_each(|(name, value)| self.set_field(id, component, name, value))
+        // A game may still refuse a value that fits its kind (out of its
+        // range): then what was set goes back.
+        for (at, (name, value)) in fields().enumerate() {
+            if let Err(error) = self.set_field(id, component, name, value) {
+                for name in &names[..at] {
+                    if let Some(old) = have.iter().find(|h| h.name == *name) {
+                        let _ = self.set_field(id, component, name, old.value.clone());
+                    }
+                }
+                return Err(error);
+            }
+        }
+        Ok(())
     }
 
     /// Removes the component from entity `id`; false if it had none.

@@ -10,4 +10,5 @@ script::wit_bindgen::generate!({
     runtime_path: "script::wit_bindgen::rt",
 });
 
+#[allow(unused_imports)] // a script uses what it needs
 pub use self::{{game_module}}::game::{components, resources};

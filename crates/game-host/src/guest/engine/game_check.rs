@@ -48,17 +48,26 @@ pub(super) fn mismatch(
             let ComponentItem::ComponentFunc(func) = export.ty else {
                 continue;
             };
-            let wit = function
-                .strip_prefix("get-")
-                .or_else(|| function.strip_prefix("set-"))
-                .unwrap_or(function);
-            let Some(record) = records.iter().find(|r| r.wit == wit) else {
+            let getter = match function.split_once('-') {
+                Some(("get", wit)) => Some((true, wit)),
+                Some(("set", wit)) => Some((false, wit)),
+                _ => None,
+            };
+            let Some((getter, record)) = getter
+                .and_then(|(getter, wit)| Some((getter, records.iter().find(|r| r.wit == wit)?)))
+            else {
                 return Some(format!(
                     "it calls `{function}` of `{name}`, and game `{namespace}`'s description \
                      has no such {what}"
                 ));
             };
-            if let Some(difference) = record_of(&func).and_then(|r| differs(record, &r)) {
+            let Some(built) = signature_fits(&func, getter, what == "component") else {
+                return Some(format!(
+                    "it was built for another description of game `{namespace}`: `{function}` \
+                     has another signature in the script's build"
+                ));
+            };
+            if let Some(difference) = differs(record, &built) {
                 return Some(format!(
                     "it was built for another description of game `{namespace}`: {what} `{}`: \
                      {difference}",
@@ -79,20 +88,37 @@ fn game_interface(name: &str) -> Option<(&str, &str)> {
     (!interface.contains('@')).then_some((namespace, interface))
 }
 
-/// The record a `get-` function answers or a `set-` function takes.
-fn record_of(func: &ComponentFunc) -> Option<wasmtime::component::types::Record> {
-    let result = func.results().next().and_then(|ty| match ty {
-        Type::Result(result) => result.ok(),
+/// The record of a function whose signature is the one the description
+/// makes: `get-X: func([id: u32]) -> result<X, string>` when `getter`,
+/// else `set-X: func([id: u32,] value: X) -> result<_, string>` (the id for
+/// components). `None` for any other signature: the engine's dynamic
+/// functions take their arguments by those positions.
+fn signature_fits(
+    func: &ComponentFunc,
+    getter: bool,
+    with_id: bool,
+) -> Option<wasmtime::component::types::Record> {
+    let params: Vec<Type> = func.params().map(|(_, ty)| ty).collect();
+    let results: Vec<Type> = func.results().collect();
+    let [Type::Result(result)] = results.as_slice() else {
+        return None;
+    };
+    if result.err() != Some(Type::String) {
+        return None;
+    }
+    let (id, rest) = match (with_id, params.as_slice()) {
+        (true, [id, rest @ ..]) => (Some(id), rest),
+        (false, rest) => (None, rest),
+        (true, []) => return None,
+    };
+    if id.is_some_and(|id| *id != Type::U32) {
+        return None;
+    }
+    match (getter, rest, result.ok()) {
+        (true, [], Some(Type::Record(record))) => Some(record),
+        (false, [Type::Record(record)], None) => Some(record.clone()),
         _ => None,
-    });
-    let param = func.params().last().map(|(_, ty)| ty);
-    [result, param]
-        .into_iter()
-        .flatten()
-        .find_map(|ty| match ty {
-            Type::Record(record) => Some(record),
-            _ => None,
-        })
+    }
 }
 
 /// How the script's record differs from the described one, if it does.

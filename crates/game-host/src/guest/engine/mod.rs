@@ -53,8 +53,8 @@ pub struct EngineOptions {
     /// `script` world, with their job kinds (e.g. `game_host_terrain`'s).
     pub extensions: Vec<Extension>,
     /// The game's own components and resources as types (`host run
-    /// --game FILE`, a Bevy game's registrations): scripts made for the game
-    /// import them, and load only if they were built for this description.
+    /// --game FILE`): scripts made for the game import them, and load only
+    /// if they were built for this description.
     pub game: Option<Arc<GameTypes>>,
     /// CPU deadlines and memory limits of every instance.
     pub limits: ScriptLimits,

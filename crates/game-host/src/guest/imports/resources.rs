@@ -12,7 +12,11 @@ use crate::scene::{Field, Value};
 type Answer<T> = wasmtime::Result<Result<T, String>>;
 
 /// The resource every game offers: the frame clock.
-const TIME: &str = "Time";
+pub(super) const TIME: &str = "Time";
+
+/// What a write to `Time` answers.
+pub(super) const TIME_IS_READ_ONLY: &str =
+    "resources: scripts read `Time`; the game's clock sets it";
 
 impl ScriptState {
     /// `Time`'s fields: the frame's step, the time at its end, its number.
@@ -60,9 +64,7 @@ impl Host for ScriptState {
     fn set_field(&mut self, name: String, field: String, value: WitValue) -> Answer<()> {
         let access = self.may_write_game([name.as_str()])?;
         if name == TIME {
-            return Ok(Err(
-                "resources: scripts read `Time`; the game's clock sets it".to_owned(),
-            ));
+            return Ok(Err(TIME_IS_READ_ONLY.to_owned()));
         }
         Ok(self.with_game(access, |data| {
             data.set_resource_field(&name, &field, value.into())

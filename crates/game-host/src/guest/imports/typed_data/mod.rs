@@ -5,6 +5,11 @@
 //! described order; a write checks every field against the game's data
 //! first, so a refused write changes nothing. A failure is the script's to
 //! handle: one line naming the entity, the component and the field.
+//! `values` converts a field's values; the engine checked at load that each
+//! imported function has the signature the description makes, and the
+//! arguments are read by position all the same, never trusted.
+
+mod values;
 
 use std::sync::Arc;
 
@@ -13,6 +18,7 @@ use wasmtime::component::{Linker, Val};
 
 use crate::game_types::{GameTypes, Record};
 use crate::guest::ScriptState;
+use crate::guest::imports::resources::{TIME, TIME_IS_READ_ONLY};
 use crate::scene::{EntityId, Field, GameData, Value};
 
 /// A described record with what each call needs made once: its fields'
@@ -39,8 +45,9 @@ impl Typed {
         let fields = (self.record.fields.iter())
             .zip(values)
             .map(|(described, value)| {
-                let val = (described.kind.to_val(value))
-                    .map_err(|why| format!("{}: field `{}`: {why}", whose(), described.name))?;
+                let val = values::to_val(described.kind, value).map_err(|why| {
+                    format!("game-data: {}: field `{}` {why}", whose(), described.name)
+                })?;
                 Ok((described.wit.clone(), val))
             });
         Ok(Some(Val::Record(fields.collect::<Result<_, String>>()?)))
@@ -60,7 +67,7 @@ pub(crate) fn add_to_linker(
             &format!("get-{}", record.wit),
             move |store, _, params, results| {
                 let id = entity(params)?;
-                results[0] = answer(get_component(store, &read, id)?);
+                *result(results)? = answer(get_component(store, &read, id)?);
                 Ok(())
             },
         )?;
@@ -69,8 +76,9 @@ pub(crate) fn add_to_linker(
             &format!("set-{}", record.wit),
             move |store, _, params, results| {
                 let id = entity(params)?;
-                let values = values_of(&write.record, &params[1])?;
-                results[0] = answer(set_component(store, &write, id, values)?.map(|()| None));
+                let values = values_of(&write.record, params.get(1))?;
+                *result(results)? =
+                    answer(set_component(store, &write, id, values)?.map(|()| None));
                 Ok(())
             },
         )?;
@@ -84,7 +92,7 @@ pub(crate) fn add_to_linker(
                 let name = &read.record.name;
                 let whose = || format!("resource `{name}`");
                 let fields = store.data_mut().resource_fields(name)?;
-                results[0] = answer(fields.and_then(|fields| {
+                *result(results)? = answer(fields.and_then(|fields| {
                     let values = by_name(fields, &read.names, whose)?;
                     read.to_val(values, whose)
                 }));
@@ -95,11 +103,11 @@ pub(crate) fn add_to_linker(
         resources.func_new(
             &format!("set-{}", record.wit),
             move |store, _, params, results| {
-                let values = values_of(&write, &params[0])?;
+                let values = values_of(&write, params.first())?;
                 let fields = write.fields.iter().zip(values);
                 let fields = fields.map(|(f, value)| Field::new(f.name.clone(), value));
                 let fields = fields.collect();
-                results[0] = answer(set_resource(store, &write, fields)?.map(|()| None));
+                *result(results)? = answer(set_resource(store, &write, fields)?.map(|()| None));
                 Ok(())
             },
         )?;
@@ -167,17 +175,32 @@ fn set_resource(
     let state = store.data_mut();
     let access = state.may_write_game([record.name.as_str()])?;
     let name = &record.name;
+    if name == TIME {
+        return Ok(Err(TIME_IS_READ_ONLY.to_owned()));
+    }
     Ok(state.with_game(access, |data: &mut dyn GameData| {
-        check_fields(&format!("resource `{name}`"), data.resource(name)?, &fields)?;
-        fields
-            .into_iter()
-            .try_for_each(|f| data.set_resource_field(name, &f.name, f.value))
+        let have = data.resource(name)?;
+        check_fields(&format!("resource `{name}`"), &have, &fields)?;
+        for (at, field) in fields.iter().enumerate() {
+            let set = data.set_resource_field(name, &field.name, field.value.clone());
+            if let Err(error) = set {
+                // The game refused a value that fits its kind: set back
+                // what went before, so nothing changes.
+                for field in &fields[..at] {
+                    if let Some(old) = have.iter().find(|h| h.name == field.name) {
+                        let _ = data.set_resource_field(name, &old.name, old.value.clone());
+                    }
+                }
+                return Err(error);
+            }
+        }
+        Ok(())
     }))
 }
 
 /// Whether each of `fields` is one the game's data has, of a kind that
 /// fits; else one line naming the first that is not.
-fn check_fields(whose: &str, have: Vec<Field>, fields: &[Field]) -> Result<(), String> {
+fn check_fields(whose: &str, have: &[Field], fields: &[Field]) -> Result<(), String> {
     for field in fields {
         let Some(had) = have.iter().find(|h| h.name == field.name) else {
             return Err(format!(
@@ -195,16 +218,19 @@ fn check_fields(whose: &str, have: Vec<Field>, fields: &[Field]) -> Result<(), S
 }
 
 /// The record's field values, in the description's order.
-fn values_of(record: &Record, val: &Val) -> wasmtime::Result<Vec<Value>> {
-    let Val::Record(vals) = val else {
+fn values_of(record: &Record, val: Option<&Val>) -> wasmtime::Result<Vec<Value>> {
+    let Some(Val::Record(vals)) = val else {
         wasmtime::bail!("`{}` is not a record", record.name);
     };
+    if vals.len() != record.fields.len() {
+        wasmtime::bail!("`{}` has another number of fields", record.name);
+    }
     record
         .fields
         .iter()
         .zip(vals)
         .map(|(described, (_, val))| {
-            let value = described.kind.value_of(val).ok_or_else(|| {
+            let value = values::value_of(described.kind, val).ok_or_else(|| {
                 wasmtime::format_err!(
                     "`{}.{}` is not a {}",
                     record.name,
@@ -215,6 +241,14 @@ fn values_of(record: &Record, val: &Val) -> wasmtime::Result<Vec<Value>> {
             Ok(value)
         })
         .collect()
+}
+
+/// The one result slot.
+fn result(results: &mut [Val]) -> wasmtime::Result<&mut Val> {
+    match results.first_mut() {
+        Some(slot) => Ok(slot),
+        None => wasmtime::bail!("a game's typed function has one result"),
+    }
 }
 
 fn entity(params: &[Val]) -> wasmtime::Result<EntityId> {
