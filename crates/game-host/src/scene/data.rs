@@ -75,8 +75,7 @@ pub trait GameData {
     ) -> Result<(), String> {
         let fields = || names.iter().zip(values.iter().cloned());
         if !self.has(id, component) {
-            let fields = fields().map(|(name, value)| Field::new(name.clone(), value));
-            return self.insert(id, component, fields.collect());
+            return self.insert(id, component, Field::named(names, values));
         }
         let have = self.get(id, component)?;
         for (name, value) in fields() {

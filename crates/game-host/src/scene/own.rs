@@ -297,9 +297,7 @@ impl GameData for Scene {
     ) -> Result<(), String> {
         self.living(id)?;
         if !self.data.has(id, component) {
-            let fields = names.iter().zip(values);
-            let fields = fields.map(|(name, value)| Field::new(name.clone(), value));
-            return self.data.insert(id, component, fields.collect());
+            return (self.data).insert(id, component, Field::named(names, values));
         }
         self.data.set_fields(id, component, names, values)
     }

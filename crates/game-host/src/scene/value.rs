@@ -41,6 +41,13 @@ impl Field {
             value,
         }
     }
+
+    /// Fields `names` holding `values`, pairwise.
+    pub fn named(names: &[String], values: impl IntoIterator<Item = Value>) -> Vec<Field> {
+        (names.iter().zip(values))
+            .map(|(name, value)| Field::new(name.clone(), value))
+            .collect()
+    }
 }
 
 impl Value {

@@ -99,15 +99,14 @@ pub(crate) fn add_to_linker(
                 Ok(())
             },
         )?;
-        let write = Arc::new(record.clone());
+        let write = Typed::new(record);
         resources.func_new(
             &format!("set-{}", record.wit),
             move |store, _, params, results| {
-                let values = values_of(&write, params.first())?;
-                let fields = write.fields.iter().zip(values);
-                let fields = fields.map(|(f, value)| Field::new(f.name.clone(), value));
-                let fields = fields.collect();
-                *result(results)? = answer(set_resource(store, &write, fields)?.map(|()| None));
+                let values = values_of(&write.record, params.first())?;
+                let fields = Field::named(&write.names, values);
+                let set = set_resource(store, &write.record, fields)?;
+                *result(results)? = answer(set.map(|()| None));
                 Ok(())
             },
         )?;
