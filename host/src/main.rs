@@ -11,7 +11,11 @@ fn main() -> ExitCode {
     quiet_vulkan_layer();
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+            // The file watcher's own notes (a watched directory renamed
+            // away, as editor types are when refreshed) are not the
+            // author's business.
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,notify=warn".into()),
         )
         .with_writer(std::io::stderr)
         // Colour only on a terminal, and never under NO_COLOR
