@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
 use super::kind::Kind;
-use super::{FieldType, GameTypes, Record};
+use super::record::{FieldType, GameTypes, Record};
 
 /// The most components, resources or fields of one record a description
 /// may hold: a description is read from disk and is not trusted.

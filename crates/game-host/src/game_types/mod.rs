@@ -7,13 +7,14 @@
 //! game data `game-data` reads by name, and refuses at load a script built
 //! for another description, naming the component and field that differ.
 //!
-//! `description` reads the file; `kind` is a field's type; `wit` writes
-//! the package. The engine links it
+//! `record` is what a description holds; `description` reads the file;
+//! `kind` is a field's type; `wit` writes the package. The engine links it
 //! (`guest::imports::typed_data`) and checks scripts against it
 //! (`guest::engine::game_check`).
 
 mod description;
 mod kind;
+mod record;
 mod wit;
 
 use std::path::Path;
@@ -21,43 +22,10 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 pub use kind::Kind;
+pub use record::{FieldType, GameTypes, Record};
 pub use wit::FILE as WIT_FILE;
 
 use crate::files::{MAX_TEXT_FILE, read_capped};
-
-/// A game's description: its name and, in its order, its components and
-/// resources.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GameTypes {
-    /// The game's name, a WIT namespace (`spin-demo`).
-    pub name: String,
-    /// Its components.
-    pub components: Vec<Record>,
-    /// Its resources.
-    pub resources: Vec<Record>,
-}
-
-/// A described component or resource.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
-    /// Its name in the game (`Spin`), as `game-data` names it.
-    pub name: String,
-    /// Its WIT name (`spin`).
-    pub wit: String,
-    /// Its fields, in the game's order.
-    pub fields: Vec<FieldType>,
-}
-
-/// A described field.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldType {
-    /// Its name in the game (`max_hp`), as `game-data` names it.
-    pub name: String,
-    /// Its WIT name (`max-hp`).
-    pub wit: String,
-    /// Its type.
-    pub kind: Kind,
-}
 
 impl GameTypes {
     /// A description from its JSON text, or one line naming the place of

@@ -8,7 +8,7 @@
 use std::fmt::Write;
 
 use super::kind::Kind;
-use super::{GameTypes, Record};
+use super::record::{GameTypes, Record};
 
 /// The file name the package is written under.
 pub const FILE: &str = "game.wit";

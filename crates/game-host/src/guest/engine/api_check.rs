@@ -4,8 +4,12 @@
 
 use wasmtime::component::Component;
 
-use super::API_VERSION;
 use crate::guest::v0_1;
+
+/// The version of the newest `game:engine` WIT package this host provides
+/// (read from `wit/` at build time). It also links the last 0.1 release,
+/// [`v0_1::VERSION`].
+pub const API_VERSION: &str = env!("GAME_ENGINE_VERSION");
 
 /// Why a component failed to link, when the cause is known: the first
 /// `game:engine` import whose version this host cannot provide, or a

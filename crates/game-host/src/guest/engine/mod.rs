@@ -32,6 +32,7 @@ use crate::guest::{imports, v0_1};
 use crate::limits::ScriptLimits;
 use crate::progress::Progress;
 use crate::sync::LockExt;
+pub use api_check::API_VERSION;
 use api_check::api_mismatch;
 use cache::ComponentCache;
 use component::{WasmKind, wasm_kind};
@@ -408,11 +409,6 @@ impl ScriptEngine {
 
 /// Components at least this large get progress lines while compiling.
 const LARGE_COMPONENT: usize = 4 << 20;
-
-/// The version of the newest `game:engine` WIT package this host provides
-/// (read from `wit/` at build time). It also links the last 0.1 release,
-/// [`v0_1::VERSION`].
-pub const API_VERSION: &str = env!("GAME_ENGINE_VERSION");
 
 /// The name a script loaded from `path` gets: the file's stem.
 pub fn script_name(path: &Path) -> String {
