@@ -50,15 +50,8 @@ pub trait GameData {
         component: &str,
         names: &[String],
     ) -> Result<Vec<Value>, String> {
-        let mut have = self.get(id, component)?;
-        names
-            .iter()
-            .map(|name| {
-                let at = (have.iter().position(|f| f.name == *name))
-                    .ok_or_else(|| no_field(id, component, name))?;
-                Ok(have.swap_remove(at).value)
-            })
-            .collect()
+        let have = self.get(id, component)?;
+        Field::take(have, names).map_err(|name| no_field(id, component, name))
     }
 
     /// Sets fields `names` of entity `id`'s component to `values`, all or

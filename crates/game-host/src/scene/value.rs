@@ -42,6 +42,21 @@ impl Field {
         }
     }
 
+    /// The values of fields `names` among `fields`, in that order; else the
+    /// first of `names` none of them has.
+    pub fn take(mut fields: Vec<Field>, names: &[String]) -> Result<Vec<Value>, &str> {
+        names
+            .iter()
+            .map(|name| {
+                let at = fields
+                    .iter()
+                    .position(|f| f.name == *name)
+                    .ok_or(name.as_str())?;
+                Ok(fields.swap_remove(at).value)
+            })
+            .collect()
+    }
+
     /// Fields `names` holding `values`, pairwise.
     pub fn named(names: &[String], values: impl IntoIterator<Item = Value>) -> Vec<Field> {
         (names.iter().zip(values))

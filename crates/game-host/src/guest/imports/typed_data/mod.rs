@@ -93,7 +93,12 @@ pub(crate) fn add_to_linker(
                 let whose = || format!("resource `{name}`");
                 let fields = store.data_mut().resource_fields(name)?;
                 *result(results)? = answer(fields.and_then(|fields| {
-                    let values = by_name(fields, &read.names, whose)?;
+                    let values = Field::take(fields, &read.names).map_err(|name| {
+                        format!(
+                            "{} has no field `{name}` (the game's description has it)",
+                            whose()
+                        )
+                    })?;
                     read.to_val(values, whose)
                 }));
                 Ok(())
@@ -112,26 +117,6 @@ pub(crate) fn add_to_linker(
         )?;
     }
     Ok(())
-}
-
-/// The values of fields `names` among `fields`, in that order.
-fn by_name(
-    mut fields: Vec<Field>,
-    names: &[String],
-    whose: impl Fn() -> String,
-) -> Result<Vec<Value>, String> {
-    names
-        .iter()
-        .map(|name| {
-            let at = (fields.iter().position(|f| f.name == *name)).ok_or_else(|| {
-                format!(
-                    "{} has no field `{name}` (the game's description has it)",
-                    whose()
-                )
-            })?;
-            Ok(fields.swap_remove(at).value)
-        })
-        .collect()
 }
 
 type Answer<T> = wasmtime::Result<Result<T, String>>;
