@@ -7,40 +7,8 @@
 
 mod common;
 
-use std::path::Path;
-
+use common::game::{GAME, assert_turned_one_second, edit, refused};
 use common::scratch::Scratch;
-
-const GAME: &str = r#"{
-  "game": "spin-demo",
-  "components": {
-    "Spin": { "speed": "f32" },
-    "Health": { "current": "f32", "max": "f32" }
-  },
-  "resources": { "Score": { "points": "s64" } }
-}
-"#;
-
-/// Replaces `from` (which must be there) with `to` in `file`.
-fn edit(file: &Path, from: &str, to: &str) {
-    let text = std::fs::read_to_string(file).unwrap();
-    assert!(text.contains(from), "`{}` has no `{from}`", file.display());
-    std::fs::write(file, text.replace(from, to)).unwrap();
-}
-
-/// `host run ARGS` in the scratch directory, expected to fail: its last
-/// line.
-fn refused(scratch: &Scratch, args: &[&str]) -> String {
-    let output = scratch.host(args).output().unwrap();
-    assert!(!output.status.success());
-    let stderr = common::stderr_of(&output);
-    stderr
-        .trim_end()
-        .lines()
-        .last()
-        .unwrap_or_default()
-        .to_owned()
-}
 
 /// The new project's moon, turned at the speed its typed `Spin` holds
 /// (set at start, read every frame), with the typed errors of a
@@ -86,17 +54,7 @@ fn a_rust_script_reads_and_writes_the_games_components_typed() {
         "--dump-scene",
         scene.to_str().unwrap(),
     ]);
-    let scene: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&scene).unwrap()).unwrap();
-    // One second at 2 rad/s on a circle of radius 3.
-    let position = common::dumped_position(&scene, "moon");
-    let expected = [3.0 * 2f64.cos(), 0.0, 3.0 * 2f64.sin()];
-    for (got, want) in position.iter().zip(expected) {
-        assert!(
-            (got - want).abs() < 1e-3,
-            "moon at {position:?}, not {expected:?}"
-        );
-    }
+    assert_turned_one_second(&scene);
     assert!(
         log.contains(r#"health: Err("game-data: entity 1 has no component `Health`")"#),
         "{log}"
@@ -120,7 +78,7 @@ fn a_rust_script_reads_and_writes_the_games_components_typed() {
     assert_eq!(
         run(&[]),
         "error: failed to load script `spinner`: it was made for game `spin-demo` (it imports \
-         `spin-demo:game/components`), and this host runs no game description (give it with \
+         `spin-demo:game/game-components`), and this host runs no game description (give it with \
          `--game FILE`)"
     );
 }

@@ -6,6 +6,7 @@
 
 pub mod client;
 pub mod fleet;
+pub mod game;
 pub mod memory;
 pub mod scratch;
 pub mod serve;

@@ -25,7 +25,9 @@ use sha2::{Digest, Sha256};
 
 use super::cache::BuildCache;
 use super::tool::run_tool;
-use super::{ENGINE_WIT, Language, hash_wit, read_sources, tool_version, write_wit};
+use super::{
+    ENGINE_WIT, GameWit, Language, hash_script_wit, read_sources, tool_version, write_wit,
+};
 use game_host::LiveSources;
 use game_host::guest::engine::API_VERSION;
 use game_host::guest::{ENGINE_INTERFACES, LIVE_VERSION};
@@ -38,15 +40,19 @@ use game_host::{ScriptComponent, ScriptEngine};
 use game_host::LIVE_WIT;
 
 /// The root package of a runtime's build: the script world plus `live`,
-/// each at the version its package declares.
-fn runtime_wit() -> String {
+/// each at the version its package declares, and for a game's scripts the
+/// game's typed imports.
+fn runtime_wit(game: Option<&GameWit>) -> String {
+    let game = game.map_or(String::new(), |game| {
+        format!("    include {}:game/imports;\n", game.name)
+    });
     format!(
         "package game:live-runtime;
 
 world live-script {{
     include game:engine/stateful-script@{API_VERSION};
     include game:live/live@{LIVE_VERSION};
-}}
+{game}}}
 ",
     )
 }
@@ -57,8 +63,8 @@ const RUNTIME_WORLD: &str = "live-script";
 impl Language {
     /// The loader's file name in a runtime's build, and its text, with the
     /// versions of the packages it binds filled in (`{{engine-version}}`,
-    /// `{{live-version}}`).
-    fn loader(self) -> (&'static str, String) {
+    /// `{{live-version}}`), and the interfaces: the engine's, and `game`'s.
+    fn loader(self, game: Option<&GameWit>) -> (&'static str, String) {
         let (file, text) = match self {
             Language::Python => ("game_live_loader.py", include_str!("loaders/loader.py")),
             Language::JavaScript => ("loader.js", include_str!("loaders/loader.js")),
@@ -77,7 +83,7 @@ impl Language {
             })
         };
         let bound = || ENGINE_INTERFACES.iter().filter(|(_, funcs)| *funcs);
-        let imports: String = bound()
+        let mut imports: String = bound()
             .map(|(name, _)| {
                 format!(
                     "import * as {} from \"game:engine/{name}@{{{{engine-version}}}}\";\n",
@@ -85,17 +91,29 @@ impl Language {
                 )
             })
             .collect();
-        let interfaces: String = ENGINE_INTERFACES
+        let mut interfaces: String = ENGINE_INTERFACES
             .iter()
             .map(|(name, funcs)| {
                 let value = if *funcs { camel(name) } else { "{}".to_owned() };
                 format!("  \"game:engine/{name}\": {value},\n")
             })
             .collect();
-        let modules: String = ENGINE_INTERFACES
+        let mut modules: String = ENGINE_INTERFACES
             .iter()
             .map(|(name, _)| format!("    {},\n", name.replace('-', "_")))
             .collect();
+        // The game's interfaces have names no engine interface has.
+        for (game, name) in game
+            .iter()
+            .flat_map(|g| g.interfaces().into_iter().map(|i| (&g.name, i)))
+        {
+            imports.push_str(&format!(
+                "import * as {} from \"{game}:game/{name}\";\n",
+                camel(name)
+            ));
+            interfaces.push_str(&format!("  \"{game}:game/{name}\": {},\n", camel(name)));
+            modules.push_str(&format!("    {},\n", name.replace('-', "_")));
+        }
         let text = text
             .replace("{{engine-imports}}\n", &imports)
             .replace("{{engine-interfaces}}\n", &interfaces)
@@ -107,27 +125,37 @@ impl Language {
 }
 
 /// Loads the script whose entry file is `entry` as `name`, on its
-/// language's runtime (built and compiled on first use). Fails, with the
-/// language's own error naming file and line, when its sources do not
-/// compile.
+/// language's runtime (built and compiled on first use; for a project made
+/// for a game, the runtime of its game types). Fails, with the language's
+/// own error naming file and line, when its sources do not compile.
 pub fn load(
     engine: &ScriptEngine,
     language: Language,
     entry: &Path,
     name: &str,
 ) -> Result<ScriptComponent> {
-    load_sources(engine, language, live_sources(language, entry)?, name)
+    let game = GameWit::of_project(entry)?;
+    let sources = live_sources(language, entry)?;
+    load_sources(engine, language, sources, name, game.as_ref())
 }
 
 /// [`load`] for sources already read (an engine's assets, say): the entry
-/// module first.
+/// module first, on the runtime of `game`'s types, or the engine's alone.
 pub fn load_sources(
     engine: &ScriptEngine,
     language: Language,
     sources: LiveSources,
     name: &str,
+    game: Option<&GameWit>,
 ) -> Result<ScriptComponent> {
-    let component = runtime(engine, language)?.with_live_sources(name, sources);
+    let runtime = match game {
+        None => runtime(engine, language, None)?,
+        // The runtime is what the script's game types were built into: a
+        // build for another description is the script's own error.
+        Some(game) => runtime_of(engine, language, Some(game))
+            .with_context(|| format!("failed to load {} script `{name}`", language.name()))?,
+    };
+    let component = runtime.with_live_sources(name, sources);
     let checked = component
         .check_live()
         .with_context(|| format!("the {} runtime failed", language.name()))?;
@@ -169,17 +197,29 @@ pub fn live_sources(language: Language, entry: &Path) -> Result<LiveSources> {
     })
 }
 
-/// The runtime component of `language`, kept by `engine`: built (or read
-/// from the build cache) and compiled on first use.
-pub fn runtime(engine: &ScriptEngine, language: Language) -> Result<ScriptComponent> {
-    let version = known_tool_version(language)?;
-    let key = runtime_key(language, &version);
-    let name = format!("{}-runtime", language.name().to_lowercase());
-    engine
-        .load_kept(&key, &name, || {
-            build_runtime(language, &version, &key, engine.cache_dir())
-        })
+/// The runtime component of `language` (with `game`'s types), kept by
+/// `engine`: built (or read from the build cache) and compiled on first
+/// use.
+pub fn runtime(
+    engine: &ScriptEngine,
+    language: Language,
+    game: Option<&GameWit>,
+) -> Result<ScriptComponent> {
+    runtime_of(engine, language, game)
         .with_context(|| format!("failed to load the {} runtime", language.name()))
+}
+
+fn runtime_of(
+    engine: &ScriptEngine,
+    language: Language,
+    game: Option<&GameWit>,
+) -> Result<ScriptComponent> {
+    let version = known_tool_version(language)?;
+    let key = runtime_key(language, &version, game);
+    let name = format!("{}-runtime", language.name().to_lowercase());
+    engine.load_kept(&key, &name, || {
+        build_runtime(language, &version, &key, game, engine.cache_dir())
+    })
 }
 
 /// The tool's version, asked once per process (asking takes a tool start:
@@ -196,21 +236,21 @@ fn known_tool_version(language: Language) -> Result<String> {
 }
 
 /// SHA-256 over what a runtime is built from.
-fn runtime_key(language: Language, version: &str) -> String {
-    let (_, loader) = language.loader();
+fn runtime_key(language: Language, version: &str, game: Option<&GameWit>) -> String {
+    let (_, loader) = language.loader(game);
     let mut hash = Sha256::new();
     for part in [
         "runtime",
         language.name(),
         version,
         LIVE_WIT,
-        &runtime_wit(),
+        &runtime_wit(game),
         &loader,
     ] {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part);
     }
-    hash_wit(&mut hash, ENGINE_WIT);
+    hash_script_wit(&mut hash, game);
     hex(&hash.finalize())
 }
 
@@ -219,6 +259,7 @@ fn build_runtime(
     language: Language,
     version: &str,
     key: &str,
+    game: Option<&GameWit>,
     cache_dir: Option<&Path>,
 ) -> Result<Vec<u8>> {
     // One build at a time in a process: engines that want the same
@@ -230,35 +271,47 @@ fn build_runtime(
         return Ok(bytes);
     }
     let work = std::env::temp_dir().join(format!("game-host-runtime-{}", uuid::Uuid::now_v7()));
-    let (file, text) = language.loader();
+    let (file, text) = language.loader(game);
     let loader = work.join("src").join(file);
-    let runtime_wit = runtime_wit();
-    let result = write_wit(
-        &work,
-        &[("main.wit", &runtime_wit)],
-        &[("engine", ENGINE_WIT), ("live", &[("live.wit", LIVE_WIT)])],
-    )
-    .and_then(|()| {
-        std::fs::create_dir_all(work.join("src"))
-            .and_then(|()| std::fs::write(&loader, text))
-            .context("failed to write the loader")
-    })
-    .and_then(|()| {
-        let label = format!(
-            "building the {} runtime (once per {version})",
-            language.name()
-        );
-        let name = format!("{}-runtime", language.name().to_lowercase());
-        run_tool(
-            language,
-            &loader,
-            &loader,
-            &name,
-            label,
-            RUNTIME_WORLD,
-            &work,
-        )
-    });
+    let runtime_wit = runtime_wit(game);
+    let game_files = game.map(|game| [("game.wit", game.text.as_str())]);
+    let mut deps = vec![
+        ("engine", ENGINE_WIT),
+        ("live", &[("live.wit", LIVE_WIT)][..]),
+    ];
+    if let Some(files) = &game_files {
+        deps.push(("game", files));
+    }
+    let result = write_wit(&work, &[("main.wit", &runtime_wit)], &deps)
+        .and_then(|()| {
+            std::fs::create_dir_all(work.join("src"))
+                .and_then(|()| std::fs::write(&loader, text))
+                .context("failed to write the loader")
+        })
+        .and_then(|()| {
+            let label = match game {
+                None => format!(
+                    "building the {} runtime (once per {version})",
+                    language.name()
+                ),
+                Some(game) => format!(
+                    "building the {} runtime of game `{}`'s types (once per {version} and \
+                 description)",
+                    language.name(),
+                    game.name
+                ),
+            };
+            let name = format!("{}-runtime", language.name().to_lowercase());
+            run_tool(
+                language,
+                &loader,
+                &loader,
+                &name,
+                label,
+                RUNTIME_WORLD,
+                &work,
+            )
+        });
     let _ = std::fs::remove_dir_all(&work);
     let bytes = result?;
     if let Some(cache) = cache {
@@ -292,12 +345,29 @@ mod tests {
 
     #[test]
     fn the_runtime_key_follows_the_tool_and_the_language() {
-        let key = runtime_key(Language::Python, "componentize-py 0.25.1");
-        assert_eq!(key, runtime_key(Language::Python, "componentize-py 0.25.1"));
-        assert_ne!(key, runtime_key(Language::Python, "componentize-py 0.26.0"));
+        let key = runtime_key(Language::Python, "componentize-py 0.25.1", None);
+        assert_eq!(
+            key,
+            runtime_key(Language::Python, "componentize-py 0.25.1", None)
+        );
         assert_ne!(
             key,
-            runtime_key(Language::JavaScript, "componentize-py 0.25.1")
+            runtime_key(Language::Python, "componentize-py 0.26.0", None)
+        );
+        assert_ne!(
+            key,
+            runtime_key(Language::JavaScript, "componentize-py 0.25.1", None)
+        );
+        let game = GameWit {
+            name: "g".into(),
+            text: "package g:game;\ninterface game-components {\n}\n".into(),
+        };
+        let with_game = runtime_key(Language::Python, "componentize-py 0.25.1", Some(&game));
+        assert_ne!(key, with_game);
+        let (_, loader) = Language::JavaScript.loader(Some(&game));
+        assert!(
+            loader.contains("\"g:game/game-components\": gameComponents,"),
+            "{loader}"
         );
     }
 }

@@ -9,7 +9,9 @@
 //! compiled code from the compile cache, in milliseconds.
 //!
 //! The world is `stateful-script` when the source defines the state
-//! hand-over exports (`save_state` / `saveState`), else `script`.
+//! hand-over exports (`save_state` / `saveState`), else `script`; a
+//! project made for a game (`wit/game.wit`, `game_wit`) adds the game's
+//! typed imports to it.
 //!
 //! That is the shipping path (`host build`: one self-contained component
 //! per script). `host run` takes the live path (`live`): one runtime per
@@ -23,6 +25,7 @@
 
 mod api;
 mod cache;
+mod game_wit;
 mod language;
 mod live;
 mod tool;
@@ -35,11 +38,13 @@ use sha2::{Digest, Sha256};
 
 use cache::BuildCache;
 pub use cache::MAX_BUILD_CACHE_BYTES;
+pub use game_wit::{GameWit, path_in as game_wit_path};
 pub use language::{COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION, Language};
 pub use live::{live_sources, load as load_live, load_sources as load_live_sources, runtime};
 use tool::run_tool;
 
 use game_host::files::{MAX_TEXT_FILE, read_capped};
+use game_host::guest::engine::API_VERSION;
 use game_host::hex::hex;
 
 /// The WIT package scripts are built against, as the host was built with
@@ -56,9 +61,10 @@ pub fn build(
     cache_dir: Option<&Path>,
 ) -> Result<Vec<u8>> {
     let sources = read_sources(language, entry)?;
+    let game = GameWit::of_project(entry)?;
     let version = tool_version(language)?;
     let world = language.world(&sources);
-    let key = cache_key(language, &version, world, &sources);
+    let key = cache_key(language, &version, world, game.as_ref(), &sources);
     let cache = cache_dir.and_then(BuildCache::open);
     if let Some(bytes) = cache.as_ref().and_then(|cache| cache.get(&key)) {
         tracing::debug!(script = name, "build cache hit");
@@ -69,8 +75,8 @@ pub fn build(
     // Build from the sources as read for the key, not from the script's
     // directory: an edit saved during the build must not be cached under
     // the key of the sources before it.
-    let result = write_wit(&work, ENGINE_WIT, &[])
-        .and_then(|()| snapshot(language, entry, &sources, &work))
+    let result = write_script_wit(&work, world, game.as_ref())
+        .and_then(|_| snapshot(language, entry, &sources, &work))
         .and_then(|copy| {
             let label = format!(
                 "building `{name}` ({} script, world `{world}`) with {version}",
@@ -92,23 +98,55 @@ pub(crate) fn world_of(language: Language, entry: &Path) -> Result<&'static str>
     Ok(language.world(&read_sources(language, entry)?))
 }
 
-/// Writes the WIT package scripts are built against into `work/wit` and
-/// returns that directory.
-pub(crate) fn write_engine_wit(work: &Path) -> Result<PathBuf> {
-    write_wit(work, ENGINE_WIT, &[])?;
+/// Writes the WIT a script is built against for `world` into `work/wit`
+/// and returns that directory: the engine's package, with `world` in it;
+/// for a script of `game`, a package of its own whose `world` includes the
+/// engine's and the game's imports.
+pub(crate) fn write_script_wit(
+    work: &Path,
+    world: &str,
+    game: Option<&GameWit>,
+) -> Result<PathBuf> {
+    match game {
+        None => write_wit(work, ENGINE_WIT, &[])?,
+        Some(game) => write_wit(
+            work,
+            &[(
+                "main.wit",
+                &game.world(GAME_SCRIPT_PACKAGE, world, API_VERSION),
+            )],
+            &[
+                ("engine", ENGINE_WIT),
+                ("game", &[("game.wit", &game.text)]),
+            ],
+        )?,
+    }
     Ok(work.join("wit"))
 }
 
-/// Feeds the WIT package scripts are built against to `hash`.
-pub(crate) fn hash_engine_wit(hash: &mut Sha256) {
+/// The package holding the world of a game's script.
+const GAME_SCRIPT_PACKAGE: &str = "game:game-script";
+
+/// Feeds the WIT a script of `game` (or none) is built against to `hash`.
+pub(crate) fn hash_script_wit(hash: &mut Sha256, game: Option<&GameWit>) {
     hash_wit(hash, ENGINE_WIT);
+    if let Some(game) = game {
+        game.hash(hash);
+    }
 }
 
-/// A fingerprint of the script's sources and the world they build for
-/// (not the tool's version: that takes running the tool).
+/// A fingerprint of the script's sources, its game types and the world
+/// they build for (not the tool's version: that takes running the tool).
 pub fn fingerprint(language: Language, entry: &Path) -> Result<String> {
     let sources = read_sources(language, entry)?;
-    Ok(cache_key(language, "", language.world(&sources), &sources))
+    let game = GameWit::of_project(entry)?;
+    Ok(cache_key(
+        language,
+        "",
+        language.world(&sources),
+        game.as_ref(),
+        &sources,
+    ))
 }
 
 /// The script's source files with their contents, sorted by path.
@@ -238,6 +276,7 @@ fn cache_key(
     language: Language,
     version: &str,
     world: &str,
+    game: Option<&GameWit>,
     sources: &[(PathBuf, Vec<u8>)],
 ) -> String {
     let mut hash = Sha256::new();
@@ -245,7 +284,7 @@ fn cache_key(
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part);
     }
-    hash_wit(&mut hash, ENGINE_WIT);
+    hash_script_wit(&mut hash, game);
     let root = sources[0].0.parent().unwrap_or(Path::new("."));
     for (path, text) in sources {
         let relative = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
@@ -264,9 +303,22 @@ mod tests {
     #[test]
     fn the_cache_key_changes_with_any_source_or_the_tool() {
         let sources = |text: &[u8]| vec![(PathBuf::from("/s/app.py"), text.to_vec())];
-        let key = |version, text| cache_key(Language::Python, version, "script", &sources(text));
+        let key =
+            |version, text| cache_key(Language::Python, version, "script", None, &sources(text));
         assert_eq!(key("v1", b"a"), key("v1", b"a"));
         assert_ne!(key("v1", b"a"), key("v1", b"b"));
         assert_ne!(key("v1", b"a"), key("v2", b"a"));
+        let game = GameWit {
+            name: "g".into(),
+            text: "package g:game;".into(),
+        };
+        let with_game = cache_key(
+            Language::Python,
+            "v1",
+            "script",
+            Some(&game),
+            &sources(b"a"),
+        );
+        assert_ne!(key("v1", b"a"), with_game);
     }
 }

@@ -10,7 +10,7 @@ use std::process::Stdio;
 use anyhow::{Context, Result, bail};
 
 use super::tools::JCO;
-use crate::componentize::{self, Language};
+use crate::componentize::{self, GameWit, Language};
 use crate::process::run_captured;
 use game_host::guest::engine::API_VERSION;
 
@@ -59,12 +59,19 @@ pub(super) fn tool_version(language: Language) -> Result<Result<String, String>>
 /// The jco release whose `guest-types` fails on every WIT path.
 const BROKEN_JCO: &str = "1.35.0";
 
-/// Writes `language`'s stubs of `world` into `out` (created).
-pub(super) fn write(language: Language, world: &str, out: &Path) -> Result<()> {
+/// Writes `language`'s stubs of `world` (with `game`'s types) into `out`
+/// (created).
+pub(super) fn write(
+    language: Language,
+    world: &str,
+    game: Option<&GameWit>,
+    out: &Path,
+) -> Result<()> {
     // The host's own one line if the directory cannot be written.
     std::fs::create_dir(out).with_context(|| format!("failed to create `{}`", out.display()))?;
     let work = std::env::temp_dir().join(format!("game-host-types-{}", uuid::Uuid::now_v7()));
-    let result = componentize::write_engine_wit(&work).and_then(|wit| match language {
+    let wit = componentize::write_script_wit(&work, world, game);
+    let result = wit.and_then(|wit| match language {
         Language::Python => python(&wit, world, out),
         Language::JavaScript => javascript(&wit, world, out),
     });

@@ -5,8 +5,8 @@
 //! `jsconfig.json`) that point pyright and `tsc` at them.
 //!
 //! `host new` writes them; `host build` and `host check` write them again
-//! when the host's WIT (or the tool, or the script's world) has changed
-//! since: a stamp in `.types/` keys what they were written from. `.types/`
+//! when the host's WIT (or the tool, the script's world, or the game's
+//! types in `wit/game.wit`) has changed since: a stamp in `.types/` keys what they were written from. `.types/`
 //! is hidden, so the build and the watcher never take it for the script's
 //! own sources.
 //!
@@ -27,7 +27,7 @@ pub use config::config_file;
 pub(crate) use config::ensure_config;
 pub use tools::{JCO, PYRIGHT, TYPESCRIPT, Tool};
 
-use crate::componentize::{self, Language};
+use crate::componentize::{self, GameWit, Language};
 use game_host::hex::hex;
 
 /// The directory, beside the script, that holds its editor types.
@@ -70,11 +70,12 @@ pub fn refresh(language: Language, entry: &Path, create: bool) -> Result<Refresh
         return Ok(Refreshed::Absent);
     }
     let world = componentize::world_of(language, entry)?;
+    let game = GameWit::of_project(entry)?;
     let version = match generate::tool_version(language)? {
         Ok(version) => version,
         Err(missing) => return Ok(Refreshed::ToolMissing(missing)),
     };
-    let key = stamp(world, &version);
+    let key = stamp(world, &version, game.as_ref());
     let fresh = || std::fs::read_to_string(types.join(STAMP)).is_ok_and(|old| old.trim() == key);
     if fresh() {
         return Ok(Refreshed::Fresh);
@@ -83,7 +84,7 @@ pub fn refresh(language: Language, entry: &Path, create: bool) -> Result<Refresh
     let id = uuid::Uuid::now_v7();
     let new = dir.join(format!("{TYPES_DIR}.new-{id}"));
     let old = dir.join(format!("{TYPES_DIR}.old-{id}"));
-    let written = generate::write(language, world, &new).and_then(|()| {
+    let written = generate::write(language, world, game.as_ref(), &new).and_then(|()| {
         std::fs::write(new.join(STAMP), format!("{key}\n")).context("failed to write the stamp")
     });
     if let Err(error) = written {
@@ -148,15 +149,15 @@ fn remove_abandoned(dir: &Path) {
 /// that writes them differently changes it, so stubs are written again.
 const FORMAT: &str = "1";
 
-/// What stubs are written from: the host's WIT, the world, the tool, the
-/// host's own part.
-fn stamp(world: &str, tool_version: &str) -> String {
+/// What stubs are written from: the host's WIT, the game's types, the
+/// world, the tool, the host's own part.
+fn stamp(world: &str, tool_version: &str, game: Option<&GameWit>) -> String {
     let mut hash = Sha256::new();
     for part in [FORMAT, world, tool_version] {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part);
     }
-    componentize::hash_engine_wit(&mut hash);
+    componentize::hash_script_wit(&mut hash, game);
     hex(&hash.finalize())
 }
 
@@ -166,6 +167,7 @@ mod tests {
 
     #[test]
     fn the_stamp_follows_the_world_and_the_tool() {
+        let stamp = |world, tool| stamp(world, tool, None);
         assert_eq!(stamp("script", "jco 1"), stamp("script", "jco 1"));
         assert_ne!(stamp("script", "jco 1"), stamp("stateful-script", "jco 1"));
         assert_ne!(stamp("script", "jco 1"), stamp("script", "jco 2"));

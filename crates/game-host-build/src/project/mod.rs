@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use game_host::game_types::GameTypes;
+use game_host::game_types::{GameTypes, Record};
 
 /// The language of a new project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,12 +59,6 @@ pub fn create(
     language: ProjectLanguage,
     game: Option<&GameTypes>,
 ) -> Result<Vec<PathBuf>> {
-    if game.is_some() && language != ProjectLanguage::Rust {
-        bail!(
-            "`--game` makes Rust projects for now: a Python or JavaScript script reaches the \
-             game's components by name (`game-data`)"
-        );
-    }
     let name = project_name(dir)?;
     if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
         bail!("`{}` already exists and is not empty", dir.display());
@@ -99,11 +93,24 @@ pub fn create(
         ],
     };
     if let Some(game) = game {
-        if let Some((_, lib)) = files.iter_mut().find(|(file, _)| *file == "src/lib.rs") {
-            *lib = lib.replacen("use script::prelude::*;\n", &game_module(game), 1);
+        let (file, after) = match language {
+            ProjectLanguage::Rust => ("src/lib.rs", "use script::prelude::*;\n"),
+            ProjectLanguage::Python => ("app.py", "from wit_world.imports.types import Vec3\n"),
+            ProjectLanguage::JavaScript => {
+                ("app.js", "import { find, spawn } from \"game:engine/scene@")
+            }
+        };
+        if let Some((_, text)) = files.iter_mut().find(|(name, _)| *name == file) {
+            let at = text
+                .find(after)
+                .map(|at| at + text[at..].find('\n').unwrap_or(0) + 1);
+            let at = at.expect("the template holds the line the game's types follow");
+            text.insert_str(at, &game_module(game, language));
         }
         files.push(("wit/game.wit", game.wit()));
-        files.push(("src/game.rs", game_bindings(game)));
+        if language == ProjectLanguage::Rust {
+            files.push(("src/game.rs", game_bindings(game)));
+        }
     }
     for (file, text) in &files {
         let path = dir.join(file);
@@ -116,34 +123,95 @@ pub fn create(
 
 /// `src/game.rs` of a Rust project made for `game`: its types' bindings.
 fn game_bindings(game: &GameTypes) -> String {
+    let interfaces: Vec<String> = offered(game)
+        .map(|(interface, _)| format!("game_{interface} as {interface}"))
+        .collect();
     include_str!("templates/game.rs")
+        .replace("{{interfaces}}", &interfaces.join(", "))
         .replace("{{game}}", &game.name)
         .replace("{{game_module}}", &game.name.replace('-', "_"))
 }
 
-/// What a Rust project made for `game` has in `src/lib.rs` where others
-/// have `use script::prelude::*;`: the bindings' module, and what it holds.
-fn game_module(game: &GameTypes) -> String {
+/// What a project made for `game` has after its imports: what the game's
+/// types offer, in `language`'s names, and (but in Rust, where the SDK's
+/// prelude comes first) the import of them.
+fn game_module(game: &GameTypes, language: ProjectLanguage) -> String {
+    let comment = match language {
+        ProjectLanguage::Python => "#",
+        _ => "//",
+    };
     let mut text = format!(
-        "use script::prelude::*;\n\n\
-         // Game `{}`'s own types (src/game.rs), typed, no names crossing:\n",
+        "\n{comment} Game `{}`'s own types (wit/game.wit), typed, no names crossing:\n",
         game.name
     );
-    for (interface, records, id) in [
-        ("components", &game.components, "id"),
-        ("resources", &game.resources, ""),
-    ] {
+    for (interface, records) in offered(game) {
+        let id = if interface == "components" { "id" } else { "" };
         let set = if id.is_empty() { "value" } else { "id, value" };
         for record in records {
-            let rust = record.wit.replace('-', "_");
-            text.push_str(&format!(
-                "//   game::{interface}::get_{rust}({id}) / set_{rust}({set}) ({})\n",
-                record.name
-            ));
+            let snake = record.wit.replace('-', "_");
+            let (get, set) = match language {
+                ProjectLanguage::Rust => (
+                    format!("game::{interface}::get_{snake}({id})"),
+                    format!("set_{snake}({set})"),
+                ),
+                ProjectLanguage::Python => (
+                    format!("game_{interface}.get_{snake}({id})"),
+                    format!("set_{snake}({set})"),
+                ),
+                ProjectLanguage::JavaScript => {
+                    let camel = camel_case(&record.wit);
+                    (
+                        format!("game{}.get{camel}({id})", camel_case(interface)),
+                        format!("set{camel}({set})"),
+                    )
+                }
+            };
+            text.push_str(&format!("{comment}   {get} / {set} ({})\n", record.name));
         }
     }
-    text.push_str("#[allow(dead_code)]\nmod game;\n");
+    let modules: Vec<&str> = offered(game).map(|(interface, _)| interface).collect();
+    match language {
+        ProjectLanguage::Rust => text.push_str("#[allow(dead_code)]\nmod game;\n"),
+        ProjectLanguage::Python => {
+            let modules: Vec<String> = modules.iter().map(|m| format!("game_{m}")).collect();
+            text.push_str(&format!(
+                "from wit_world.imports import {}\n",
+                modules.join(", ")
+            ));
+        }
+        ProjectLanguage::JavaScript => {
+            for module in modules {
+                text.push_str(&format!(
+                    "import * as game{} from \"{}:game/game-{module}\";\n",
+                    camel_case(module),
+                    game.name
+                ));
+            }
+        }
+    }
     text
+}
+
+/// The kinds of types `game` has (`components`, `resources`), each with
+/// its records: the package has an interface only for those.
+fn offered(game: &GameTypes) -> impl Iterator<Item = (&'static str, &[Record])> {
+    [
+        ("components", game.components.as_slice()),
+        ("resources", game.resources.as_slice()),
+    ]
+    .into_iter()
+    .filter(|(_, records)| !records.is_empty())
+}
+
+/// `spin-rate` as `SpinRate`.
+fn camel_case(wit: &str) -> String {
+    wit.split('-')
+        .map(|part| {
+            let mut chars = part.chars();
+            let first = chars.next().map(|c| c.to_ascii_uppercase());
+            first.into_iter().chain(chars).collect::<String>()
+        })
+        .collect()
 }
 
 /// The directory's name, if it is one cargo and the host accept as a

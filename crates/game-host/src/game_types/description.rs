@@ -1,7 +1,8 @@
-//! Reading a game description: a JSON file naming the game and, in the
-//! order the game declares them, its components and resources with their
-//! fields' types. Everything in it is checked; a mistake is refused in one
-//! line naming its place (`components.Spin.speed`).
+//! A game description: a JSON file naming the game and, in the order the
+//! game declares them, its components and resources with their fields'
+//! types. Everything read is checked; a mistake is refused in one line
+//! naming its place (`components.Spin.speed`). A description is also
+//! written (`write`), by a game that makes one from what it registered.
 //!
 //! ```json
 //! {
@@ -72,6 +73,54 @@ pub(super) fn parse(text: &str) -> Result<GameTypes, String> {
         components,
         resources,
     })
+}
+
+/// A record as [`json`] takes it: its name and its fields' names and kinds.
+pub type Parts = (String, Vec<(String, Kind)>);
+
+/// `game` as a description's JSON text, in its order, which [`parse`]
+/// reads back as the same types.
+pub(super) fn write(game: &GameTypes) -> String {
+    let parts = |records: &[Record]| -> Vec<Parts> {
+        (records.iter())
+            .map(|r| {
+                let fields = r.fields.iter().map(|f| (f.name.clone(), f.kind)).collect();
+                (r.name.clone(), fields)
+            })
+            .collect()
+    };
+    json(
+        &game.name,
+        &parts(&game.components),
+        &parts(&game.resources),
+    )
+}
+
+/// A description's JSON text of game `game` with `components` and
+/// `resources`, in their order.
+pub(super) fn json(game: &str, components: &[Parts], resources: &[Parts]) -> String {
+    let quote = |text: &str| serde_json::Value::from(text).to_string();
+    let section = |records: &[Parts]| {
+        let entries: Vec<String> = records
+            .iter()
+            .map(|(name, fields)| {
+                let fields: Vec<String> = (fields.iter())
+                    .map(|(field, kind)| format!("{}: {}", quote(field), quote(kind.name())))
+                    .collect();
+                format!("    {}: {{ {} }}", quote(name), fields.join(", "))
+            })
+            .collect();
+        match entries.is_empty() {
+            true => "{}".to_owned(),
+            false => format!("{{\n{}\n  }}", entries.join(",\n")),
+        }
+    };
+    format!(
+        "{{\n  \"game\": {},\n  \"components\": {},\n  \"resources\": {}\n}}\n",
+        quote(game),
+        section(components),
+        section(resources)
+    )
 }
 
 /// The file as JSON has it.
@@ -232,6 +281,27 @@ mod tests {
         for bad in ["0", "a.0", "", "é", "a b", "_"] {
             assert_eq!(kebab(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_written_description_reads_back_the_same() {
+        let game = parse(
+            r#"{"game": "spin-demo",
+                "components": {"Spin": {"speed": "f32", "axis": "vec3"}, "Health": {"max": "f32"}},
+                "resources": {"Score": {"points": "s64", "label \"x\"": "string"}}}"#,
+        );
+        // A name that makes no WIT name is refused on reading it back too.
+        assert!(game.is_err());
+        let game = parse(
+            r#"{"game": "spin-demo",
+                "components": {"Spin": {"speed": "f32", "axis": "vec3"}, "Health": {"max": "f32"}},
+                "resources": {"Score": {"points": "s64"}}}"#,
+        )
+        .unwrap();
+        let text = write(&game);
+        assert_eq!(parse(&text).unwrap(), game, "{text}");
+        let empty = parse(r#"{"game": "g"}"#).unwrap();
+        assert_eq!(parse(&write(&empty)).unwrap(), empty);
     }
 
     #[test]

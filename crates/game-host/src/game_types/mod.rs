@@ -21,9 +21,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+pub use description::Parts;
 pub use kind::Kind;
 pub use record::{FieldType, GameTypes, Record};
-pub use wit::FILE as WIT_FILE;
+pub use wit::{COMPONENTS, FILE as WIT_FILE, RESOURCES};
 
 use crate::files::{MAX_TEXT_FILE, read_capped};
 
@@ -42,6 +43,25 @@ impl GameTypes {
             .map_err(|_| anyhow::anyhow!("game description `{}` is not UTF-8", path.display()))?;
         GameTypes::parse(&text)
             .map_err(|error| anyhow::anyhow!("game description `{}`: {error}", path.display()))
+    }
+
+    /// The description as JSON text, which [`GameTypes::parse`] reads
+    /// back as these types: what a game that makes its description writes
+    /// for `host new --game` and `host run --game`.
+    pub fn to_json(&self) -> String {
+        description::write(self)
+    }
+
+    /// The description of game `game` with `components` and `resources`
+    /// (each a name and its fields' names and kinds), in that order, as a
+    /// game makes it from what it registered: checked as a file is, with
+    /// the same one-line errors.
+    pub fn from_parts(
+        game: &str,
+        components: &[Parts],
+        resources: &[Parts],
+    ) -> Result<GameTypes, String> {
+        description::parse(&description::json(game, components, resources))
     }
 
     /// The WIT package's name (`spin-demo:game`).

@@ -1,7 +1,11 @@
 //! The WIT package a game's description makes: `<game>:game`, with
-//! interface `components` (a record per component, `get-<c>` and
-//! `set-<c>`) and interface `resources` (the same per resource), and world
-//! `imports`, which imports both. It stands alone (ids are `u32`, as
+//! interface `game-components` (a record per component, `get-<c>` and
+//! `set-<c>`) and interface `game-resources` (the same per resource), and
+//! world `imports`, which imports both (each only when the game has such
+//! types). The interfaces' names are not
+//! those of any `game:engine` interface (it has a `resources`): a world
+//! importing both packages binds each under its own name in every language
+//! (componentize-py names colliding modules by package). It stands alone (ids are `u32`, as
 //! `game:engine`'s `entity-id`; `vec3` and `quat` are its own), so a Rust
 //! script binds it with a second `wit_bindgen::generate!`.
 
@@ -13,6 +17,12 @@ use super::record::{GameTypes, Record};
 /// The file name the package is written under.
 pub const FILE: &str = "game.wit";
 
+/// The interface of the game's components.
+pub const COMPONENTS: &str = "game-components";
+
+/// The interface of the game's resources.
+pub const RESOURCES: &str = "game-resources";
+
 /// The package's WIT text.
 pub(super) fn package(game: &GameTypes) -> String {
     let mut text = format!(
@@ -23,17 +33,37 @@ pub(super) fn package(game: &GameTypes) -> String {
          package {name}:game;\n",
         name = game.name
     );
-    interface(&mut text, "components", &game.components, "id: entity-id");
-    interface(&mut text, "resources", &game.resources, "");
-    text.push_str("\nworld imports {\n    import components;\n    import resources;\n}\n");
+    let interfaces = [
+        (COMPONENTS, &game.components, "id: entity-id"),
+        (RESOURCES, &game.resources, ""),
+    ];
+    // An interface with no functions is left out: componentize-js cannot
+    // import an empty module.
+    let offered = || {
+        interfaces
+            .iter()
+            .filter(|(_, records, _)| !records.is_empty())
+    };
+    for (name, records, id_param) in offered() {
+        interface(&mut text, name, records, id_param);
+    }
+    text.push_str("\nworld imports {\n");
+    for (name, _, _) in offered() {
+        let _ = writeln!(text, "    import {name};");
+    }
+    text.push_str("}\n");
     text
 }
 
 /// One interface: `id_param` is the entity's id for components, empty for
 /// resources.
 fn interface(text: &mut String, name: &str, records: &[Record], id_param: &str) {
-    let what = &name[..name.len() - 1];
-    let _ = writeln!(text, "\n/// The game's {name}, typed.\ninterface {name} {{");
+    let plural = name.trim_start_matches("game-");
+    let what = &plural[..plural.len() - 1];
+    let _ = writeln!(
+        text,
+        "\n/// The game's {plural}, typed.\ninterface {name} {{"
+    );
     if !id_param.is_empty() {
         text.push_str("    /// An entity's id, as `game:engine/scene`'s `entity-id`.\n");
         text.push_str("    type entity-id = u32;\n");
@@ -100,7 +130,7 @@ mod tests {
         let text = package(&game);
         for line in [
             "package spin-demo:game;",
-            "interface components {",
+            "interface game-components {",
             "    type entity-id = u32;",
             "    record %spin {\n        %speed: f32,\n        %axis: vec3,\n    }",
             "    get-spin: func(id: entity-id) -> result<%spin, string>;",
@@ -112,5 +142,12 @@ mod tests {
             assert!(text.contains(line), "no `{line}` in:\n{text}");
         }
         assert!(!text.contains("record quat"), "{text}");
+        let no_resources = parse(r#"{"game": "g", "components": {"Spin": {"speed": "f32"}}}"#);
+        let text = package(&no_resources.unwrap());
+        assert!(!text.contains(RESOURCES), "{text}");
+        assert!(
+            text.contains("world imports {\n    import game-components;\n}"),
+            "{text}"
+        );
     }
 }

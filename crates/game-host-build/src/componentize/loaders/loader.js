@@ -34,7 +34,7 @@ function lineBreaks(text) {
 function importOf(spec) {
   const found = INTERFACES[spec.replace(/@[^/@]*$/, "")];
   if (found === undefined) {
-    throw new Error(`cannot import "${spec}": scripts import only game:engine interfaces`);
+    throw new Error(`cannot import "${spec}": scripts import only game:engine interfaces and their game's types`);
   }
   return found;
 }
@@ -52,7 +52,7 @@ function rewrite(text) {
     (whole, what, _quote, spec, offset) => {
       const source = JSON.stringify(spec);
       if (INTERFACES[spec.replace(/@[^/@]*$/, "")] === undefined) {
-        fail(lineAt(offset), `cannot import ${source}: scripts import only game:engine interfaces`);
+        fail(lineAt(offset), `cannot import ${source}: scripts import only game:engine interfaces and their game's types`);
       }
       let binding;
       if (what.startsWith("*")) {

@@ -11,4 +11,4 @@ script::wit_bindgen::generate!({
 });
 
 #[allow(unused_imports)] // a script uses what it needs
-pub use self::{{game_module}}::game::{components, resources};
+pub use self::{{game_module}}::game::{{{interfaces}}};

@@ -1,5 +1,6 @@
 //! Whether a script's game types fit the game this engine runs: a script
-//! made for a game imports `<game>:game/components` (and `/resources`),
+//! made for a game imports `<game>:game/game-components` (and
+//! `/game-resources`),
 //! whose records its build fixed. The engine links those functions
 //! dynamically, so nothing else would notice a script built for another
 //! description: each imported function's record is compared with the
@@ -10,7 +11,7 @@ use wasmtime::Engine;
 use wasmtime::component::types::{ComponentFunc, ComponentItem};
 use wasmtime::component::{Component, Type};
 
-use crate::game_types::{GameTypes, Record};
+use crate::game_types::{COMPONENTS, GameTypes, RESOURCES, Record};
 
 /// Why `component` cannot load on an engine running `game` (or no game);
 /// `None` when its game types, if any, fit.
@@ -36,8 +37,8 @@ pub(super) fn mismatch(
             ));
         };
         let (records, what) = match interface {
-            "components" => (&game.components, "component"),
-            "resources" => (&game.resources, "resource"),
+            COMPONENTS => (&game.components, "component"),
+            RESOURCES => (&game.resources, "resource"),
             _ => {
                 return Some(format!(
                     "it imports `{name}`, which game `{namespace}`'s types do not have"
@@ -192,8 +193,8 @@ mod tests {
     #[test]
     fn only_unversioned_game_packages_are_game_types() {
         assert_eq!(
-            game_interface("spin-demo:game/components"),
-            Some(("spin-demo", "components"))
+            game_interface("spin-demo:game/game-components"),
+            Some(("spin-demo", "game-components"))
         );
         assert_eq!(game_interface("game:engine/scene@0.2.4"), None);
         assert_eq!(game_interface("game:terrain/terrain@0.1.0"), None);

@@ -315,6 +315,12 @@ impl ScriptEngine {
         self.cache_dir.as_deref()
     }
 
+    /// The game's types this engine links ([`EngineOptions::game`]), if
+    /// any.
+    pub fn game(&self) -> Option<&GameTypes> {
+        self.game.as_deref()
+    }
+
     /// Whether NaNs are canonical ([`EngineOptions::deterministic_floats`]).
     pub fn deterministic_floats(&self) -> bool {
         self.deterministic_floats

@@ -1,4 +1,4 @@
-//! `<game>:game/components` and `<game>:game/resources`: a game's own
+//! `<game>:game/game-components` and `<game>:game/game-resources`: a game's own
 //! types ([`GameTypes`]), linked with wasmtime's dynamic functions over the
 //! same game data `game-data` and `resources` reach by name, under the same
 //! grants. A read answers the record with the described fields in the
@@ -16,7 +16,7 @@ use std::sync::Arc;
 use wasmtime::StoreContextMut;
 use wasmtime::component::{Linker, Val};
 
-use crate::game_types::{GameTypes, Record};
+use crate::game_types::{COMPONENTS, GameTypes, RESOURCES, Record};
 use crate::guest::ScriptState;
 use crate::guest::imports::resources::{TIME, TIME_IS_READ_ONLY};
 use crate::scene::{EntityId, Field, GameData, Value};
@@ -60,7 +60,7 @@ pub(crate) fn add_to_linker(
     game: &GameTypes,
 ) -> wasmtime::Result<()> {
     let package = game.package();
-    let mut components = linker.instance(&format!("{package}/components"))?;
+    let mut components = linker.instance(&format!("{package}/{COMPONENTS}"))?;
     for record in &game.components {
         let read = Typed::new(record);
         components.func_new(
@@ -83,7 +83,7 @@ pub(crate) fn add_to_linker(
             },
         )?;
     }
-    let mut resources = linker.instance(&format!("{package}/resources"))?;
+    let mut resources = linker.instance(&format!("{package}/{RESOURCES}"))?;
     for record in &game.resources {
         let read = Typed::new(record);
         resources.func_new(
