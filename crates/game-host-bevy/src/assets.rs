@@ -21,9 +21,10 @@ use bevy::ecs::error::BevyError;
 use bevy::prelude::{Component, ReflectComponent};
 use bevy::reflect::{Reflect, TypePath};
 use bevy::tasks::futures_lite::AsyncReadExt;
+use game_host::ScriptComponent;
 use game_host::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE};
-use game_host::{ScriptComponent, ScriptEngine};
 
+use crate::engine::LazyEngine;
 use crate::live::{Language, compile_source};
 
 /// A script, compiled (or the one line saying why it cannot run).
@@ -69,8 +70,8 @@ pub struct Script(pub Handle<ScriptAsset>);
 /// file, before they are read whole.
 #[derive(TypePath)]
 pub struct ScriptLoader {
-    /// The plugin's engine; `None` if it failed to start.
-    pub(crate) engine: Option<Arc<ScriptEngine>>,
+    /// The plugin's engine, made by the first load.
+    pub(crate) engine: Arc<LazyEngine>,
 }
 
 impl AssetLoader for ScriptLoader {
@@ -101,9 +102,20 @@ impl AssetLoader for ScriptLoader {
                 return Ok(ScriptAsset { name, compiled });
             }
         };
-        let Some(engine) = &self.engine else {
+        let Some(engine) = self.engine.get() else {
             let compiled = Err("scripts cannot run: the script engine failed to start".to_owned());
             return Ok(ScriptAsset { name, compiled });
+        };
+        // A Python or JavaScript project made for the game's types keeps
+        // them in `wit/game.wit` beside its entry file (`host new --game`).
+        let game_wit = match language {
+            Some(_) => {
+                let beside = path.parent().unwrap_or(Path::new("")).join("wit/game.wit");
+                let read = context.read_asset_bytes(beside).await.ok();
+                read.filter(|bytes| bytes.len() <= MAX_TEXT_FILE as usize)
+                    .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            }
+            None => None,
         };
         // On the background pool: a step never waits for the CPU a build
         // or a compile holds.
@@ -115,7 +127,7 @@ impl AssetLoader for ScriptLoader {
                         .file_name()
                         .map(|f| f.to_string_lossy().into_owned())
                         .unwrap_or_default();
-                    compile_source(engine, language, file, text, &name)
+                    compile_source(engine, language, (file, text), game_wit, &name)
                 }
                 Err(_) => Err(anyhow::anyhow!("`{}` is not UTF-8 text", path.display())),
             },

@@ -20,7 +20,11 @@
 //!   by name once registered ([`ScriptApp`]): components through
 //!   `game-data` and `queries` (every entity with a set of components, its
 //!   fields as columns), resources through `resources` (with `Time`), and
-//!   messages both ways through `game-messages` and `events`.
+//!   messages both ways through `game-messages` and `events`. A game that
+//!   names itself ([`GameHostPlugin::game`]) has them typed too: the
+//!   registrations are its description ([`ScriptTypes`]), and scripts made
+//!   for it (`host new --game`) call `get-spin` / `set-spin` with records,
+//!   no names crossing.
 //! - Scripts run in the [`ScriptSystems`] set of the plugin's schedule
 //!   (`FixedUpdate` by default); keys reach them as in the host, and the
 //!   game sends them channel messages through [`ScriptInbox`].
@@ -45,6 +49,8 @@
 
 mod assets;
 mod data;
+mod describe;
+mod engine;
 mod events;
 mod host;
 mod input;
@@ -57,6 +63,7 @@ mod registry;
 mod scene;
 
 pub use assets::{Script, ScriptAsset, ScriptLoader};
+pub use describe::ScriptTypes;
 pub use events::{ScriptFailed, ScriptStarted};
 pub use host::ScriptHost;
 pub use input::{ScriptInbox, key_of};

@@ -25,18 +25,20 @@ impl Language {
     }
 }
 
-/// Compiles one source file `file` holding `text` on its language's live
-/// runtime (built the first time it is needed).
+/// Compiles one source file (name, text) on its language's live runtime
+/// (built the first time it is needed): the runtime of the game types the
+/// script's project holds (`game_wit`, its `wit/game.wit`), else of those
+/// the game describes, else the engine's alone.
 #[cfg(feature = "live")]
 pub(crate) fn compile_source(
     engine: &ScriptEngine,
     language: Language,
-    file: String,
-    text: String,
+    (file, text): (String, String),
+    game_wit: Option<String>,
     name: &str,
 ) -> Result<ScriptComponent> {
     use game_host::LiveSources;
-    use game_host_build::componentize::{Language as Live, load_live_sources};
+    use game_host_build::componentize::{GameWit, Language as Live, load_live_sources};
     let sources = LiveSources {
         root: String::from("assets"),
         files: vec![(file, text)],
@@ -45,15 +47,21 @@ pub(crate) fn compile_source(
         Language::Python => Live::Python,
         Language::JavaScript => Live::JavaScript,
     };
-    load_live_sources(engine, language, sources, name)
+    let game = match game_wit {
+        Some(text) => {
+            Some(GameWit::from_text(text).map_err(|why| anyhow::anyhow!("`wit/game.wit` {why}"))?)
+        }
+        None => engine.game().map(GameWit::of_game),
+    };
+    load_live_sources(engine, language, sources, name, game.as_ref())
 }
 
 #[cfg(not(feature = "live"))]
 pub(crate) fn compile_source(
     _: &ScriptEngine,
     language: Language,
-    file: String,
-    _: String,
+    (file, _): (String, String),
+    _: Option<String>,
     _: &str,
 ) -> Result<ScriptComponent> {
     anyhow::bail!(

@@ -19,7 +19,7 @@ use bevy::ecs::query::QueryState;
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel, SystemSet};
 use bevy::input::ButtonInput;
 use bevy::input::keyboard::KeyCode;
-use bevy::log::{error, warn};
+use bevy::log::warn;
 use bevy::prelude::{
     Entity, IntoScheduleConfigs, Local, Messages, Resource, Time, World, resource_exists,
 };
@@ -29,9 +29,11 @@ use game_host::limits::Quotas;
 use game_host::log::LogSink;
 use game_host::runtime::{RestartPolicy, Runtime, RuntimeConfig};
 use game_host::sync::LockExt;
-use game_host::{EngineOptions, GrantPolicy, ScriptEngine};
+use game_host::{EngineOptions, GrantPolicy};
 
 use crate::assets::{Script, ScriptAsset, ScriptLoader};
+use crate::describe::ScriptTypes;
+use crate::engine::LazyEngine;
 use crate::events::{ScriptFailed, ScriptStarted};
 use crate::host::{ScriptHost, StepInput, Wanted};
 use crate::input::{ScriptInbox, forward_keys};
@@ -69,6 +71,13 @@ pub struct GameHostPlugin {
     /// Which of the game's entities exist for scripts: by default those
     /// marked [`ScriptVisible`].
     pub reach: ScriptReach,
+    /// The game's name as its scripts' types know it (`spin-demo`): when
+    /// set, the components and resources registered for scripts are also
+    /// typed for them (the WIT package `spin-demo:game`, README: Game
+    /// types), as `host run --game` gives them from a file.
+    /// [`ScriptTypes::describe`] writes that file for script authors. A
+    /// description set in [`EngineOptions::game`] is used instead.
+    pub game: Option<String>,
 }
 
 impl Default for GameHostPlugin {
@@ -84,23 +93,27 @@ impl Default for GameHostPlugin {
             log: config.log,
             schedule: FixedUpdate.intern(),
             reach: ScriptReach::default(),
+            game: None,
         }
     }
 }
 
 /// The plugin's settings and engine, until the first step makes the host.
 #[derive(Resource, Clone)]
-struct Settings(GameHostPlugin, Option<Arc<ScriptEngine>>);
+struct Settings(GameHostPlugin, Arc<LazyEngine>);
 
 impl Plugin for GameHostPlugin {
     fn build(&self, app: &mut App) {
-        let engine = match ScriptEngine::new(self.engine.clone()) {
-            Ok(engine) => Some(Arc::new(engine)),
-            Err(e) => {
-                error!("scripts cannot run: the script engine failed to start: {e:#}");
-                None
-            }
-        };
+        // Made on first use, once the game has registered its types.
+        let types = app
+            .world_mut()
+            .get_resource_or_init::<ScriptTypes>()
+            .clone();
+        let engine = Arc::new(LazyEngine::new(
+            self.engine.clone(),
+            self.game.clone(),
+            types,
+        ));
         app.init_asset::<ScriptAsset>()
             .register_asset_loader(ScriptLoader {
                 engine: engine.clone(),
@@ -130,7 +143,7 @@ fn make_host(world: &mut World) -> Option<ScriptHost> {
     let step = world
         .get_resource::<Time<Fixed>>()
         .map_or(1.0 / 64.0, |time| time.timestep().as_secs_f64());
-    if engine.is_none() {
+    if engine.get().is_none() {
         world.remove_resource::<Settings>();
         return None;
     }

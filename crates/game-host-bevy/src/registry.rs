@@ -4,8 +4,9 @@
 //! as a resource; and [`ComponentAccess`], what a lent scene answers
 //! `game-data`, `queries`, `resources` and `game-messages` with.
 //!
-//! A resource or message type is reached through functions made for its
-//! type when it is registered (no reflection lookup per call): they read
+//! Each registered component and resource is also described for the
+//! game's types (`describe`). A resource or message type is reached
+//! through functions made for its type when it is registered (no reflection lookup per call): they read
 //! and write its fields by reflection (`reflect`).
 
 use std::any::TypeId;
@@ -17,10 +18,11 @@ use bevy::ecs::component::Mutable;
 use bevy::ecs::message::MessageCursor;
 use bevy::ecs::reflect::{AppTypeRegistry, ReflectComponent};
 use bevy::prelude::{Component, Message, Messages, Mut, Resource, World};
-use bevy::reflect::{GetTypeRegistration, Reflect, TypePath};
+use bevy::reflect::{GetTypeRegistration, Reflect, TypePath, Typed};
 use game_host::input::{Event, ScriptMessage};
 use game_host::scene::{Field, Value, fields_json};
 
+use crate::describe::ScriptTypes;
 use crate::reflect::{Place, fields_of, write_fields};
 
 /// What scripts may do with a registered component.
@@ -183,7 +185,7 @@ pub trait ScriptApp {
     /// `access` (`Time` is taken: every game offers the fixed clock).
     fn register_script_resource<T>(&mut self, access: ScriptAccess) -> &mut Self
     where
-        T: Resource<Mutability = Mutable> + Reflect + TypePath;
+        T: Resource<Mutability = Mutable> + Reflect + TypePath + Typed;
 
     /// Lets scripts write messages of type `T` (by its short type name)
     /// to the game's systems, and receive the game's: each reaches
@@ -222,18 +224,23 @@ impl ScriptApp for App {
             },
         );
         self.insert_resource(components);
+        let info = T::get_type_registration().type_info();
+        let short = T::short_type_path();
+        (self.world_mut().get_resource_or_init::<ScriptTypes>()).add_component(short, info);
         self
     }
 
     fn register_script_resource<T>(&mut self, access: ScriptAccess) -> &mut Self
     where
-        T: Resource<Mutability = Mutable> + Reflect + TypePath,
+        T: Resource<Mutability = Mutable> + Reflect + TypePath + Typed,
     {
         let name = T::short_type_path().to_owned();
         assert!(
             name != "Time",
             "`Time` is the fixed clock every game offers scripts; name the resource otherwise"
         );
+        (self.world_mut().get_resource_or_init::<ScriptTypes>())
+            .add_resource(&name, T::type_info());
         let mut resources = self
             .world_mut()
             .get_resource_or_init::<ScriptResources>()

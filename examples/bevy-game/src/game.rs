@@ -1,5 +1,6 @@
-//! The game: its cube, its `Spin` and `Frozen` components, its `Score`
-//! resource and `Scored` message (all registered for scripts), the
+//! The game: its cube, its `Spin`, `Health` and `Frozen` components, its
+//! `Score` resource and `Scored` message (all registered for scripts, and
+//! typed for scripts made for game [`GAME`]), the
 //! spinners it offers scripts (`--spinners N`), and the scripts it runs,
 //! each attached to an entity of its own. A game system counts the
 //! `Scored` messages scripts send into `Score`.
@@ -21,6 +22,20 @@ pub struct Spin {
     pub speed: f32,
     /// Radians turned so far.
     pub angle: f32,
+}
+
+/// The game's name, as scripts made for it know its types (`bevy-game
+/// --describe game.json` writes them for `host new --game`).
+pub const GAME: &str = "bevy-game";
+
+/// How healthy an entity is: a component scripts add and change.
+#[derive(Component, Reflect, Default, Debug)]
+#[reflect(Component, Default)]
+pub struct Health {
+    /// Points left.
+    pub current: f32,
+    /// Points when whole.
+    pub max: f32,
 }
 
 /// A spinner that stays still: scripts query `Spin` without it.
@@ -59,6 +74,7 @@ struct Setup(Vec<PathBuf>, u32);
 impl Plugin for GamePlugin {
     fn build(&self, app: &mut App) {
         app.register_script_component::<Spin>(ScriptAccess::ReadWrite)
+            .register_script_component::<Health>(ScriptAccess::ReadWrite)
             .register_script_component::<Frozen>(ScriptAccess::ReadWrite)
             .init_resource::<Score>()
             .register_script_resource::<Score>(ScriptAccess::Read)

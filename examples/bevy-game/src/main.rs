@@ -12,6 +12,11 @@
 //! cargo run --release -p bevy-game -- --headless --frames 120 --spinners 8 examples/spin-query
 //! ```
 //!
+//! The game's components and resources are typed for scripts made for it:
+//! `--describe game.json` writes their description, from which
+//! `host new spinner --lang python --game game.json` makes a project whose
+//! script calls `game_components.get_spin(id)` (README: Game types).
+//!
 //! `--spinners N` offers scripts N entities with the game's `Spin` (and one
 //! `Frozen`); `spin-query` and its Python and JavaScript twins turn them
 //! through queries and send `Scored` messages, which the game counts into
@@ -32,7 +37,7 @@ mod scripts;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use bevy::asset::{AssetMetaCheck, AssetPlugin, UnapprovedPathMode};
 use bevy::prelude::{App, Fixed, Time, default};
 use clap::Parser;
@@ -68,6 +73,10 @@ struct Args {
     /// At the end, save the window's image as PNG (with a window only).
     #[arg(long, value_name = "FILE")]
     screenshot: Option<PathBuf>,
+    /// Write the description of the game's types (what it registers for
+    /// scripts) to FILE, for `host new --game FILE`, and exit.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["scripts", "headless", "frames"])]
+    describe: Option<PathBuf>,
 }
 
 /// `--hz`: a rate from 1 to 1000.
@@ -89,6 +98,9 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<()> {
+    if let Some(file) = &args.describe {
+        return describe(file);
+    }
     if args.headless {
         anyhow::ensure!(
             args.frames.is_some(),
@@ -111,6 +123,7 @@ fn run(args: Args) -> Result<()> {
     };
     let plugin = GameHostPlugin {
         seed: args.seed,
+        game: Some(game::GAME.to_owned()),
         ..default()
     };
     app.insert_resource(Time::<Fixed>::from_hz(args.hz));
@@ -130,6 +143,32 @@ fn run(args: Args) -> Result<()> {
         }
         _ => window(app, assets, plugin, scripts, &args),
     }
+}
+
+/// Writes the description of the game's types to `file`.
+fn describe(file: &std::path::Path) -> Result<()> {
+    let mut app = App::new();
+    app.add_plugins(game::GamePlugin {
+        scripts: Vec::new(),
+        spinners: 0,
+    });
+    let types = app.world().resource::<game_host_bevy::ScriptTypes>();
+    let (game, left_out) = types
+        .describe(game::GAME)
+        .map_err(|why| anyhow::anyhow!("the game's types make no description: {why}"))?;
+    for why in left_out {
+        eprintln!("left out: {why}");
+    }
+    std::fs::write(file, game.to_json())
+        .with_context(|| format!("failed to write `{}`", file.display()))?;
+    eprintln!(
+        "wrote game `{}`'s types to `{}`: {} components, {} resources",
+        game.name,
+        file.display(),
+        game.components.len(),
+        game.resources.len()
+    );
+    Ok(())
 }
 
 /// Opens a window and runs until it closes (or `--frames`).

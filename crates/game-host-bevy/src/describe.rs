@@ -1,0 +1,178 @@
+//! A game's registrations as its description (`game_host::game_types`):
+//! each component and resource registered for scripts, with the types of
+//! its fields read from its reflection, makes a record of the game's WIT
+//! package, so scripts made for the game get `Spin { speed: f32 }` and
+//! typed functions instead of names. [`ScriptTypes`] collects them as
+//! they are registered; the plugin's engine is made from them when it is
+//! first needed, after the app is built.
+//!
+//! A type is described only when every field is one the typed interface
+//! carries (`f32`, `f64`, `i32`, `i64`, `u32`, `bool`, `String`, `Vec3`,
+//! `Quat`); another stays reachable by name (`game-data`), and
+//! [`ScriptTypes::describe`] says which field kept it out. A marker (no
+//! fields) has nothing to type and is left out quietly.
+
+use std::any::TypeId;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use bevy::math::{Quat, Vec3};
+use bevy::prelude::Resource;
+use bevy::reflect::TypeInfo;
+use game_host::game_types::{GameTypes, Kind, Parts};
+use game_host::sync::LockExt;
+
+/// The fields of a registered type as the description has them, or why
+/// it has none: (field, kind) in declaration order.
+type Described = Result<Vec<(String, Kind)>, String>;
+
+/// The types registered for scripts, described as they are registered.
+/// Shared: the plugin reads them when it makes its engine.
+#[derive(Resource, Clone, Default)]
+pub struct ScriptTypes(Arc<Mutex<Registered>>);
+
+#[derive(Default)]
+struct Registered {
+    components: BTreeMap<String, Described>,
+    resources: BTreeMap<String, Described>,
+}
+
+impl ScriptTypes {
+    pub(crate) fn add_component(&self, name: &str, info: &TypeInfo) {
+        let described = fields(name, info);
+        self.0
+            .lock_unpoisoned()
+            .components
+            .insert(name.to_owned(), described);
+    }
+
+    pub(crate) fn add_resource(&self, name: &str, info: &TypeInfo) {
+        let described = fields(name, info);
+        self.0
+            .lock_unpoisoned()
+            .resources
+            .insert(name.to_owned(), described);
+    }
+
+    /// The description of game `game` from what is registered (in name
+    /// order), and one line for each type left out, naming its field. An
+    /// error is one line naming what makes no description (a game name or
+    /// two types that make the same WIT name).
+    pub fn describe(&self, game: &str) -> Result<(GameTypes, Vec<String>), String> {
+        let registered = self.0.lock_unpoisoned();
+        let mut left_out = Vec::new();
+        let mut parts = |types: &BTreeMap<String, Described>| -> Vec<Parts> {
+            let mut parts = Vec::new();
+            for (name, described) in types {
+                match described {
+                    // A marker (`Frozen`) has nothing to type.
+                    Ok(fields) if fields.is_empty() => {}
+                    Ok(fields) => parts.push((name.clone(), fields.clone())),
+                    Err(why) => left_out.push(why.clone()),
+                }
+            }
+            parts
+        };
+        let components = parts(&registered.components);
+        let resources = parts(&registered.resources);
+        let game = GameTypes::from_parts(game, &components, &resources)?;
+        Ok((game, left_out))
+    }
+}
+
+/// `name`'s fields as the description has them, or one line saying why it
+/// has none.
+fn fields(name: &str, info: &TypeInfo) -> Described {
+    let TypeInfo::Struct(info) = info else {
+        return Err(format!(
+            "`{name}` is not a struct with named fields: scripts reach it by name only"
+        ));
+    };
+    let mut fields = Vec::new();
+    for field in info.iter() {
+        let Some(kind) = kind_of(field.type_id()) else {
+            return Err(format!(
+                "`{name}`'s field `{}` is a `{}`, which game types do not carry (f32, f64, \
+                 i32, i64, u32, bool, String, Vec3, Quat): scripts reach `{name}` by name only",
+                field.name(),
+                field.type_path()
+            ));
+        };
+        fields.push((field.name().to_owned(), kind));
+    }
+    Ok(fields)
+}
+
+/// The kind a field of type `id` is described as.
+fn kind_of(id: TypeId) -> Option<Kind> {
+    let kinds = [
+        (TypeId::of::<f32>(), Kind::F32),
+        (TypeId::of::<f64>(), Kind::F64),
+        (TypeId::of::<i32>(), Kind::S32),
+        (TypeId::of::<i64>(), Kind::S64),
+        (TypeId::of::<u32>(), Kind::U32),
+        (TypeId::of::<bool>(), Kind::Bool),
+        (TypeId::of::<String>(), Kind::String),
+        (TypeId::of::<Vec3>(), Kind::Vec3),
+        (TypeId::of::<Quat>(), Kind::Quat),
+    ];
+    kinds
+        .iter()
+        .find(|(of, _)| *of == id)
+        .map(|(_, kind)| *kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy::reflect::{Reflect, Typed};
+
+    #[derive(Reflect, Default)]
+    struct Spin {
+        speed: f32,
+        axis: Vec3,
+    }
+
+    #[derive(Reflect, Default)]
+    struct Inventory {
+        slots: Vec<u8>,
+    }
+
+    #[derive(Reflect, Default)]
+    struct Frozen;
+
+    #[derive(Reflect, Default)]
+    struct Score {
+        points: i64,
+    }
+
+    #[test]
+    fn registered_types_make_a_description() {
+        let types = ScriptTypes::default();
+        types.add_component("Spin", Spin::type_info());
+        types.add_component("Inventory", Inventory::type_info());
+        types.add_component("Frozen", Frozen::type_info());
+        types.add_resource("Score", Score::type_info());
+        let (game, left_out) = types.describe("spin-demo").unwrap();
+        let expected = GameTypes::parse(
+            r#"{"game": "spin-demo",
+                "components": {"Spin": {"speed": "f32", "axis": "vec3"}},
+                "resources": {"Score": {"points": "s64"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(game, expected);
+        assert_eq!(
+            left_out,
+            [
+                "`Inventory`'s field `slots` is a `alloc::vec::Vec<u8>`, which game types do not \
+              carry (f32, f64, i32, i64, u32, bool, String, Vec3, Quat): scripts reach \
+              `Inventory` by name only"
+            ]
+        );
+        let error = types.describe("Spin Demo").unwrap_err();
+        assert!(
+            error.starts_with("game: `Spin Demo` is not a game name"),
+            "{error}"
+        );
+    }
+}
