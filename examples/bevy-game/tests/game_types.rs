@@ -1,19 +1,19 @@
 //! The game's types as script authors get them: `bevy-game --describe`
-//! writes what the game registers as a description, and Python and
+//! writes what the game registers as a description, and Rust, Python and
 //! JavaScript projects made for it (as `host new --game` makes them) set
 //! and read `Spin` and `Health` typed on the game's own entities, turning
 //! their moon at the typed speed. A project made for another description
 //! of the game is refused at load, naming the component.
 //!
-//! Needs componentize-py and componentize-js on PATH (`./test.sh`
-//! installs them).
+//! Needs componentize-py and componentize-js on PATH and the wasm32-wasip2
+//! target (`./test.sh` installs them).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use game_host::game_types::GameTypes;
 use game_host::scene::SceneDump;
-use game_host_build::project::{self, ProjectLanguage};
+use game_host_build::project::{self, ProjectLanguage, sdk};
 
 fn out(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy-game-types");
@@ -26,6 +26,8 @@ fn game(args: &[&str]) -> (bool, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_bevy-game"))
         .args(args)
         .env("NO_COLOR", "1")
+        // The Rust project's build, kept across runs.
+        .env("CARGO_TARGET_DIR", out("target"))
         .output()
         .unwrap();
     (
@@ -70,7 +72,8 @@ fn run_project(
 ) -> (bool, String, Option<SceneDump>) {
     let dir = out(name);
     let _ = std::fs::remove_dir_all(&dir);
-    project::create(&dir, language, Some(game)).unwrap();
+    let sdk = sdk::install_at(&out("sdk")).unwrap();
+    project::create_with_sdk(&dir, language, Some(game), &sdk).unwrap();
     let entry = dir.join(file);
     for (from, to) in edits {
         let text = std::fs::read_to_string(&entry).unwrap();
@@ -79,7 +82,11 @@ fn run_project(
     }
     let scene = out(&format!("{name}.json"));
     let _ = std::fs::remove_file(&scene);
-    let (ok, stderr) = game_run(&entry, &scene);
+    let script = match language {
+        ProjectLanguage::Rust => &dir,
+        _ => &entry,
+    };
+    let (ok, stderr) = game_run(script, &scene);
     let dump = std::fs::read_to_string(&scene)
         .ok()
         .map(|text| serde_json::from_str(&text).unwrap());
@@ -105,6 +112,23 @@ fn assert_turned_one_second(dump: &SceneDump) {
         assert!((got - want).abs() < 1e-3, "moon at {:?}", moon.position);
     }
 }
+
+const RUST_EDITS: &[(&str, &str)] = &[
+    (
+        "        Orbiter { moon, angle }",
+        "        let spin = game::components::Spin { speed: 2.0, angle: 0.0 };
+        game::components::set_spin(moon.id(), spin).unwrap();
+        let health = game::components::Health { current: 5.0, max: 10.0 };
+        game::components::set_health(moon.id(), health).unwrap();
+        let health = game::components::get_health(moon.id()).unwrap();
+        script::log::info(&format!(\"health: {} of {}\", health.current, health.max));
+        Orbiter { moon, angle }",
+    ),
+    (
+        "        self.angle += dt;",
+        "        self.angle += game::components::get_spin(self.moon.id()).unwrap().speed * dt;",
+    ),
+];
 
 const PYTHON_EDITS: &[(&str, &str)] = &[
     (
@@ -135,6 +159,16 @@ const JAVASCRIPT_EDITS: &[(&str, &str)] = &[
         "angle += gameComponents.getSpin(moon.id()).speed * clock.deltaTime;",
     ),
 ];
+
+#[test]
+fn a_rust_script_made_for_the_game_reads_and_writes_its_components_typed() {
+    let game = described("rust-game.json");
+    let edits = ("src/lib.rs", RUST_EDITS);
+    let (ok, stderr, dump) = run_project("rust-spinner", ProjectLanguage::Rust, &game, edits);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("health: 5 of 10"), "{stderr}");
+    assert_turned_one_second(&dump.unwrap());
+}
 
 #[test]
 fn a_python_script_made_for_the_game_reads_and_writes_its_components_typed() {

@@ -59,6 +59,27 @@ pub fn create(
     language: ProjectLanguage,
     game: Option<&GameTypes>,
 ) -> Result<Vec<PathBuf>> {
+    create_in(dir, language, game, sdk::install)
+}
+
+/// [`create`], with a Rust project depending on the SDK at `sdk` (the
+/// `script` crate [`sdk::install_at`] returns) instead of the one in the
+/// host's data directory.
+pub fn create_with_sdk(
+    dir: &Path,
+    language: ProjectLanguage,
+    game: Option<&GameTypes>,
+    sdk: &Path,
+) -> Result<Vec<PathBuf>> {
+    create_in(dir, language, game, || Ok(sdk.to_owned()))
+}
+
+fn create_in(
+    dir: &Path,
+    language: ProjectLanguage,
+    game: Option<&GameTypes>,
+    sdk: impl FnOnce() -> Result<PathBuf>,
+) -> Result<Vec<PathBuf>> {
     let name = project_name(dir)?;
     if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
         bail!("`{}` already exists and is not empty", dir.display());
@@ -73,7 +94,7 @@ pub fn create(
     };
     let mut files: Vec<(&str, String)> = match language {
         ProjectLanguage::Rust => {
-            let sdk = sdk::install()?;
+            let sdk = sdk()?;
             vec![
                 ("Cargo.toml", cargo_toml(&name, &sdk)),
                 (".cargo/config.toml", CARGO_CONFIG.to_owned()),

@@ -34,9 +34,14 @@ pub fn sdk_dir() -> Result<PathBuf> {
 /// Writes the SDK unless it is there already, exactly; returns the path of
 /// its `script` crate.
 pub fn install() -> Result<PathBuf> {
-    let root = sdk_dir()?;
-    if !is_intact(&root) {
-        write(&root).with_context(|| format!("failed to write the SDK to `{}`", root.display()))?;
+    install_at(&sdk_dir()?)
+}
+
+/// [`install`] into `root` instead of the host's data directory (a game's
+/// tests that make script projects of their own).
+pub fn install_at(root: &Path) -> Result<PathBuf> {
+    if !is_intact(root) {
+        write(root).with_context(|| format!("failed to write the SDK to `{}`", root.display()))?;
     }
     Ok(root.join("script"))
 }
