@@ -15,14 +15,16 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use bevy::asset::io::AssetReaderError;
 use bevy::asset::io::Reader;
-use bevy::asset::{Asset, AssetLoader, Handle, LoadContext};
+use bevy::asset::{Asset, AssetLoader, AssetPath, Handle, LoadContext, ReadAssetBytesError};
 use bevy::ecs::error::BevyError;
 use bevy::prelude::{Component, ReflectComponent};
 use bevy::reflect::{Reflect, TypePath};
 use bevy::tasks::futures_lite::AsyncReadExt;
 use game_host::ScriptComponent;
 use game_host::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE};
+use game_host::game_types::WIT_FILE;
 
 use crate::engine::LazyEngine;
 use crate::live::{Language, compile_source};
@@ -109,12 +111,13 @@ impl AssetLoader for ScriptLoader {
         // A Python or JavaScript project made for the game's types keeps
         // them in `wit/game.wit` beside its entry file (`host new --game`).
         let game_wit = match language {
-            Some(_) => {
-                let beside = path.parent().unwrap_or(Path::new("")).join("wit/game.wit");
-                let read = context.read_asset_bytes(beside).await.ok();
-                read.filter(|bytes| bytes.len() <= MAX_TEXT_FILE as usize)
-                    .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-            }
+            Some(_) => match game_wit_beside(context).await {
+                Ok(text) => text,
+                Err(e) => {
+                    let compiled = Err(format!("script `{name}` cannot run: {e}"));
+                    return Ok(ScriptAsset { name, compiled });
+                }
+            },
             None => None,
         };
         // On the background pool: a step never waits for the CPU a build
@@ -139,6 +142,28 @@ impl AssetLoader for ScriptLoader {
     fn extensions(&self) -> &[&str] {
         &["wasm", "py", "js", "mjs"]
     }
+}
+
+/// The text of `wit/game.wit` beside the asset `context` loads (from the
+/// same asset source), or `None` when there is none; an unreadable,
+/// oversized or non-UTF-8 one is an error naming it.
+async fn game_wit_beside(context: &mut LoadContext<'_>) -> Result<Option<String>, String> {
+    let path = context
+        .path()
+        .resolve_embed(&AssetPath::parse(&format!("wit/{WIT_FILE}")));
+    let bytes = match context.read_asset_bytes(path.clone()).await {
+        Ok(bytes) => bytes,
+        Err(ReadAssetBytesError::AssetReaderError(AssetReaderError::NotFound(_))) => {
+            return Ok(None);
+        }
+        Err(e) => return Err(format!("`{path}`: {e}")),
+    };
+    if bytes.len() as u64 > MAX_TEXT_FILE {
+        return Err(format!("`{path}` is larger than {MAX_TEXT_FILE} bytes"));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| format!("`{path}` is not UTF-8 text"))
 }
 
 /// The whole of `reader`, or an error naming `path` once it passes `limit`

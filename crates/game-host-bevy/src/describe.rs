@@ -35,23 +35,25 @@ pub struct ScriptTypes(Arc<Mutex<Registered>>);
 struct Registered {
     components: BTreeMap<String, Described>,
     resources: BTreeMap<String, Described>,
+    /// Whether an engine was made from them.
+    closed: bool,
 }
 
 impl ScriptTypes {
     pub(crate) fn add_component(&self, name: &str, info: &TypeInfo) {
-        let described = fields(name, info);
-        self.0
-            .lock_unpoisoned()
+        let mut registered = self.0.lock_unpoisoned();
+        Self::warn_if_closed(&registered, name);
+        registered
             .components
-            .insert(name.to_owned(), described);
+            .insert(name.to_owned(), fields(name, info));
     }
 
     pub(crate) fn add_resource(&self, name: &str, info: &TypeInfo) {
-        let described = fields(name, info);
-        self.0
-            .lock_unpoisoned()
+        let mut registered = self.0.lock_unpoisoned();
+        Self::warn_if_closed(&registered, name);
+        registered
             .resources
-            .insert(name.to_owned(), described);
+            .insert(name.to_owned(), fields(name, info));
     }
 
     /// The description of game `game` from what is registered (in name
@@ -61,22 +63,52 @@ impl ScriptTypes {
     pub fn describe(&self, game: &str) -> Result<(GameTypes, Vec<String>), String> {
         let registered = self.0.lock_unpoisoned();
         let mut left_out = Vec::new();
-        let mut parts = |types: &BTreeMap<String, Described>| -> Vec<Parts> {
+        // Each type is checked alone first, so one whose names make no WIT
+        // names is left out, not the whole description.
+        let mut parts = |types: &BTreeMap<String, Described>, component: bool| -> Vec<Parts> {
             let mut parts = Vec::new();
             for (name, described) in types {
                 match described {
                     // A marker (`Frozen`) has nothing to type.
                     Ok(fields) if fields.is_empty() => {}
-                    Ok(fields) => parts.push((name.clone(), fields.clone())),
+                    Ok(fields) => {
+                        let part = [(name.clone(), fields.clone())];
+                        let alone = match component {
+                            true => GameTypes::from_parts(game, &part, &[]),
+                            false => GameTypes::from_parts(game, &[], &part),
+                        };
+                        match alone {
+                            Ok(_) => parts.extend(part),
+                            Err(why) if why.starts_with("game:") => {}
+                            Err(why) => {
+                                left_out.push(format!("`{name}` is reachable by name only: {why}"))
+                            }
+                        }
+                    }
                     Err(why) => left_out.push(why.clone()),
                 }
             }
             parts
         };
-        let components = parts(&registered.components);
-        let resources = parts(&registered.resources);
+        let components = parts(&registered.components, true);
+        let resources = parts(&registered.resources, false);
         let game = GameTypes::from_parts(game, &components, &resources)?;
         Ok((game, left_out))
+    }
+
+    /// Marks the types described for an engine: one registered after is
+    /// reachable by name only, and the log says so.
+    pub(crate) fn close(&self) {
+        self.0.lock_unpoisoned().closed = true;
+    }
+
+    fn warn_if_closed(registered: &Registered, name: &str) {
+        if registered.closed {
+            bevy::log::warn!(
+                "`{name}` was registered for scripts after their engine was made: scripts \
+                 reach it by name, not typed"
+            );
+        }
     }
 }
 
@@ -142,6 +174,11 @@ mod tests {
     struct Frozen;
 
     #[derive(Reflect, Default)]
+    struct Odd {
+        slot_1: f32,
+    }
+
+    #[derive(Reflect, Default)]
     struct Score {
         points: i64,
     }
@@ -152,6 +189,7 @@ mod tests {
         types.add_component("Spin", Spin::type_info());
         types.add_component("Inventory", Inventory::type_info());
         types.add_component("Frozen", Frozen::type_info());
+        types.add_component("Odd", Odd::type_info());
         types.add_resource("Score", Score::type_info());
         let (game, left_out) = types.describe("spin-demo").unwrap();
         let expected = GameTypes::parse(
@@ -164,9 +202,12 @@ mod tests {
         assert_eq!(
             left_out,
             [
-                "`Inventory`'s field `slots` is a `alloc::vec::Vec<u8>`, which game types do not \
-              carry (f32, f64, i32, i64, u32, bool, String, Vec3, Quat): scripts reach \
-              `Inventory` by name only"
+                "`Inventory`'s field `slots` is a `alloc::vec::Vec<u8>`, which game types do \
+                 not carry (f32, f64, i32, i64, u32, bool, String, Vec3, Quat): scripts reach \
+                 `Inventory` by name only",
+                "`Odd` is reachable by name only: components.Odd.slot_1: `slot_1` makes no WIT \
+                 name: use ASCII letters, digits, `_`, `-` and `.`, each word starting with a \
+                 letter"
             ]
         );
         let error = types.describe("Spin Demo").unwrap_err();

@@ -3,7 +3,8 @@
 //! the game has registered its components and resources, and a game that
 //! names itself ([`GameHostPlugin::game`](crate::GameHostPlugin::game)) has
 //! them described for scripts as types (`describe`), as `host run --game`
-//! gives a description file.
+//! gives a description file. Whichever needs it first (the asset loader's
+//! task, or the first step) makes it; the other waits for it.
 
 use std::sync::{Arc, OnceLock};
 
@@ -39,6 +40,7 @@ impl LazyEngine {
         let mut options = self.options.clone();
         // A description the game gives itself wins over its registrations.
         if let (Some(game), None) = (&self.game, &options.game) {
+            self.types.close();
             match self.types.describe(game) {
                 Ok((types, left_out)) => {
                     for why in left_out {

@@ -75,8 +75,9 @@ pub struct GameHostPlugin {
     /// set, the components and resources registered for scripts are also
     /// typed for them (the WIT package `spin-demo:game`, README: Game
     /// types), as `host run --game` gives them from a file.
-    /// [`ScriptTypes::describe`] writes that file for script authors. A
-    /// description set in [`EngineOptions::game`] is used instead.
+    /// [`ScriptTypes::describe`] gives that description (its `to_json()`
+    /// is the file script authors give `host new --game`). A description
+    /// set in [`EngineOptions::game`] is used instead.
     pub game: Option<String>,
 }
 

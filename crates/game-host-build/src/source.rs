@@ -70,16 +70,23 @@ impl ScriptSource {
         match self {
             // Watch the directory: builds often replace the file by renaming.
             ScriptSource::File(file) => vec![(parent(file), false)],
-            ScriptSource::Crate(dir) => vec![(dir.join("src"), true), (dir.clone(), false)],
+            ScriptSource::Crate(dir) => {
+                let mut dirs = vec![(dir.join("src"), true), (dir.clone(), false)];
+                dirs.extend(game_types_dir(dir));
+                dirs
+            }
             ScriptSource::Foreign(language, entry) => {
-                vec![(parent(entry), *language == Language::Python)]
+                let mut dirs = vec![(parent(entry), *language == Language::Python)];
+                dirs.extend(game_types_dir(&parent(entry)));
+                dirs
             }
         }
     }
 
     /// Whether a change at `changed` concerns this source: the file itself,
     /// a crate's `src/`, `Cargo.toml` or `build.rs`, a Python script's
-    /// modules or a JavaScript script's module.
+    /// modules or a JavaScript script's module, and a project's game types
+    /// (`wit/game.wit`).
     pub fn is_touched_by(&self, changed: &Path) -> bool {
         match self {
             ScriptSource::File(file) => changed == file,
@@ -87,8 +94,11 @@ impl ScriptSource {
                 changed.starts_with(dir.join("src"))
                     || changed == dir.join("Cargo.toml")
                     || changed == dir.join("build.rs")
+                    || changed == componentize::game_wit_path(&dir.join("Cargo.toml"))
             }
-            ScriptSource::Foreign(language, entry) => language.is_source(entry, changed),
+            ScriptSource::Foreign(language, entry) => {
+                language.is_source(entry, changed) || changed == componentize::game_wit_path(entry)
+            }
         }
     }
 
@@ -284,6 +294,13 @@ fn crate_fingerprint(dir: &Path) -> Result<String> {
         hash.update(&text);
     }
     Ok(hex(&hash.finalize()))
+}
+
+/// The directory of a project's game types (`wit/`), to watch when the
+/// project has one.
+fn game_types_dir(project: &Path) -> Option<(PathBuf, bool)> {
+    let wit = project.join("wit");
+    wit.is_dir().then_some((wit, false))
 }
 
 #[cfg(test)]

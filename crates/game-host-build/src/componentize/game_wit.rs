@@ -12,11 +12,11 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 use game_host::files::{MAX_TEXT_FILE, read_capped};
-use game_host::game_types::{COMPONENTS, GameTypes, RESOURCES, WIT_FILE};
+use game_host::game_types::{COMPONENTS, GameTypes, RESOURCES, WIT_FILE, is_game_name};
 
 /// A game's types as WIT: the game's name and the package's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,11 +43,10 @@ impl GameWit {
         if !path.is_file() {
             return Ok(None);
         }
-        let text = read_capped(&path, MAX_TEXT_FILE)
-            .ok()
-            .and_then(|bytes| String::from_utf8(bytes).ok());
-        let Some(text) = text else {
-            bail!("`{}` is no readable UTF-8 text", path.display());
+        let bytes = read_capped(&path, MAX_TEXT_FILE)
+            .with_context(|| format!("failed to read `{}`", path.display()))?;
+        let Ok(text) = String::from_utf8(bytes) else {
+            bail!("`{}` is not UTF-8 text", path.display());
         };
         match GameWit::from_text(text) {
             Ok(game) => Ok(Some(game)),
@@ -56,16 +55,28 @@ impl GameWit {
     }
 
     /// The game types in `text`, a project's `wit/game.wit`; the error
-    /// says what it lacks (after the file's name).
+    /// says what is wrong with it (after the file's name).
     pub fn from_text(text: String) -> Result<GameWit, String> {
-        match package_name(&text) {
-            Some(name) => Ok(GameWit { name, text }),
-            None => Err(
-                "declares no game's types (`package <game>:game;`): write it again \
-                         with `host new --game FILE`"
-                    .to_owned(),
-            ),
+        let again = "write it again with `host new --game FILE`";
+        let Some(name) = package_name(&text) else {
+            return Err(format!(
+                "declares no game's types (`package <game>:game;`, a game name of lowercase \
+                 words joined by `-`): {again}"
+            ));
+        };
+        // Before `game-components` and `game-resources`, the interfaces
+        // were `components` and `resources`: one would move the engine's own.
+        let declares = |interface: &str| {
+            let line = format!("interface {interface} {{");
+            text.lines().any(|l| l.trim() == line)
+        };
+        if declares("components") || declares("resources") {
+            return Err(format!(
+                "was written by an older host (its interfaces are `components` and \
+                 `resources`): {again}"
+            ));
         }
+        Ok(GameWit { name, text })
     }
 
     /// The world a script of this game is built for: `world` of
@@ -106,8 +117,7 @@ pub fn path_in(entry: &Path) -> PathBuf {
 }
 
 /// The `<game>` of the first `package <game>:game;` line, if it is a name
-/// the host accepts (lowercase letters, digits and `-`, starting with a
-/// letter).
+/// a game may take.
 fn package_name(text: &str) -> Option<String> {
     let line = text
         .lines()
@@ -119,11 +129,7 @@ fn package_name(text: &str) -> Option<String> {
         .strip_suffix(';')?
         .trim()
         .strip_suffix(":game")?;
-    let valid = name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-    valid.then(|| name.to_owned())
+    is_game_name(name).then(|| name.to_owned())
 }
 
 #[cfg(test)]
@@ -142,6 +148,8 @@ mod tests {
             "package game:engine@0.2.4;",
             "package Spin:game;",
             "package a:game",
+            "package wasi:game;",
+            "package a--b:game;",
             "// package a:game;",
             "interface x {}",
         ] {

@@ -148,6 +148,23 @@ pub fn load_sources(
     name: &str,
     game: Option<&GameWit>,
 ) -> Result<ScriptComponent> {
+    // Refused before a runtime is built for it (tens of seconds).
+    if let Some(game) = game
+        && engine
+            .game()
+            .is_none_or(|running| running.name != game.name)
+    {
+        let runs = match engine.game() {
+            Some(running) => format!("this host runs game `{}`", running.name),
+            None => "this host runs no game description (give it with `--game FILE`)".into(),
+        };
+        bail!(
+            "failed to load {} script `{name}`: it was made for game `{}` (its `wit/game.wit`), \
+             and {runs}",
+            language.name(),
+            game.name
+        );
+    }
     let runtime = match game {
         None => runtime(engine, language, None)?,
         // The runtime is what the script's game types were built into: a

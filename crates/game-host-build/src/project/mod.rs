@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use game_host::game_types::{GameTypes, Record};
+use game_host::game_types::GameTypes;
 
 /// The language of a new project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +81,13 @@ fn create_in(
     sdk: impl FnOnce() -> Result<PathBuf>,
 ) -> Result<Vec<PathBuf>> {
     let name = project_name(dir)?;
+    if let Some(game) = game.filter(|g| g.components.is_empty() && g.resources.is_empty()) {
+        bail!(
+            "game `{}`'s description has no components or resources: a project made for it \
+             would have no types",
+            game.name
+        );
+    }
     if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
         bail!("`{}` already exists and is not empty", dir.display());
     }
@@ -144,8 +151,8 @@ fn create_in(
 
 /// `src/game.rs` of a Rust project made for `game`: its types' bindings.
 fn game_bindings(game: &GameTypes) -> String {
-    let interfaces: Vec<String> = offered(game)
-        .map(|(interface, _)| format!("game_{interface} as {interface}"))
+    let interfaces: Vec<String> = (game.interfaces().into_iter())
+        .map(|(interface, holds, _)| format!("{} as {holds}", interface.replace('-', "_")))
         .collect();
     include_str!("templates/game.rs")
         .replace("{{interfaces}}", &interfaces.join(", "))
@@ -165,7 +172,7 @@ fn game_module(game: &GameTypes, language: ProjectLanguage) -> String {
         "\n{comment} Game `{}`'s own types (wit/game.wit), typed, no names crossing:\n",
         game.name
     );
-    for (interface, records) in offered(game) {
+    for (wit, interface, records) in game.interfaces() {
         let id = if interface == "components" { "id" } else { "" };
         let set = if id.is_empty() { "value" } else { "id, value" };
         for record in records {
@@ -176,13 +183,13 @@ fn game_module(game: &GameTypes, language: ProjectLanguage) -> String {
                     format!("set_{snake}({set})"),
                 ),
                 ProjectLanguage::Python => (
-                    format!("game_{interface}.get_{snake}({id})"),
+                    format!("{}.get_{snake}({id})", wit.replace('-', "_")),
                     format!("set_{snake}({set})"),
                 ),
                 ProjectLanguage::JavaScript => {
                     let camel = camel_case(&record.wit);
                     (
-                        format!("game{}.get{camel}({id})", camel_case(interface)),
+                        format!("{}.get{camel}({id})", js_module(wit)),
                         format!("set{camel}({set})"),
                     )
                 }
@@ -190,11 +197,11 @@ fn game_module(game: &GameTypes, language: ProjectLanguage) -> String {
             text.push_str(&format!("{comment}   {get} / {set} ({})\n", record.name));
         }
     }
-    let modules: Vec<&str> = offered(game).map(|(interface, _)| interface).collect();
+    let modules = game.interfaces().into_iter().map(|(wit, _, _)| wit);
     match language {
         ProjectLanguage::Rust => text.push_str("#[allow(dead_code)]\nmod game;\n"),
         ProjectLanguage::Python => {
-            let modules: Vec<String> = modules.iter().map(|m| format!("game_{m}")).collect();
+            let modules: Vec<String> = modules.map(|m| m.replace('-', "_")).collect();
             text.push_str(&format!(
                 "from wit_world.imports import {}\n",
                 modules.join(", ")
@@ -203,8 +210,8 @@ fn game_module(game: &GameTypes, language: ProjectLanguage) -> String {
         ProjectLanguage::JavaScript => {
             for module in modules {
                 text.push_str(&format!(
-                    "import * as game{} from \"{}:game/game-{module}\";\n",
-                    camel_case(module),
+                    "import * as {} from \"{}:game/{module}\";\n",
+                    js_module(module),
                     game.name
                 ));
             }
@@ -213,15 +220,13 @@ fn game_module(game: &GameTypes, language: ProjectLanguage) -> String {
     text
 }
 
-/// The kinds of types `game` has (`components`, `resources`), each with
-/// its records: the package has an interface only for those.
-fn offered(game: &GameTypes) -> impl Iterator<Item = (&'static str, &[Record])> {
-    [
-        ("components", game.components.as_slice()),
-        ("resources", game.resources.as_slice()),
-    ]
-    .into_iter()
-    .filter(|(_, records)| !records.is_empty())
+/// The name a JavaScript script binds interface `wit` to
+/// (`gameComponents`).
+fn js_module(wit: &str) -> String {
+    let camel = camel_case(wit);
+    let mut chars = camel.chars();
+    let first = chars.next().map(|c| c.to_ascii_lowercase());
+    first.into_iter().chain(chars).collect()
 }
 
 /// `spin-rate` as `SpinRate`.

@@ -49,7 +49,7 @@ pub(super) fn parse(text: &str) -> Result<GameTypes, String> {
     }
     let file: File = serde_json::from_str(text).map_err(|error| error.to_string())?;
     let name = file.game;
-    if kebab(&name).as_deref() != Some(name.as_str()) || RESERVED_GAMES.contains(&name.as_str()) {
+    if !is_game_name(&name) {
         return Err(format!(
             "game: `{name}` is not a game name: use lowercase ASCII words of letters and \
              digits joined by `-`, each starting with a letter (`spin-demo`), other than \
@@ -73,6 +73,12 @@ pub(super) fn parse(text: &str) -> Result<GameTypes, String> {
         components,
         resources,
     })
+}
+
+/// Whether `name` is one a game may take: lowercase words joined by `-`,
+/// none of them reserved.
+pub(super) fn is_game_name(name: &str) -> bool {
+    kebab(name).as_deref() == Some(name) && !RESERVED_GAMES.contains(&name)
 }
 
 /// A record as [`json`] takes it: its name and its fields' names and kinds.

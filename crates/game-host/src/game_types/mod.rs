@@ -28,6 +28,12 @@ pub use wit::{COMPONENTS, FILE as WIT_FILE, RESOURCES};
 
 use crate::files::{MAX_TEXT_FILE, read_capped};
 
+/// Whether `name` is one a game may take (`spin-demo`): lowercase ASCII
+/// words of letters and digits joined by `-`, not one the host keeps.
+pub fn is_game_name(name: &str) -> bool {
+    description::is_game_name(name)
+}
+
 impl GameTypes {
     /// A description from its JSON text, or one line naming the place of
     /// its first mistake.
@@ -62,6 +68,20 @@ impl GameTypes {
         resources: &[Parts],
     ) -> Result<GameTypes, String> {
         description::parse(&description::json(game, components, resources))
+    }
+
+    /// The package's interfaces, in order, each with what it holds
+    /// (`"components"`, `"resources"`) and its records: those the game has
+    /// types for (an empty one is left out: componentize-js cannot import
+    /// an empty module).
+    pub fn interfaces(&self) -> Vec<(&'static str, &'static str, &[Record])> {
+        [
+            (COMPONENTS, "components", self.components.as_slice()),
+            (RESOURCES, "resources", self.resources.as_slice()),
+        ]
+        .into_iter()
+        .filter(|(_, _, records)| !records.is_empty())
+        .collect()
     }
 
     /// The WIT package's name (`spin-demo:game`).

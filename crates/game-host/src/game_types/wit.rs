@@ -33,22 +33,17 @@ pub(super) fn package(game: &GameTypes) -> String {
          package {name}:game;\n",
         name = game.name
     );
-    let interfaces = [
-        (COMPONENTS, &game.components, "id: entity-id"),
-        (RESOURCES, &game.resources, ""),
-    ];
-    // An interface with no functions is left out: componentize-js cannot
-    // import an empty module.
-    let offered = || {
-        interfaces
-            .iter()
-            .filter(|(_, records, _)| !records.is_empty())
-    };
-    for (name, records, id_param) in offered() {
+    let interfaces = game.interfaces();
+    for (name, holds, records) in &interfaces {
+        let id_param = if *holds == "components" {
+            "id: entity-id"
+        } else {
+            ""
+        };
         interface(&mut text, name, records, id_param);
     }
     text.push_str("\nworld imports {\n");
-    for (name, _, _) in offered() {
+    for (name, _, _) in &interfaces {
         let _ = writeln!(text, "    import {name};");
     }
     text.push_str("}\n");

@@ -134,7 +134,23 @@ impl ScriptComponent {
     /// import.
     pub fn uses(&self) -> Vec<String> {
         match &self.live {
-            Some(sources) => live_imports(sources).into_iter().collect(),
+            Some(sources) => {
+                let mut names = live_imports(sources);
+                // A game's typed interfaces the runtime imports
+                // (`spin-demo:game/game-components`): those the sources name.
+                for import in self.imports.iter() {
+                    let Some((_, interface)) = import.grant.split_once(":game/") else {
+                        continue;
+                    };
+                    let module = interface.replace('-', "_");
+                    let named = (sources.files.iter())
+                        .any(|(_, text)| text.contains(&import.grant) || text.contains(&module));
+                    if named {
+                        names.insert(import.grant.clone());
+                    }
+                }
+                names.into_iter().collect()
+            }
             None => {
                 let names: std::collections::BTreeSet<String> =
                     self.imports.iter().map(|i| i.grant.clone()).collect();

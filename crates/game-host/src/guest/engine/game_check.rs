@@ -41,7 +41,9 @@ pub(super) fn mismatch(
             RESOURCES => (&game.resources, "resource"),
             _ => {
                 return Some(format!(
-                    "it imports `{name}`, which game `{namespace}`'s types do not have"
+                    "it imports `{name}`, which game `{namespace}`'s types do not have (a \
+                     project made by an older host: write its `wit/game.wit` again with \
+                     `host new --game FILE`)"
                 ));
             }
         };
