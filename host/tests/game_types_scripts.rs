@@ -4,7 +4,8 @@
 //! script sets and reads its moon's `Spin` typed and turns at its speed in
 //! `host run --game`, reads a missing `Health` as a typed error, and is
 //! refused by a host running another description. A misspelt field and a
-//! wrong argument type are caught by `host check` (pyright, `tsc`).
+//! wrong argument type are caught by pyright and `tsc`, run by hand as an
+//! editor runs them, and `host check` says the same.
 //!
 //! Needs componentize-py, componentize-js, jco, pyright and TypeScript on
 //! PATH (`./test.sh` installs them at the tested versions).
@@ -12,6 +13,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use common::game::{GAME, assert_turned_one_second, edit, refused};
 use common::scratch::Scratch;
@@ -175,6 +177,17 @@ fn check_catches(lang: &Lang, mistakes: [(&str, &str); 2], expected: [&str; 2]) 
         assert!(stdout.contains(error), "no `{error}` in:\n{stdout}");
     }
     assert_has_game_types(&entry);
+    // The checker run by hand, as an editor runs it, says the same.
+    let (dir, program, args): (&Path, _, &[&str]) = match lang.lang {
+        "python" => (entry.parent().unwrap(), "pyright", &[]),
+        _ => (scratch.path(), "tsc", &["-p", "spinner/jsconfig.json"]),
+    };
+    let by_hand = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("{program} (./test.sh installs it): {e}"));
+    assert_eq!(stdout, String::from_utf8_lossy(&by_hand.stdout));
 }
 
 /// The project's editor types declare the game's components.
