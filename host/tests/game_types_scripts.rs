@@ -231,3 +231,32 @@ fn host_check_catches_a_javascript_scripts_game_mistakes() {
         ],
     );
 }
+
+/// The game's description changed (`Spin.speed` is now `Spin.rate`):
+/// `host check --game` brings the project's types to it, and the check
+/// names what the script now gets wrong.
+#[test]
+fn host_check_brings_a_project_to_the_games_new_description() {
+    let scratch = Scratch::new();
+    let entry = spinner(&scratch, &PYTHON);
+    let renamed = GAME.replace(r#""speed": "f32""#, r#""rate": "f32""#);
+    std::fs::write(scratch.path().join("renamed.json"), renamed).unwrap();
+    let args = ["check", "spinner", "--game", "renamed.json"];
+    let output = scratch.host(&args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = common::stderr_of(&output);
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.starts_with("updated `spinner/wit/game.wit` to game `spin-demo`'s description"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("error: No parameter named \"speed\""),
+        "{stdout}"
+    );
+    let wit = std::fs::read_to_string(entry.parent().unwrap().join("wit/game.wit")).unwrap();
+    assert!(wit.contains("%rate: f32"), "{wit}");
+    // Already up to date: nothing is written again.
+    let output = scratch.host(&args).output().unwrap();
+    assert!(!common::stderr_of(&output).contains("updated"));
+}

@@ -175,7 +175,7 @@ impl SeedArgs {
 const MAX_GRANTS_FILE: u64 = 1 << 20;
 
 /// `--game FILE`: read and checked when the option is.
-fn parse_game(path: &str) -> Result<Arc<GameTypes>, String> {
+pub(super) fn parse_game(path: &str) -> Result<Arc<GameTypes>, String> {
     GameTypes::read(path.as_ref())
         .map(Arc::new)
         .map_err(|error| format!("{error:#}"))

@@ -149,6 +149,34 @@ fn create_in(
     Ok(files.into_iter().map(|(file, _)| file.into()).collect())
 }
 
+/// Brings the game types of the project in `dir` to `game`'s description:
+/// `wit/game.wit`, and for a Rust project (`rust`) its bindings'
+/// `src/game.rs`. Each file is written whole beside the old one and renamed
+/// over it. Returns the files it changed (none when they already match).
+pub fn update_game(dir: &Path, rust: bool, game: &GameTypes) -> Result<Vec<PathBuf>> {
+    let mut files = vec![("wit/game.wit", game.wit())];
+    if rust {
+        files.push(("src/game.rs", game_bindings(game)));
+    }
+    let mut changed = Vec::new();
+    for (file, text) in files {
+        let path = dir.join(file);
+        if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
+            continue;
+        }
+        let fresh = path.with_extension(format!("new-{}", uuid::Uuid::now_v7().simple()));
+        std::fs::create_dir_all(path.parent().expect("a file has a directory"))
+            .and_then(|()| std::fs::write(&fresh, &text))
+            .and_then(|()| std::fs::rename(&fresh, &path))
+            .inspect_err(|_| {
+                let _ = std::fs::remove_file(&fresh);
+            })
+            .with_context(|| format!("failed to write `{}`", path.display()))?;
+        changed.push(PathBuf::from(file));
+    }
+    Ok(changed)
+}
+
 /// `src/game.rs` of a Rust project made for `game`: its types' bindings.
 fn game_bindings(game: &GameTypes) -> String {
     let interfaces: Vec<String> = (game.interfaces().into_iter())
