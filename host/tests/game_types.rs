@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::game::{GAME, assert_turned_one_second, edit, refused};
+use common::game::{GAME, edit, refused, run_one_second};
 use common::scratch::Scratch;
 
 /// The new project's moon, turned at the speed its typed `Spin` holds
@@ -42,19 +42,7 @@ fn spinner(scratch: &Scratch) {
 fn a_rust_script_reads_and_writes_the_games_components_typed() {
     let scratch = Scratch::new();
     spinner(&scratch);
-    let scene = scratch.path().join("scene.json");
-    let log = scratch.run(&[
-        "run",
-        "spinner",
-        "--game",
-        "game.json",
-        "--headless",
-        "--frames",
-        "60",
-        "--dump-scene",
-        scene.to_str().unwrap(),
-    ]);
-    assert_turned_one_second(&scene);
+    let log = run_one_second(&scratch, "spinner");
     assert!(
         log.contains(r#"health: Err("game-data: entity 1 has no component `Health`")"#),
         "{log}"

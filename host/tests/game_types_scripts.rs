@@ -15,7 +15,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::game::{GAME, assert_turned_one_second, edit, refused};
+use common::game::{GAME, edit, refused, run_one_second};
 use common::scratch::Scratch;
 
 /// A language's project: its `--lang`, entry file and the edits that make
@@ -91,19 +91,7 @@ fn spinner(scratch: &Scratch, lang: &Lang) -> PathBuf {
 /// game: it turned its moon at its typed speed, and logged the typed
 /// error of the `Health` it lacks.
 fn turns_typed(scratch: &Scratch, script: &str) {
-    let scene = scratch.path().join("scene.json");
-    let log = scratch.run(&[
-        "run",
-        script,
-        "--game",
-        "game.json",
-        "--headless",
-        "--frames",
-        "60",
-        "--dump-scene",
-        scene.to_str().unwrap(),
-    ]);
-    assert_turned_one_second(&scene);
+    let log = run_one_second(scratch, script);
     assert!(
         log.contains("health: game-data: entity 1 has no component `Health`"),
         "{log}"

@@ -47,9 +47,8 @@ impl LazyEngine {
                         warn!("game `{game}`'s types: {why}");
                     }
                     info!(
-                        "game `{game}`'s types: {} components and {} resources typed for scripts",
-                        types.components.len(),
-                        types.resources.len()
+                        "game `{game}`'s types: {} typed for scripts",
+                        types.summary()
                     );
                     options.game = Some(Arc::new(types));
                 }

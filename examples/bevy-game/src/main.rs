@@ -162,11 +162,10 @@ fn describe(file: &std::path::Path) -> Result<()> {
     std::fs::write(file, game.to_json())
         .with_context(|| format!("failed to write `{}`", file.display()))?;
     eprintln!(
-        "wrote game `{}`'s types to `{}`: {} components, {} resources",
+        "wrote game `{}`'s types to `{}`: {}",
         game.name,
         file.display(),
-        game.components.len(),
-        game.resources.len()
+        game.summary()
     );
     Ok(())
 }

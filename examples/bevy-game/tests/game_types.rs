@@ -8,32 +8,23 @@
 //! Needs componentize-py and componentize-js on PATH and the wasm32-wasip2
 //! target (`./test.sh` installs them).
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use common::game_building_in;
 
 use game_host::game_types::GameTypes;
 use game_host::scene::SceneDump;
 use game_host_build::project::{self, ProjectLanguage, sdk};
 
 fn out(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy-game-types");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::out("bevy-game-types", name)
 }
 
-/// Runs the game; its exit status and stderr.
+/// Runs the game, a Rust project's build kept across runs.
 fn game(args: &[&str]) -> (bool, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_bevy-game"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        // The Rust project's build, kept across runs.
-        .env("CARGO_TARGET_DIR", out("target"))
-        .output()
-        .unwrap();
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    game_building_in(args, Some(&out("target")))
 }
 
 /// The game's description, as `--describe` writes it.

@@ -2,9 +2,12 @@
 //! same script crates `host run` runs, its `--dump-scene` compared with the
 //! core runtime's own scene after the same frames.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
+
+use common::game;
 
 use game_host::log::MemoryLog;
 use game_host::runtime::{Runtime, RuntimeConfig};
@@ -17,22 +20,7 @@ fn example(name: &str) -> PathBuf {
 }
 
 fn out(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy-game");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-/// Runs the game headless; its exit status and stderr.
-fn game(args: &[&str]) -> (bool, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_bevy-game"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    common::out("bevy-game", name)
 }
 
 /// The scene after `frames` frames of these script crates on the core

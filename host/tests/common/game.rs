@@ -36,10 +36,22 @@ pub fn refused(scratch: &Scratch, args: &[&str]) -> String {
         .to_owned()
 }
 
-/// Where the moon of a project that turns it at 2 rad/s on a circle of
-/// radius 3 is after one second (60 frames), checked in the scene
-/// `host run --dump-scene` wrote to `scene`.
-pub fn assert_turned_one_second(scene: &Path) {
+/// Runs `script` (a project, or a built `.wasm`) with `host run --game
+/// game.json` for one second (60 frames), checks that its moon turned at 2
+/// rad/s on a circle of radius 3, and returns the log.
+pub fn run_one_second(scratch: &Scratch, script: &str) -> String {
+    let scene = scratch.path().join("scene.json");
+    let log = scratch.run(&[
+        "run",
+        script,
+        "--game",
+        "game.json",
+        "--headless",
+        "--frames",
+        "60",
+        "--dump-scene",
+        scene.to_str().unwrap(),
+    ]);
     let scene: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(scene).unwrap()).unwrap();
     let position = super::dumped_position(&scene, "moon");
@@ -50,4 +62,5 @@ pub fn assert_turned_one_second(scene: &Path) {
             "moon at {position:?}, not {expected:?}"
         );
     }
+    log
 }

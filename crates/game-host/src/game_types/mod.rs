@@ -84,6 +84,20 @@ impl GameTypes {
         .collect()
     }
 
+    /// What the description holds, for a log line: `2 components and 1
+    /// resource`.
+    pub fn summary(&self) -> String {
+        let count = |n: usize, what: &str| match n {
+            1 => format!("1 {what}"),
+            n => format!("{n} {what}s"),
+        };
+        format!(
+            "{} and {}",
+            count(self.components.len(), "component"),
+            count(self.resources.len(), "resource")
+        )
+    }
+
     /// The WIT package's name (`spin-demo:game`).
     pub fn package(&self) -> String {
         format!("{}:game", self.name)
