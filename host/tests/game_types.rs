@@ -26,6 +26,10 @@ fn spinner(scratch: &Scratch) {
         game::components::set_spin(moon.id(), spin).unwrap();
         let health = game::components::get_health(moon.id());
         script::log::info(&format!(\"health: {health:?}\"));
+        let health = game::components::Health { current: 5.0, max: 10.0 };
+        game::components::set_health(moon.id(), health).unwrap();
+        let health = game::components::get_health(moon.id()).unwrap();
+        script::log::info(&format!(\"health now: {} of {}\", health.current, health.max));
         let score = game::resources::get_score();
         script::log::info(&format!(\"score: {score:?}\"));
         Orbiter { moon, angle }",
@@ -47,6 +51,7 @@ fn a_rust_script_reads_and_writes_the_games_components_typed() {
         log.contains(r#"health: Err("game-data: entity 1 has no component `Health`")"#),
         "{log}"
     );
+    assert!(log.contains("health now: 5 of 10"), "{log}");
     assert!(log.contains("score: Err("), "{log}");
 
     // The same build, refused by a host running another description, or none.

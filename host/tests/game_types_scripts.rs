@@ -42,6 +42,9 @@ const PYTHON: Lang = Lang {
         game_components.get_health(moon.id())
     except Err as error:
         log.log(log.Level.INFO, f\"health: {error.value}\")
+    game_components.set_health(moon.id(), game_components.Health(current=5.0, max=10.0))
+    health = game_components.get_health(moon.id())
+    log.log(log.Level.INFO, f\"health now: {health.current} of {health.max}\")
     runtime.subscribe_update()",
         ),
         (
@@ -63,6 +66,9 @@ const JAVASCRIPT: Lang = Lang {
   } catch (error) {
     log(\"info\", `health: ${/** @type {{ payload: string }} */ (error).payload}`);
   }
+  gameComponents.setHealth(moon.id(), { current: 5.0, max: 10.0 });
+  const health = gameComponents.getHealth(moon.id());
+  log(\"info\", `health now: ${health.current} of ${health.max}`);
   subscribeUpdate();",
         ),
         (
@@ -88,12 +94,17 @@ fn spinner(scratch: &Scratch, lang: &Lang) -> PathBuf {
 }
 
 /// `script` (a project, or a built `.wasm`) run for one second in the
-/// game: it turned its moon at its typed speed, and logged the typed
-/// error of the `Health` it lacks.
+/// game: it turned its moon at its typed speed, logged the typed error of
+/// the `Health` it lacks, then gave it one and read it back.
 fn turns_typed(scratch: &Scratch, script: &str) {
     let log = run_one_second(scratch, script);
     assert!(
         log.contains("health: game-data: entity 1 has no component `Health`"),
+        "{log}"
+    );
+    // Python's floats print as `5.0`, JavaScript's numbers as `5`.
+    assert!(
+        log.contains("health now: 5.0 of 10.0") || log.contains("health now: 5 of 10"),
         "{log}"
     );
 }
