@@ -103,10 +103,12 @@ fn turns_typed(scratch: &Scratch, script: &str) {
         "{log}"
     );
     // Python's floats print as `5.0`, JavaScript's numbers as `5`.
-    assert!(
-        log.contains("health now: 5.0 of 10.0") || log.contains("health now: 5 of 10"),
-        "{log}"
-    );
+    let health = match script {
+        "spinner.wasm" => "health now: 5 of 10",
+        _ if scratch.path().join("spinner/app.py").is_file() => "health now: 5.0 of 10.0",
+        _ => "health now: 5 of 10",
+    };
+    assert!(log.contains(health), "{log}");
 }
 
 /// The project runs typed, and is refused by a host running another
@@ -255,7 +257,46 @@ fn host_check_brings_a_project_to_the_games_new_description() {
     );
     let wit = std::fs::read_to_string(entry.parent().unwrap().join("wit/game.wit")).unwrap();
     assert!(wit.contains("%rate: f32"), "{wit}");
-    // Already up to date: nothing is written again.
+    // Already up to date: nothing is written again, and the check says the
+    // same.
     let output = scratch.host(&args).output().unwrap();
+    let again = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1));
     assert!(!common::stderr_of(&output).contains("updated"));
+    assert!(
+        again.contains("error: No parameter named \"speed\""),
+        "{again}"
+    );
+}
+
+/// `host check --game` writes nothing into what is no project made for a
+/// game, and says so in one line.
+#[test]
+fn host_check_updates_only_a_project_made_for_a_game() {
+    let scratch = Scratch::new();
+    std::fs::write(scratch.path().join("game.json"), GAME).unwrap();
+    let crate_dir = scratch.path().join("plain");
+    scratch.run(&["new", "plain"]);
+    let output = scratch
+        .host(&["check", "plain", "--game", "game.json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        common::stderr_of(&output).trim(),
+        "error: `plain` was not made for a game: its `src/lib.rs` has no `mod game;` (make a \
+         project with `host new NAME --game FILE` and move the script into it)"
+    );
+    assert!(!crate_dir.join("wit").exists());
+    std::fs::create_dir(scratch.path().join("empty")).unwrap();
+    let output = scratch
+        .host(&["check", "empty", "--game", "game.json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        common::stderr_of(&output).trim(),
+        "error: `empty` is no script project (no Cargo.toml, app.py or app.js)"
+    );
+    assert!(!scratch.path().join("empty/wit").exists());
 }

@@ -63,35 +63,44 @@ impl ScriptTypes {
     pub fn describe(&self, game: &str) -> Result<(GameTypes, Vec<String>), String> {
         let registered = self.0.lock_unpoisoned();
         let mut left_out = Vec::new();
-        // Each type is checked alone first, so one whose names make no WIT
-        // names is left out, not the whole description.
-        let mut parts = |types: &BTreeMap<String, Described>, component: bool| -> Vec<Parts> {
-            let mut parts = Vec::new();
+        let (mut components, mut resources): (Vec<Parts>, Vec<Parts>) = (Vec::new(), Vec::new());
+        // Each type is checked with those taken before it, so one whose
+        // names make no WIT names (or the same ones as another's) is left
+        // out, not the whole description.
+        let sections = [
+            (&registered.components, true),
+            (&registered.resources, false),
+        ];
+        for (types, component) in sections {
             for (name, described) in types {
-                match described {
+                let fields = match described {
                     // A marker (`Frozen`) has nothing to type.
-                    Ok(fields) if fields.is_empty() => {}
-                    Ok(fields) => {
-                        let part = [(name.clone(), fields.clone())];
-                        let alone = match component {
-                            true => GameTypes::from_parts(game, &part, &[]),
-                            false => GameTypes::from_parts(game, &[], &part),
-                        };
-                        match alone {
-                            Ok(_) => parts.extend(part),
-                            Err(why) if why.starts_with("game:") => {}
-                            Err(why) => {
-                                left_out.push(format!("`{name}` is reachable by name only: {why}"))
-                            }
-                        }
+                    Ok(fields) if fields.is_empty() => continue,
+                    Ok(fields) => fields,
+                    Err(why) => {
+                        left_out.push(why.clone());
+                        continue;
                     }
-                    Err(why) => left_out.push(why.clone()),
+                };
+                let taken = match component {
+                    true => &mut components,
+                    false => &mut resources,
+                };
+                taken.push((name.clone(), fields.clone()));
+                match GameTypes::from_parts(game, &components, &resources) {
+                    Ok(_) => {}
+                    // The game's own name: said once, below.
+                    Err(why) if why.starts_with("game:") => {}
+                    Err(why) => {
+                        left_out.push(format!("`{name}` is reachable by name only: {why}"));
+                        match component {
+                            true => components.pop(),
+                            false => resources.pop(),
+                        };
+                    }
                 }
             }
-            parts
-        };
-        let components = parts(&registered.components, true);
-        let resources = parts(&registered.resources, false);
+        }
         let game = GameTypes::from_parts(game, &components, &resources)?;
         Ok((game, left_out))
     }
@@ -190,11 +199,14 @@ mod tests {
         types.add_component("Inventory", Inventory::type_info());
         types.add_component("Frozen", Frozen::type_info());
         types.add_component("Odd", Odd::type_info());
+        // The same WIT name (`ab`): the second in name order is left out.
+        types.add_component("AB", Score::type_info());
+        types.add_component("Ab", Score::type_info());
         types.add_resource("Score", Score::type_info());
         let (game, left_out) = types.describe("spin-demo").unwrap();
         let expected = GameTypes::parse(
             r#"{"game": "spin-demo",
-                "components": {"Spin": {"speed": "f32", "axis": "vec3"}},
+                "components": {"AB": {"points": "s64"}, "Spin": {"speed": "f32", "axis": "vec3"}},
                 "resources": {"Score": {"points": "s64"}}}"#,
         )
         .unwrap();
@@ -202,6 +214,8 @@ mod tests {
         assert_eq!(
             left_out,
             [
+                "`Ab` is reachable by name only: components.Ab: `Ab` and `AB` make the same \
+                 names in WIT (`ab`, `ab`)",
                 "`Inventory`'s field `slots` is a `alloc::vec::Vec<u8>`, which game types do \
                  not carry (f32, f64, i32, i64, u32, bool, String, Vec3, Quat): scripts reach \
                  `Inventory` by name only",

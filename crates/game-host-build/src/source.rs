@@ -259,12 +259,16 @@ fn with_needs(bytes: Vec<u8>, needs: Option<&game_host::GrantSpec>) -> Vec<u8> {
     }
 }
 
-/// SHA-256 over a crate's manifest, build script and `src/` tree (paths
-/// and contents, in a fixed order; hidden entries left out).
+/// SHA-256 over a crate's manifest, build script, game types
+/// (`wit/game.wit`) and `src/` tree (paths and contents, in a fixed order;
+/// hidden entries left out).
 fn crate_fingerprint(dir: &Path) -> Result<String> {
     let mut files = vec![dir.join("Cargo.toml")];
-    if dir.join("build.rs").is_file() {
-        files.push(dir.join("build.rs"));
+    let game_wit = componentize::game_wit_path(&dir.join("Cargo.toml"));
+    for file in [dir.join("build.rs"), game_wit] {
+        if file.is_file() {
+            files.push(file);
+        }
     }
     let mut pending = vec![dir.join("src")];
     while let Some(folder) = pending.pop() {
@@ -357,6 +361,12 @@ mod tests {
         let with_module = source.fingerprint().unwrap();
         assert_ne!(with_module, before);
         std::fs::write(dir.path().join("src/lib.rs"), "fn b() {}").unwrap();
-        assert_ne!(source.fingerprint().unwrap(), with_module);
+        let edited = source.fingerprint().unwrap();
+        assert_ne!(edited, with_module);
+        // The game's types its bindings read (`host check --game`).
+        std::fs::create_dir(dir.path().join("wit")).unwrap();
+        std::fs::write(dir.path().join("wit/game.wit"), "package g:game;").unwrap();
+        assert_ne!(source.fingerprint().unwrap(), edited);
+        assert!(source.is_touched_by(&dir.path().join("wit/game.wit")));
     }
 }

@@ -11,6 +11,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use common::game_building_in;
 
@@ -63,8 +64,13 @@ fn run_project(
 ) -> (bool, String, Option<SceneDump>) {
     let dir = out(name);
     let _ = std::fs::remove_dir_all(&dir);
-    let sdk = sdk::install_at(&out("sdk")).unwrap();
-    project::create_with_sdk(&dir, language, Some(game), &sdk).unwrap();
+    // The SDK, written once for every test of this binary (a Rust project's).
+    static SDK: OnceLock<PathBuf> = OnceLock::new();
+    let sdk = match language {
+        ProjectLanguage::Rust => SDK.get_or_init(|| sdk::install_at(&out("sdk")).unwrap()),
+        _ => Path::new("no-sdk"),
+    };
+    project::create_with_sdk(&dir, language, Some(game), sdk).unwrap();
     let entry = dir.join(file);
     for (from, to) in edits {
         let text = std::fs::read_to_string(&entry).unwrap();

@@ -32,6 +32,10 @@ pub struct CheckArgs {
 /// changed.
 fn update_game(source: &ScriptSource, game: &GameTypes) -> Result<()> {
     let (dir, rust) = match source {
+        ScriptSource::Crate(dir) if !dir.join("Cargo.toml").is_file() => anyhow::bail!(
+            "`{}` is no script project (no Cargo.toml, app.py or app.js)",
+            dir.display()
+        ),
         ScriptSource::Crate(dir) => (dir.as_path(), true),
         ScriptSource::Foreign(_, entry) => (editor_types::project_dir(entry), false),
         ScriptSource::File(file) => anyhow::bail!(

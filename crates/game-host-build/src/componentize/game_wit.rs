@@ -57,7 +57,7 @@ impl GameWit {
     /// The game types in `text`, a project's `wit/game.wit`; the error
     /// says what is wrong with it (after the file's name).
     pub fn from_text(text: String) -> Result<GameWit, String> {
-        let again = "write it again with `host new --game FILE`";
+        let again = "write it again with `host check SCRIPT --game FILE`";
         let Some(name) = package_name(&text) else {
             return Err(format!(
                 "declares no game's types (`package <game>:game;`, a game name of lowercase \

@@ -156,7 +156,9 @@ pub fn load_sources(
     {
         let runs = match engine.game() {
             Some(running) => format!("this host runs game `{}`", running.name),
-            None => "this host runs no game description (give it with `--game FILE`)".into(),
+            None => "this host runs no game description (`host run --game FILE`; in a Bevy \
+                     game, `GameHostPlugin::game`)"
+                .into(),
         };
         bail!(
             "failed to load {} script `{name}`: it was made for game `{}` (its `wit/game.wit`), \

@@ -151,11 +151,29 @@ fn create_in(
 
 /// Brings the game types of the project in `dir` to `game`'s description:
 /// `wit/game.wit`, and for a Rust project (`rust`) its bindings'
-/// `src/game.rs`. Each file is written whole beside the old one and renamed
+/// `src/game.rs`. Refused, in one line, for a description with no types
+/// and for a Rust crate not made for a game (no `mod game;`). Each file is
+/// written whole beside the old one (a hidden temporary name) and renamed
 /// over it. Returns the files it changed (none when they already match).
 pub fn update_game(dir: &Path, rust: bool, game: &GameTypes) -> Result<Vec<PathBuf>> {
+    if game.components.is_empty() && game.resources.is_empty() {
+        bail!(
+            "game `{}`'s description has no components or resources: no types to write",
+            game.name
+        );
+    }
     let mut files = vec![("wit/game.wit", game.wit())];
     if rust {
+        let lib = dir.join("src/lib.rs");
+        let made_for_a_game = std::fs::read_to_string(&lib)
+            .is_ok_and(|text| text.lines().any(|line| line.trim() == "mod game;"));
+        if !made_for_a_game {
+            bail!(
+                "`{}` was not made for a game: its `src/lib.rs` has no `mod game;` (make a \
+                 project with `host new NAME --game FILE` and move the script into it)",
+                dir.display()
+            );
+        }
         files.push(("src/game.rs", game_bindings(game)));
     }
     let mut changed = Vec::new();
@@ -164,7 +182,8 @@ pub fn update_game(dir: &Path, rust: bool, game: &GameTypes) -> Result<Vec<PathB
         if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
             continue;
         }
-        let fresh = path.with_extension(format!("new-{}", uuid::Uuid::now_v7().simple()));
+        let name = path.file_name().expect("a file").to_string_lossy();
+        let fresh = path.with_file_name(format!(".{name}.{}.tmp", uuid::Uuid::now_v7().simple()));
         std::fs::create_dir_all(path.parent().expect("a file has a directory"))
             .and_then(|()| std::fs::write(&fresh, &text))
             .and_then(|()| std::fs::rename(&fresh, &path))

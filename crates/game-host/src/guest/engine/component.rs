@@ -135,17 +135,27 @@ impl ScriptComponent {
     pub fn uses(&self) -> Vec<String> {
         match &self.live {
             Some(sources) => {
-                let mut names = live_imports(sources);
-                // A game's typed interfaces the runtime imports
-                // (`spin-demo:game/game-components`): those the sources name.
-                for import in self.imports.iter() {
-                    let Some((_, interface)) = import.grant.split_once(":game/") else {
-                        continue;
+                // A game's typed interfaces are the runtime's imports
+                // (`spin-demo:game/game-components`): those the sources
+                // import, from Python by interface, from JavaScript by
+                // specifier.
+                let game_import = |interface: &str| {
+                    let suffix = format!(":game/{interface}");
+                    (self.imports.iter()).find(|import| import.grant.ends_with(&suffix))
+                };
+                let mut names = std::collections::BTreeSet::new();
+                for name in live_imports(sources) {
+                    match game_import(&name) {
+                        Some(import) => names.insert(import.grant.clone()),
+                        None => names.insert(name),
                     };
-                    let module = interface.replace('-', "_");
-                    let named = (sources.files.iter())
-                        .any(|(_, text)| text.contains(&import.grant) || text.contains(&module));
-                    if named {
+                }
+                for import in self.imports.iter().filter(|i| i.grant.contains(":game/")) {
+                    let specifier = |quote: char| format!("{quote}{}{quote}", import.grant);
+                    let imported = (sources.files.iter()).any(|(_, text)| {
+                        text.contains(&specifier('"')) || text.contains(&specifier('\''))
+                    });
+                    if imported {
                         names.insert(import.grant.clone());
                     }
                 }

@@ -43,7 +43,7 @@ pub(super) fn mismatch(
                 return Some(format!(
                     "it imports `{name}`, which game `{namespace}`'s types do not have (a \
                      project made by an older host: write its `wit/game.wit` again with \
-                     `host new --game FILE`)"
+                     `host check SCRIPT --game FILE`)"
                 ));
             }
         };

@@ -11,6 +11,7 @@ use wasmtime::Engine;
 use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, Linker};
 
+use crate::game_types::{COMPONENTS, RESOURCES};
 use crate::grants::{GrantSpec, INTERFACES};
 use crate::guest::{LiveSources, ScriptState};
 
@@ -68,7 +69,9 @@ pub(crate) fn imports_of(component: &Component, engine: &Engine) -> Vec<Import> 
 
 /// The `game:engine` interfaces a live script's sources import, by grant
 /// name: Python's `from wit_world.imports import events` (or
-/// `wit_world.imports.events`), JavaScript's `"game:engine/events@..."`.
+/// `wit_world.imports.events`), JavaScript's `"game:engine/events@..."`;
+/// and the game's typed interfaces Python imports, by interface name
+/// (`game-components`).
 /// A static reading for the check at load; what a script reaches otherwise
 /// traps at its call.
 pub(crate) fn live_imports(sources: &LiveSources) -> BTreeSet<String> {
@@ -94,9 +97,16 @@ pub(crate) fn live_imports(sources: &LiveSources) -> BTreeSet<String> {
             }
         }
     }
-    names.retain(|name| INTERFACES.contains(&name.as_str()));
+    // A game's typed interfaces (`game_components`) keep their own names:
+    // the caller knows which game's they are.
+    names.retain(|name| {
+        INTERFACES.contains(&name.as_str()) || GAME_INTERFACES.contains(&name.as_str())
+    });
     names
 }
+
+/// A game's typed interfaces, as a live script's imports name them.
+const GAME_INTERFACES: [&str; 2] = [COMPONENTS, RESOURCES];
 
 /// The interface name at the start of `text`, Python's `game_data` spelled
 /// `game-data`.
