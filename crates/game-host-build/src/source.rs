@@ -94,7 +94,7 @@ impl ScriptSource {
                 changed.starts_with(dir.join("src"))
                     || changed == dir.join("Cargo.toml")
                     || changed == dir.join("build.rs")
-                    || changed == componentize::game_wit_path(&dir.join("Cargo.toml"))
+                    || changed == componentize::project_game_wit(dir)
             }
             ScriptSource::Foreign(language, entry) => {
                 language.is_source(entry, changed) || changed == componentize::game_wit_path(entry)
@@ -264,7 +264,7 @@ fn with_needs(bytes: Vec<u8>, needs: Option<&game_host::GrantSpec>) -> Vec<u8> {
 /// hidden entries left out).
 fn crate_fingerprint(dir: &Path) -> Result<String> {
     let mut files = vec![dir.join("Cargo.toml")];
-    let game_wit = componentize::game_wit_path(&dir.join("Cargo.toml"));
+    let game_wit = componentize::project_game_wit(dir);
     for file in [dir.join("build.rs"), game_wit] {
         if file.is_file() {
             files.push(file);

@@ -113,7 +113,12 @@ impl GameWit {
 /// Where the project whose entry file is `entry` keeps its game types.
 pub fn path_in(entry: &Path) -> PathBuf {
     let dir = entry.parent().filter(|dir| !dir.as_os_str().is_empty());
-    dir.unwrap_or(Path::new(".")).join("wit").join(WIT_FILE)
+    path_in_project(dir.unwrap_or(Path::new(".")))
+}
+
+/// Where the project in directory `dir` keeps its game types.
+pub fn path_in_project(dir: &Path) -> PathBuf {
+    dir.join("wit").join(WIT_FILE)
 }
 
 /// The `<game>` of the first `package <game>:game;` line, if it is a name

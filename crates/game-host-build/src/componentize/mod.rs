@@ -38,7 +38,7 @@ use sha2::{Digest, Sha256};
 
 use cache::BuildCache;
 pub use cache::MAX_BUILD_CACHE_BYTES;
-pub use game_wit::{GameWit, path_in as game_wit_path};
+pub use game_wit::{GameWit, path_in as game_wit_path, path_in_project as project_game_wit};
 pub use language::{COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION, Language};
 pub use live::{live_sources, load as load_live, load_sources as load_live_sources, runtime};
 use tool::run_tool;
