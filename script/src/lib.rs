@@ -47,6 +47,8 @@
 //! - [`motion`]: host-driven movement.
 //! - [`players`]: the players of a served world, and messages to their
 //!   clients.
+//! - [`views`]: which entities each player sees, and the components that
+//!   stream to players.
 //! - [`terrain`]: heightmap tiles generated on the host (an extension).
 //! - [`log`]: the host log.
 //! - [`wait`]: awaiting any host wait by token, for extension interfaces.
@@ -78,6 +80,7 @@ pub mod task;
 pub mod terrain;
 pub mod time;
 pub mod update;
+pub mod views;
 pub mod wait;
 
 pub use export::Script;

@@ -84,6 +84,10 @@ pub struct WorldSpec {
     /// frames (`None`: the server's [`ServerConfig::stream_every`]).
     /// Messages to players go every frame.
     pub stream_every: Option<u32>,
+    /// The step (in world units) the stream's binary form rounds positions
+    /// and scales to (`None`: a millimetre, [`DEFAULT_PRECISION`](crate::stream::DEFAULT_PRECISION));
+    /// from 1e-6 to 1.
+    pub stream_precision: Option<f32>,
     /// Grants that narrow the server's ([`RuntimeConfig::grants`]) for this
     /// world's scripts; they can take away, never add.
     pub grants: Option<GrantFile>,

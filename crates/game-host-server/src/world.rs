@@ -11,7 +11,9 @@ use serde::Serialize;
 
 use super::config::{ServerConfig, WorldSpec};
 use super::durable::{Durable, Manifest, SeatLog, WorldFiles};
-use super::stream::{SceneTracker, Seats, WorldHub};
+use super::stream::{
+    DEFAULT_PRECISION, PlayerViews, SceneTracker, Seats, StreamSettings, WorldHub,
+};
 use game_host::GrantFile;
 use game_host::determinism::world_seed;
 use game_host::players::OpenToPlayers;
@@ -141,6 +143,8 @@ pub(super) struct World {
     pub hub: Arc<WorldHub>,
     /// What its clients were last sent of the scene.
     tracker: SceneTracker,
+    /// What each connected player saw at the last published frame.
+    views: PlayerViews,
     /// For a world kept in a state directory: what suspends it (rather
     /// than end it) when the server stops, so that it resumes.
     suspender: Option<Suspender>,
@@ -149,6 +153,14 @@ pub(super) struct World {
 /// Most frames between two stream updates a world may ask for (a minute
 /// at 60 Hz).
 pub(crate) const MAX_STREAM_EVERY: u32 = 3600;
+
+/// Refuses a stream precision out of its range (1e-6 to 1 world units).
+pub(crate) fn check_precision(precision: f32) -> Result<()> {
+    if !(1e-6..=1.0).contains(&precision) {
+        bail!("`stream_precision` must be from 1e-6 to 1 (world units), not {precision}");
+    }
+    Ok(())
+}
 
 /// What one frame of a world came to.
 pub(super) struct Stepped {
@@ -176,6 +188,8 @@ impl World {
         if !(1..=MAX_STREAM_EVERY).contains(&every) {
             bail!("`stream_every` must be from 1 to {MAX_STREAM_EVERY} frames, not {every}");
         }
+        let precision = spec.stream_precision.unwrap_or(DEFAULT_PRECISION);
+        check_precision(precision)?;
         let seed = spec
             .seed
             .unwrap_or_else(|| world_seed(config.runtime.seed, id.0));
@@ -220,6 +234,7 @@ impl World {
                     id: id.0,
                     frames: spec.frames,
                     stream_every: every,
+                    stream_precision: precision,
                     grants: spec.grants.clone(),
                     max_restarts: config.runtime.restart.max_restarts,
                     backoff_frames: config.runtime.restart.backoff_frames,
@@ -252,7 +267,7 @@ impl World {
             seat_log = Some(SeatLog::open(&files.seats(), durable.mirror()).inspect_err(abandon)?);
         }
         let hub = WorldHub::with_seats(
-            every,
+            StreamSettings { every, precision },
             config.max_players,
             open_to_players,
             (Seats::default(), seat_log),
@@ -283,6 +298,7 @@ impl World {
             last_cost: Duration::ZERO,
             hub,
             tracker: SceneTracker::default(),
+            views: PlayerViews::default(),
             suspender: None,
         }
     }
@@ -301,7 +317,8 @@ impl World {
     pub fn step(&mut self) {
         self.hub.deliver(&mut self.runtime);
         self.runtime.step();
-        self.hub.publish(&mut self.runtime, &mut self.tracker);
+        self.hub
+            .publish(&mut self.runtime, &mut self.tracker, &mut self.views);
     }
 
     /// Accounts for a frame that took `cost`, against a budget per world

@@ -36,6 +36,7 @@
 //! interface, bindings) -> [`scene`] (entities and transforms). Beside
 //! them: [`jobs`] (background work), [`record`] (recordings and replays),
 //! [`players`] (a served world's players and messages to their clients),
+//! [`views`] (which entities each player sees),
 //! [`log`], [`background`] (builds beside running frames), and leaves
 //! such as [`time`], [`ticks`], [`limits`], [`grants`], [`secrets`] and
 //! [`determinism`]. [`game_types`] reads a game's description of its own
@@ -78,6 +79,7 @@ pub mod secrets;
 pub mod sync;
 pub mod ticks;
 pub mod time;
+pub mod views;
 
 pub use error::{ScriptError, ScriptExport};
 pub use grants::{GrantFile, GrantPolicy, GrantSpec, Grants};

@@ -77,6 +77,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=3600))]
     stream_every: u32,
 
+    /// The step (world units) the binary stream (`game-host.delta`) rounds
+    /// the launched world's positions and scales to; a POSTed world may
+    /// ask for its own (`stream_precision`).
+    #[arg(long, value_name = "STEP", default_value_t = 0.001)]
+    stream_precision: f32,
+
     /// Players' key presses also reach scripts' ordinary key waits
     /// (`events`), as the view page's keys do. Without it they reach only
     /// `players` listeners, with their sender.
@@ -266,6 +272,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
                 frames,
                 seed: None,
                 stream_every: None,
+                stream_precision: Some(args.stream_precision),
                 grants: None,
                 open_to_players: None,
             },

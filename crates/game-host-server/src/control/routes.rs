@@ -271,6 +271,7 @@ struct StartBody {
     frames: Option<u64>,
     seed: Option<u64>,
     stream_every: Option<u32>,
+    stream_precision: Option<f32>,
     grants: Option<GrantFile>,
     open_to_players: Option<game_host::players::OpenToPlayers>,
 }
@@ -313,6 +314,7 @@ fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
         frames: body.frames.or(catalog.frames),
         seed: body.seed,
         stream_every: body.stream_every,
+        stream_precision: body.stream_precision,
         grants: body.grants,
         open_to_players: body.open_to_players,
     };

@@ -100,11 +100,8 @@ pub(super) fn upgrade(
         SEC_WEBSOCKET_ACCEPT,
         HeaderValue::from_str(&accept).expect("base64 is a header value"),
     );
-    if format == Format::MessagePack {
-        headers.insert(
-            SEC_WEBSOCKET_PROTOCOL,
-            HeaderValue::from_static(Format::MSGPACK_PROTOCOL),
-        );
+    if let Some(protocol) = format.protocol() {
+        headers.insert(SEC_WEBSOCKET_PROTOCOL, HeaderValue::from_static(protocol));
     }
     Ok(response)
 }

@@ -13,8 +13,8 @@ use anyhow::{Context, Result, bail};
 use super::ScriptLoader;
 use crate::config::ServerConfig;
 use crate::durable::{Durable, SeatLog, WorldFiles, read_seats};
-use crate::stream::{Seats, WorldHub};
-use crate::world::{MAX_STREAM_EVERY, World, WorldId, world_runtime};
+use crate::stream::{Seats, StreamSettings, WorldHub};
+use crate::world::{MAX_STREAM_EVERY, World, WorldId, check_precision, world_runtime};
 use game_host::files::read_capped;
 use game_host::players::PlayerEvent;
 use game_host::record::{Journal, RecordedInput, Recording, replay};
@@ -41,6 +41,8 @@ pub(crate) fn resume_world(
             manifest.stream_every
         );
     }
+    check_precision(manifest.stream_precision)
+        .context("its manifest's `stream_precision` is out of range")?;
     let log = files.log();
     let mut recording = read_log(&log, id)?;
     recording.cut_to_last_frame();
@@ -127,7 +129,10 @@ pub(crate) fn resume_world(
             .map(|player| PlayerEvent::Left(*player)),
     );
     let hub = WorldHub::with_seats(
-        manifest.stream_every,
+        StreamSettings {
+            every: manifest.stream_every,
+            precision: manifest.stream_precision,
+        },
         config.max_players,
         header.open_to_players.clone(),
         (

@@ -161,7 +161,7 @@ impl Session {
     where
         S: AsyncRead + AsyncWrite + Unpin,
     {
-        let mut snapshot = Some(self.hub.snapshot());
+        let mut snapshot = Some(self.hub.snapshot(self.player));
         // Messages that arrive before the snapshot is sent, with their
         // frame (the newest `MAILBOX`).
         let mut held: VecDeque<(u64, PlayerMessage)> = kept.into_iter().map(|m| (0, m)).collect();
@@ -186,6 +186,7 @@ impl Session {
                     let wire = Wire {
                         frame: Some(frame),
                         player: Some(self.player),
+                        precision: Some(self.hub.precision()),
                         entities: Some(&entities),
                         ..Wire::default()
                     };
@@ -206,8 +207,9 @@ impl Session {
                             }
                             continue;
                         }
-                        if update.frame > shown && update.changed.is_some() {
-                            self.send(socket, changed_bytes(&update, self.format)).await?;
+                        if update.frame > shown && let Some(view) = update.routes.of(self.player) {
+                            let bytes = view.bytes(update.frame, self.format, self.hub.precision());
+                            self.send(socket, bytes).await?;
                         }
                         for message in mine {
                             self.send(socket, message_bytes(update.frame, message, self.format)).await?;
@@ -224,7 +226,7 @@ impl Session {
                             ));
                         }
                         if snapshot.is_none() {
-                            snapshot = Some(self.hub.snapshot());
+                            snapshot = Some(self.hub.snapshot(self.player));
                         }
                     }
                     Err(RecvError::Closed) => {
@@ -286,9 +288,9 @@ impl Session {
     {
         self.metrics.messages.inc();
         self.metrics.bytes.inc_by(bytes.len() as u64);
-        let message = match self.format {
-            Format::Json => Message::Text(Utf8Bytes::try_from(bytes).expect("JSON is UTF-8")),
-            Format::MessagePack => Message::Binary(bytes),
+        let message = match self.format.binary() {
+            false => Message::Text(Utf8Bytes::try_from(bytes).expect("JSON is UTF-8")),
+            true => Message::Binary(bytes),
         };
         match tokio::time::timeout(self.limits.write_timeout, socket.send(message)).await {
             Ok(Ok(())) => Ok(()),
@@ -345,25 +347,6 @@ where
         reason: Utf8Bytes::from(closed.1),
     };
     let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(Some(frame))).await;
-}
-
-/// The bytes of an update's `changed`, encoded once per format.
-fn changed_bytes(update: &Update, format: Format) -> bytes::Bytes {
-    let slot = match format {
-        Format::Json => &update.encoded[0],
-        Format::MessagePack => &update.encoded[1],
-    };
-    slot.get_or_init(|| {
-        let (changed, removed) = update.changed.as_ref().expect("checked");
-        Wire {
-            frame: Some(update.frame),
-            changed: Some(changed),
-            removed: (!removed.is_empty()).then_some(removed.as_slice()),
-            ..Wire::default()
-        }
-        .encode(format)
-    })
-    .clone()
 }
 
 fn message_bytes(frame: u64, message: &PlayerMessage, format: Format) -> bytes::Bytes {

@@ -12,6 +12,7 @@ use anyhow::{Result, bail};
 
 use super::seats::{Route, Seats, digest};
 use super::tracker::SceneTracker;
+use super::view::{PlayerViews, Routes, visible};
 use super::wire::EntityState;
 use crate::durable::SeatLog;
 use game_host::players::{OpenToPlayers, PlayerEvent, PlayerId, PlayerMessage};
@@ -30,28 +31,45 @@ const MAX_INPUTS: usize = 4096;
 #[derive(Debug)]
 pub(crate) struct Update {
     pub frame: u64,
-    /// The entities that changed and the ids removed, on a published frame
-    /// where any did.
-    pub changed: Option<(Vec<EntityState>, Vec<u32>)>,
+    /// Each player's view's update, on a published frame where what it
+    /// sees changed (encoded once per view and format).
+    pub routes: Routes,
     /// Messages for connected players (or all).
     pub messages: Vec<PlayerMessage>,
-    /// `changed` encoded, once per format, for every client that sends it.
-    pub encoded: [std::sync::OnceLock<bytes::Bytes>; 2],
 }
 
-/// A snapshot: the frame and every entity (shared by every client that
-/// asked for it at that frame).
-pub(crate) type Snapshot = (u64, Arc<[EntityState]>);
+/// A snapshot: the frame and every entity the player sees.
+pub(crate) type Snapshot = (u64, Arc<[Arc<EntityState>]>);
+
+/// The world's stream settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StreamSettings {
+    /// Publish entity changes every this many frames.
+    pub every: u32,
+    /// The step positions and scales are rounded to in the binary form.
+    pub precision: f32,
+}
+
+impl Default for StreamSettings {
+    fn default() -> Self {
+        StreamSettings {
+            every: 1,
+            precision: super::DEFAULT_PRECISION,
+        }
+    }
+}
 
 /// One world's players and the way to their clients.
 pub struct WorldHub {
     /// Publish entity changes every this many frames.
     every: u64,
+    /// The step positions and scales are rounded to in the binary form.
+    precision: f32,
     /// Players admitted at once, at most.
     max_players: usize,
     updates: broadcast::Sender<Arc<Update>>,
     pub(crate) seats: Mutex<Seats>,
-    snapshots: Mutex<Vec<oneshot::Sender<Snapshot>>>,
+    snapshots: Mutex<Vec<(PlayerId, oneshot::Sender<Snapshot>)>>,
     /// Player events for the world's next frame.
     inputs: Mutex<Vec<PlayerEvent>>,
     /// What players may send the world.
@@ -70,7 +88,7 @@ impl WorldHub {
     /// in `seat_log`), with `events` (their joins or leaves) for the
     /// world's next frame.
     pub(crate) fn with_seats(
-        every: u32,
+        settings: StreamSettings,
         max_players: usize,
         open: OpenToPlayers,
         (seats, seat_log): (Seats, Option<SeatLog>),
@@ -78,7 +96,8 @@ impl WorldHub {
     ) -> Arc<Self> {
         Arc::new(WorldHub {
             open,
-            every: u64::from(every.max(1)),
+            every: u64::from(settings.every.max(1)),
+            precision: settings.precision,
             max_players,
             updates: broadcast::channel(BACKLOG).0,
             seats: Mutex::new(seats),
@@ -174,17 +193,22 @@ impl WorldHub {
         self.updates.subscribe()
     }
 
-    /// A snapshot, taken after the next published frame; once the world
-    /// ended, none (the receiver fails at once).
+    /// The step positions and scales are rounded to in the binary form.
+    pub(crate) fn precision(&self) -> f32 {
+        self.precision
+    }
+
+    /// A snapshot of what `player` sees, taken after the next published
+    /// frame; once the world ended, none (the receiver fails at once).
     ///
     /// Lock order: `seats`, then `snapshots` (as [`WorldHub::end`] takes
     /// them), so a request either precedes the end and is dropped by it, or
     /// sees it.
-    pub(crate) fn snapshot(&self) -> oneshot::Receiver<Snapshot> {
+    pub(crate) fn snapshot(&self, player: PlayerId) -> oneshot::Receiver<Snapshot> {
         let (reply, snapshot) = oneshot::channel();
         let seats = self.seats.lock_unpoisoned();
         if seats.ended().is_none() {
-            self.snapshots.lock_unpoisoned().push(reply);
+            self.snapshots.lock_unpoisoned().push((player, reply));
         }
         drop(seats);
         snapshot
@@ -199,40 +223,57 @@ impl WorldHub {
     }
 
     /// On the loop thread, after each of the world's frames: routes the
-    /// scripts' messages to players, sends the entities that changed (on
-    /// every `every`-th frame, when a client listens) and answers the
+    /// scripts' messages to players, sends each connected player what
+    /// changed in its view (on every `every`-th frame) and answers the
     /// snapshots asked for. Never waits on a client.
-    pub(crate) fn publish(&self, runtime: &mut Runtime, tracker: &mut SceneTracker) {
+    pub(crate) fn publish(
+        &self,
+        runtime: &mut Runtime,
+        tracker: &mut SceneTracker,
+        views: &mut PlayerViews,
+    ) {
         let frame = runtime.frame();
         let mut messages = runtime.take_player_messages();
-        if !messages.is_empty() {
+        let connected = {
             let mut seats = self.seats.lock_unpoisoned();
-            messages.retain(|message| matches!(seats.route(message), Route::Clients));
-        }
+            if !messages.is_empty() {
+                messages.retain(|message| matches!(seats.route(message), Route::Clients));
+            }
+            seats.connected()
+        };
         let listened = self.updates.receiver_count() > 0;
-        let mut changed = None;
+        let mut routes = Routes::default();
         if frame.is_multiple_of(self.every) {
-            let mut snapshots = std::mem::take(&mut *self.snapshots.lock_unpoisoned());
+            let snapshots = std::mem::take(&mut *self.snapshots.lock_unpoisoned());
             if listened || !snapshots.is_empty() {
-                let mut scene = runtime.scene().lock_unpoisoned();
-                let (entities, removed) = tracker.diff(&mut *scene);
-                if !entities.is_empty() || !removed.is_empty() {
-                    changed = Some((entities, removed));
+                let replicated = runtime.views().replicated().to_vec();
+                let changes = {
+                    let mut scene = runtime.scene().lock_unpoisoned();
+                    tracker.update(&mut *scene, &replicated)
+                };
+                if !changes.removed.is_empty() && runtime.views().has_audiences() {
+                    runtime
+                        .views_mut()
+                        .retain_entities(|id| tracker.state(id).is_some());
                 }
-                if !snapshots.is_empty() {
-                    let all: Arc<[EntityState]> = SceneTracker::all(&mut *scene).into();
-                    for reply in snapshots.drain(..) {
-                        let _ = reply.send((frame, all.clone()));
-                    }
+                let world_views = runtime.views();
+                routes = views.update(&connected, world_views, tracker, &changes);
+                for (player, reply) in snapshots {
+                    let ids = visible(world_views, tracker, player);
+                    let states: Arc<[Arc<EntityState>]> = ids
+                        .iter()
+                        .filter_map(|&id| tracker.state(id).cloned())
+                        .collect();
+                    views.saw(player, ids);
+                    let _ = reply.send((frame, states));
                 }
             }
         }
-        if listened && (changed.is_some() || !messages.is_empty()) {
+        if listened && (!routes.is_empty() || !messages.is_empty()) {
             let _ = self.updates.send(Arc::new(Update {
                 frame,
-                changed,
+                routes,
                 messages,
-                encoded: Default::default(),
             }));
         }
     }

@@ -15,22 +15,37 @@
 //! updates and gets a fresh snapshot; one that keeps falling behind, or
 //! stops reading, is dropped.
 //!
-//! Files: `wire` (the message formats), `tracker` (what changed since the
-//! last update), `seats` (the players admitted and their tokens),
-//! `bucket` (the rate of a player's messages), `hub`
-//! (the world's side), `client` (one client's session).
+//! Each player sees what the world's scripts let it see (`views`: per
+//! entity, or a radius around its own entity): its snapshot and updates
+//! hold only that, and an entity that leaves its view is `removed`.
+//! Players whose view is the same share one update, encoded once per
+//! format.
+//!
+//! Files: `wire` (the message formats), `delta` (the binary form),
+//! `tracker` (what changed since the last update, field by field), `view`
+//! (what each player sees, and each view's update), `seats` (the players
+//! admitted and their tokens), `bucket` (the rate of a player's messages),
+//! `hub` (the world's side), `client` (one client's session).
 
 mod bucket;
 mod client;
+mod delta;
 mod hub;
 mod seats;
 mod tracker;
+mod view;
 mod wire;
+
+/// The step positions and scales are rounded to in the binary form, by
+/// default: a millimetre.
+pub const DEFAULT_PRECISION: f32 = 0.001;
 
 pub(crate) use client::Session;
 pub use client::StreamLimits;
+pub use hub::StreamSettings;
 pub(crate) use hub::WorldHub;
 pub(crate) use seats::Seats;
 pub(crate) use tracker::SceneTracker;
+pub(crate) use view::PlayerViews;
 pub use wire::Format;
 pub(crate) use wire::parse_event;

@@ -128,6 +128,16 @@ impl Seats {
         self.by_token.get(&digest(token)).copied()
     }
 
+    /// The players with a client connected now, in order.
+    pub fn connected(&self) -> Vec<PlayerId> {
+        let mut players: Vec<PlayerId> = (self.by_id.iter())
+            .filter(|(_, seat)| seat.client.is_some())
+            .map(|(player, _)| *player)
+            .collect();
+        players.sort_unstable();
+        players
+    }
+
     /// Players admitted now.
     pub fn len(&self) -> usize {
         self.by_id.len()

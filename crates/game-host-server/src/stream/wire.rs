@@ -1,27 +1,36 @@
-//! What a player's client receives, as JSON text (the default) or as
-//! MessagePack (the `game-host.msgpack` subprotocol): the same messages,
-//! the same field names.
+//! What a player's client receives, as JSON text (the default), as
+//! MessagePack (the `game-host.msgpack` subprotocol: the same messages, the
+//! same field names), or as compact binary deltas (the `game-host.delta`
+//! subprotocol: [`super::delta`]).
 //!
-//! - `{"frame": N, "player": P, "entities": [...]}`: a snapshot, first on
-//!   every stream and again after a client fell behind. Entities as
-//!   `--dump-scene` writes them plus their `id`.
+//! - `{"frame": N, "player": P, "precision": S, "entities": [...]}`: a
+//!   snapshot of the entities the player sees, first on every stream and
+//!   again after a client fell behind. Entities as `--dump-scene` writes
+//!   them plus their `id`, and `data` (the replicated components' fields)
+//!   where they have any. `precision` is the step the binary form rounds
+//!   positions and scales to.
 //! - `{"frame": N, "changed": [...], "removed": [ids]}`: the entities that
-//!   changed (or appeared) since the last update, and those despawned
-//!   (`removed` only when there are any). Frames where nothing changed send
-//!   nothing.
+//!   changed or came into the player's view since the last update, whole,
+//!   and those despawned or gone out of view (`removed` only when there
+//!   are any). Frames where nothing the player sees changed send nothing.
 //! - `{"frame": N, "message": {"channel": ..., "payload": ...}}`: a
 //!   script's `send-to` this player or `broadcast`.
 //! - `{"frame": N, "ended": "why"}`: the world ended; the stream closes.
 //! - `{"error": "why"}`: input that was refused (bad JSON, over the rate).
 
+use std::sync::Arc;
+
 use anyhow::{Result, anyhow};
 use bytes::Bytes;
+use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
 use game_host::input::{Event, ScriptMessage, key_by_name};
 use game_host::players::PlayerMessage;
+use game_host::scene::{Field, Value};
 
-/// One entity: its id and its transform, as `--dump-scene` has it.
+/// One entity: its id and its transform, as `--dump-scene` has it, and its
+/// replicated components.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EntityState {
     pub id: u32,
@@ -29,6 +38,58 @@ pub struct EntityState {
     pub position: [f32; 3],
     pub rotation: [f32; 4],
     pub scale: [f32; 3],
+    #[serde(skip_serializing_if = "Data::is_empty")]
+    pub data: Data,
+}
+
+/// An entity's replicated components, each with its fields (in the order
+/// the game declares them), in the order the world replicates them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Data(pub Arc<[(String, Vec<Field>)]>);
+
+impl Data {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for Data {
+    /// `{"Health": {"hp": 3, "max": 10}}`.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Fields<'a>(&'a [Field]);
+        impl Serialize for Fields<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut map = serializer.serialize_map(Some(self.0.len()))?;
+                for field in self.0 {
+                    map.serialize_entry(&field.name, &JsonValue(&field.value))?;
+                }
+                map.end()
+            }
+        }
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (component, fields) in self.0.iter() {
+            map.serialize_entry(component, &Fields(fields))?;
+        }
+        map.end()
+    }
+}
+
+/// A field's value as JSON has it: a number, a bool, a string, or a list
+/// of numbers (a vector, a quaternion, or numbers).
+struct JsonValue<'a>(&'a Value);
+
+impl Serialize for JsonValue<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Number(n) => serializer.serialize_f64(*n),
+            Value::Integer(n) => serializer.serialize_i64(*n),
+            Value::Boolean(b) => serializer.serialize_bool(*b),
+            Value::Text(t) => serializer.serialize_str(t),
+            Value::Vec3(v) => v.to_array().serialize(serializer),
+            Value::Quat(q) => q.to_array().serialize(serializer),
+            Value::Numbers(n) => n.serialize(serializer),
+        }
+    }
 }
 
 /// How a client takes its messages.
@@ -36,24 +97,47 @@ pub struct EntityState {
 pub enum Format {
     Json,
     MessagePack,
+    /// Binary deltas ([`super::delta`]).
+    Delta,
 }
 
 impl Format {
     /// The subprotocol that asks for MessagePack.
     pub const MSGPACK_PROTOCOL: &'static str = "game-host.msgpack";
+    /// The subprotocol that asks for binary deltas.
+    pub const DELTA_PROTOCOL: &'static str = "game-host.delta";
 
-    /// The format a client's `Sec-WebSocket-Protocol` offer asks for.
+    /// The format a client's `Sec-WebSocket-Protocol` offer asks for: the
+    /// binary deltas where offered, else MessagePack where offered, else
+    /// JSON (an unknown subprotocol falls back to it).
     pub fn offered(offer: Option<&str>) -> Format {
-        let asks = offer.is_some_and(|offer| {
-            offer
-                .split(',')
-                .any(|p| p.trim() == Format::MSGPACK_PROTOCOL)
-        });
-        if asks {
+        let offers = |name: &str| offer.is_some_and(|o| o.split(',').any(|p| p.trim() == name));
+        if offers(Format::DELTA_PROTOCOL) {
+            Format::Delta
+        } else if offers(Format::MSGPACK_PROTOCOL) {
             Format::MessagePack
         } else {
             Format::Json
         }
+    }
+
+    /// The subprotocol the server answers with, if any.
+    pub fn protocol(self) -> Option<&'static str> {
+        match self {
+            Format::Json => None,
+            Format::MessagePack => Some(Format::MSGPACK_PROTOCOL),
+            Format::Delta => Some(Format::DELTA_PROTOCOL),
+        }
+    }
+
+    /// Where an update's bytes in this format are kept.
+    pub fn slot(self) -> usize {
+        self as usize
+    }
+
+    /// Whether its messages go as binary WebSocket messages.
+    pub fn binary(self) -> bool {
+        self != Format::Json
     }
 }
 
@@ -65,9 +149,11 @@ pub struct Wire<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub player: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub entities: Option<&'a [EntityState]>,
+    pub precision: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub changed: Option<&'a [EntityState]>,
+    pub entities: Option<&'a [Arc<EntityState>]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed: Option<&'a [Arc<EntityState>]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub removed: Option<&'a [u32]>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -103,13 +189,16 @@ impl<'a> WireMessage<'a> {
 }
 
 impl Wire<'_> {
-    /// The message in `format`.
+    /// The message in `format`. In binary deltas, `changed` goes whole (as
+    /// entering the view); a view's update is encoded by
+    /// [`super::delta::encode_update`] instead, with only what changed.
     pub fn encode(&self, format: Format) -> Bytes {
         match format {
             Format::Json => Bytes::from(serde_json::to_vec(self).expect("JSON always encodes")),
             Format::MessagePack => {
                 Bytes::from(rmp_serde::to_vec_named(self).expect("MessagePack always encodes"))
             }
+            Format::Delta => super::delta::encode_wire(self),
         }
     }
 }
@@ -147,8 +236,9 @@ mod tests {
             position: [1.0, 0.0, 0.0],
             rotation: [0.0, 0.0, 0.0, 1.0],
             scale: [1.0; 3],
+            data: Data::default(),
         };
-        let changed = [cube];
+        let changed = [Arc::new(cube)];
         let wire = Wire {
             frame: Some(7),
             changed: Some(&changed),

@@ -26,6 +26,7 @@ pub const GUARDS: &[(&str, &[&str])] = &[
     ("runtime", &["quotas"]),
     ("scene", &["reads", "writes", "quotas"]),
     ("tasks", &["jobs", "quotas"]),
+    ("views", &["writes", "reads", "data_reads"]),
     // 0.1's own interfaces.
     ("terrain", &["jobs"]),
 ];

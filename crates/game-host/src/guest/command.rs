@@ -46,4 +46,6 @@ pub(crate) enum Command {
         to: Option<u64>,
         message: ScriptMessage,
     },
+    /// A change to which entities players see (`views`).
+    View(crate::views::ViewChange),
 }

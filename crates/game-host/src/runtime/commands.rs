@@ -72,6 +72,7 @@ impl Runtime {
                         }
                     }
                 }
+                Command::View(change) => self.views.apply(change),
                 Command::Job { token, kind, key } => {
                     // A reused token replaces the older wait, job included.
                     self.cancel_wait((slot, token));

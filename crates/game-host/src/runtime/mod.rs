@@ -120,6 +120,8 @@ pub struct Runtime {
     player_events: Vec<crate::players::PlayerEvent>,
     /// Messages scripts sent to players, until the server takes them.
     outbox: Outbox,
+    /// Which entities each player sees, as scripts set them.
+    views: crate::views::Views,
     /// Sees input and every frame's scene, while a run is recorded.
     observer: Option<Box<dyn RunObserver>>,
     /// The extension lists (one per engine) whose job kinds this runtime
@@ -193,6 +195,7 @@ impl Runtime {
             restarts: Restarts::new(config.restart),
             player_events: Vec::new(),
             outbox: Outbox::default(),
+            views: crate::views::Views::default(),
             observer: None,
             extensions_added: Vec::new(),
             granting: Granting::new(config.grants),

@@ -31,6 +31,18 @@ impl Runtime {
         self.outbox.take()
     }
 
+    /// Which entities each player sees, and the components that stream
+    /// with them, as scripts set them (`views`).
+    pub fn views(&self) -> &crate::views::Views {
+        &self.views
+    }
+
+    /// [`Runtime::views`], for the server to forget despawned entities'
+    /// audiences.
+    pub fn views_mut(&mut self) -> &mut crate::views::Views {
+        &mut self.views
+    }
+
     /// Step 5 of the frame for one player event: the roster follows it, its
     /// input reaches event waits where the world opens them to players
     /// ([`OpenToPlayers`](crate::players::OpenToPlayers)), and it is kept for the player listeners.
@@ -44,6 +56,9 @@ impl Runtime {
             if self.open_to_players.admits(&input.event) {
                 self.waits.deliver_event(&input.event, &mut self.completed);
             }
+        }
+        if let PlayerEvent::Left(player) = &event {
+            self.views.player_left(*player);
         }
         self.shared.players.apply(&event);
         self.player_events.push(event);

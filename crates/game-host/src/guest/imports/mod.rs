@@ -26,6 +26,7 @@ mod scene;
 mod sources;
 mod tasks;
 mod typed_data;
+mod views;
 
 pub(crate) use typed_data::add_to_linker as add_game_to_linker;
 

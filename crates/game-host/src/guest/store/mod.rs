@@ -252,6 +252,12 @@ impl ScriptState {
         self.usage
             .charge(&self.quotas, Charge::Request { queued })?;
         let charge = match &command {
+            // Bounded by the requests a call may make, and by the views'
+            // own caps.
+            Command::View(_) => {
+                self.commands.push(command);
+                return Ok(());
+            }
             Command::WaitFrames { .. }
             | Command::WaitSeconds { .. }
             | Command::WaitEvent { .. }
