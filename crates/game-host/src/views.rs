@@ -9,12 +9,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::players::PlayerId;
 
-/// Entities with an audience of their own, at most; past this a change
-/// that would add one is dropped (and logged once).
+/// Entities with an audience of their own, at most.
 pub const MAX_AUDIENCES: usize = 1 << 16;
 
-/// Players named in one entity's audience, at most.
-pub const MAX_AUDIENCE_PLAYERS: usize = 1024;
+/// Players named in all audiences together, at most.
+pub const MAX_AUDIENCE_ENTRIES: usize = 1 << 18;
 
 /// Game-data components that stream to players, at most.
 pub const MAX_REPLICATED: usize = 64;
@@ -29,6 +28,14 @@ pub enum Audience {
 }
 
 impl Audience {
+    /// Players it names.
+    fn len(&self) -> usize {
+        match self {
+            Audience::Everyone { except } => except.len(),
+            Audience::Only(players) => players.len(),
+        }
+    }
+
     /// Whether `player` is in the audience.
     pub fn admits(&self, player: PlayerId) -> bool {
         match self {
@@ -76,115 +83,142 @@ pub enum ViewChange {
 #[derive(Debug, Clone, Default)]
 pub struct Views {
     audiences: HashMap<u32, Audience>,
+    /// Players named in `audiences`, all together.
+    entries: usize,
     interests: BTreeMap<PlayerId, Interest>,
     replicated: Vec<String>,
-    /// Whether a change was dropped for a cap since the last log line.
-    capped: bool,
+}
+
+/// A change past one of the views' caps: why, for the error of the script
+/// that made it (which is stopped, as for any quota: a change that would
+/// narrow what players see is never dropped quietly).
+fn over(what: &str) -> String {
+    format!(
+        "quota exceeded: views: {what} (at most {MAX_AUDIENCES} entities with an audience, \
+         {MAX_AUDIENCE_ENTRIES} players named in them, {MAX_REPLICATED} replicated components)"
+    )
 }
 
 impl Views {
-    /// Applies one change. One past a cap is dropped and logged (once
-    /// until a change fits again).
-    pub fn apply(&mut self, change: ViewChange) {
-        let fits = match change {
+    /// Applies one change; one past a cap changes nothing and says why.
+    pub fn apply(&mut self, change: ViewChange) -> Result<(), String> {
+        match change {
             ViewChange::ShowTo(entity, player) => self.show_to(entity, player),
             ViewChange::HideFrom(entity, player) => self.hide_from(entity, player),
             ViewChange::ShowToAll(entity) => {
-                self.audiences.remove(&entity);
-                true
+                if let Some(audience) = self.audiences.remove(&entity) {
+                    self.entries -= audience.len();
+                }
+                Ok(())
             }
             ViewChange::SetInterest(player, interest) => {
                 self.interests.insert(player, interest);
-                true
+                Ok(())
             }
             ViewChange::ClearInterest(player) => {
                 self.interests.remove(&player);
-                true
+                Ok(())
             }
             ViewChange::Replicate(component) => {
-                if self.replicated.contains(&component) {
-                    true
-                } else if self.replicated.len() < MAX_REPLICATED {
+                if !self.replicated.contains(&component) {
+                    if self.replicated.len() >= MAX_REPLICATED {
+                        return Err(over(&format!("replicate `{component}`")));
+                    }
                     self.replicated.push(component);
-                    true
-                } else {
-                    false
                 }
+                Ok(())
             }
-        };
-        if !fits && !self.capped {
-            tracing::warn!(
-                target: "host",
-                "views: a change was dropped: at most {MAX_AUDIENCES} entities with an audience, \
-                 {MAX_AUDIENCE_PLAYERS} players in one, and {MAX_REPLICATED} replicated components"
-            );
         }
-        self.capped = !fits;
     }
 
-    fn audience(&mut self, entity: u32) -> Option<&mut Audience> {
-        let full = self.audiences.len() >= MAX_AUDIENCES;
-        if full && !self.audiences.contains_key(&entity) {
-            return None;
+    /// Whether one more player may be named in an audience (a new one for
+    /// `entity`, if it has none).
+    fn room(&self, entity: u32) -> bool {
+        self.entries < MAX_AUDIENCE_ENTRIES
+            && (self.audiences.len() < MAX_AUDIENCES || self.audiences.contains_key(&entity))
+    }
+
+    fn show_to(&mut self, entity: u32, player: PlayerId) -> Result<(), String> {
+        match self.audiences.get_mut(&entity) {
+            None => {
+                if !self.room(entity) {
+                    return Err(over(&format!("show entity {entity} to player {player}")));
+                }
+                let only = Audience::Only(BTreeSet::from([player]));
+                self.audiences.insert(entity, only);
+                self.entries += 1;
+            }
+            Some(Audience::Everyone { except }) => {
+                if except.remove(&player) {
+                    self.entries -= 1;
+                }
+                if except.is_empty() {
+                    self.audiences.remove(&entity);
+                }
+            }
+            Some(Audience::Only(players)) => {
+                if !players.contains(&player) {
+                    if self.entries >= MAX_AUDIENCE_ENTRIES {
+                        return Err(over(&format!("show entity {entity} to player {player}")));
+                    }
+                    players.insert(player);
+                    self.entries += 1;
+                }
+            }
         }
-        Some(self.audiences.entry(entity).or_insert(Audience::Everyone {
+        Ok(())
+    }
+
+    fn hide_from(&mut self, entity: u32, player: PlayerId) -> Result<(), String> {
+        if !self.room(entity) {
+            return Err(over(&format!("hide entity {entity} from player {player}")));
+        }
+        let audience = self.audiences.entry(entity).or_insert(Audience::Everyone {
             except: BTreeSet::new(),
-        }))
-    }
-
-    fn show_to(&mut self, entity: u32, player: PlayerId) -> bool {
-        let Some(audience) = self.audience(entity) else {
-            return false;
-        };
-        match audience {
-            Audience::Everyone { except } if except.is_empty() => {
-                *audience = Audience::Only(BTreeSet::from([player]));
-            }
-            Audience::Everyone { except } => {
-                except.remove(&player);
-            }
+        });
+        let changed = match audience {
+            Audience::Everyone { except } => except.insert(player),
             Audience::Only(players) => {
-                if players.len() >= MAX_AUDIENCE_PLAYERS {
-                    return false;
+                if players.remove(&player) {
+                    self.entries -= 1;
                 }
-                players.insert(player);
+                false
             }
-        }
-        true
-    }
-
-    fn hide_from(&mut self, entity: u32, player: PlayerId) -> bool {
-        let Some(audience) = self.audience(entity) else {
-            return false;
         };
-        match audience {
-            Audience::Everyone { except } => {
-                if except.len() >= MAX_AUDIENCE_PLAYERS {
-                    return false;
-                }
-                except.insert(player);
-            }
-            Audience::Only(players) => {
-                players.remove(&player);
-            }
+        if changed {
+            self.entries += 1;
         }
-        true
+        Ok(())
     }
 
     /// A player left: its interest ends, and no audience names it.
     pub fn player_left(&mut self, player: PlayerId) {
         self.interests.remove(&player);
-        for audience in self.audiences.values_mut() {
-            match audience {
-                Audience::Everyone { except } => except.remove(&player),
-                Audience::Only(players) => players.remove(&player),
-            };
-        }
+        let mut removed = 0;
+        self.audiences.retain(|_, audience| match audience {
+            Audience::Everyone { except } => {
+                removed += usize::from(except.remove(&player));
+                !except.is_empty()
+            }
+            Audience::Only(players) => {
+                removed += usize::from(players.remove(&player));
+                true
+            }
+        });
+        self.entries -= removed;
     }
 
     /// Forgets the audiences of entities for which `alive` is false.
     pub fn retain_entities(&mut self, mut alive: impl FnMut(u32) -> bool) {
-        self.audiences.retain(|id, _| alive(*id));
+        let mut removed = 0;
+        self.audiences.retain(|id, audience| {
+            let keep = alive(*id);
+            if !keep {
+                removed += audience.len();
+            }
+            keep
+        });
+        self.entries -= removed;
     }
 
     /// Whether every player sees every entity (no audience, no interest).
@@ -222,19 +256,22 @@ mod tests {
     fn audiences_start_with_everyone_and_narrow_on_the_first_show() {
         let mut views = Views::default();
         assert!(views.is_open());
-        views.apply(ViewChange::HideFrom(7, 1));
+        views.apply(ViewChange::HideFrom(7, 1)).unwrap();
         let audience = views.audience_of(7).unwrap();
         assert!(!audience.admits(1) && audience.admits(2));
-        views.apply(ViewChange::ShowTo(7, 1));
-        assert!(views.audience_of(7).unwrap().admits(2));
-        views.apply(ViewChange::ShowToAll(7));
-        views.apply(ViewChange::ShowTo(7, 3));
+        // Shown again: every player sees it, and the views are open again.
+        views.apply(ViewChange::ShowTo(7, 1)).unwrap();
+        assert!(views.is_open());
+        views.apply(ViewChange::ShowTo(7, 3)).unwrap();
         let audience = views.audience_of(7).unwrap();
         assert!(audience.admits(3) && !audience.admits(2));
+        // Its one player gone, it is seen by no one (not by everyone).
         views.player_left(3);
         assert!(!views.audience_of(7).unwrap().admits(3));
+        assert!(!views.audience_of(7).unwrap().admits(4));
         views.retain_entities(|id| id != 7);
         assert!(views.is_open());
+        assert_eq!(views.entries, 0);
     }
 
     #[test]
@@ -255,11 +292,34 @@ mod tests {
     #[test]
     fn replicated_components_are_kept_once_and_capped() {
         let mut views = Views::default();
-        for n in 0..MAX_REPLICATED + 5 {
-            views.apply(ViewChange::Replicate(format!("C{n}")));
-            views.apply(ViewChange::Replicate("C0".into()));
+        for n in 0..MAX_REPLICATED {
+            views.apply(ViewChange::Replicate(format!("C{n}"))).unwrap();
+            views.apply(ViewChange::Replicate("C0".into())).unwrap();
         }
         assert_eq!(views.replicated().len(), MAX_REPLICATED);
         assert_eq!(views.replicated()[0], "C0");
+        let error = views
+            .apply(ViewChange::Replicate("More".into()))
+            .unwrap_err();
+        assert!(
+            error.starts_with("quota exceeded: views: replicate `More`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn hiding_past_the_caps_is_refused_not_dropped() {
+        let mut views = Views::default();
+        for entity in 0..MAX_AUDIENCES as u32 {
+            views.apply(ViewChange::HideFrom(entity, 1)).unwrap();
+        }
+        let error = views.apply(ViewChange::HideFrom(u32::MAX, 1)).unwrap_err();
+        assert!(
+            error.contains("hide entity 4294967295 from player 1"),
+            "{error}"
+        );
+        // An entity with an audience already may still change.
+        views.apply(ViewChange::HideFrom(0, 2)).unwrap();
+        assert_eq!(views.entries, MAX_AUDIENCES + 1);
     }
 }

@@ -3,9 +3,9 @@
 //! changed. Postcard is a maintained serde format with a written
 //! specification: integers as LEB128 varints (zigzag for signed ones),
 //! strings and lists with a varint length, enums with a varint tag, floats
-//! as little-endian bytes. A client decodes it in a few dozen lines (the
-//! TypeScript library's `delta.ts`), where MessagePack keeps every field's
-//! name and float whole.
+//! as little-endian bytes, a `u8` as one byte. A client decodes it in a
+//! few dozen lines (the TypeScript library's `client/src/delta.ts`), where
+//! MessagePack keeps every field's name and float whole.
 //!
 //! Each message is one `Down` value:
 //!
@@ -18,9 +18,9 @@
 //! | 4 | restarting | frame, why, reconnect (option of string) |
 //! | 5 | error | why |
 //!
-//! - A *whole* entity: id, name, position (3 × i32: the value divided by
+//! - A *whole* entity: id, name, position (3 × i64: the value divided by
 //!   `precision`, rounded), rotation (u64: smallest three, below), scale
-//!   (as position), data (list of components).
+//!   (3 × i64, in steps of [`SCALE_STEP`]), data (list of components).
 //! - A *change*: id, a mask (u8: 1 position, 2 rotation, 4 scale, 8 name,
 //!   16 data), then only the fields the mask names, in that order. Names
 //!   go once: when an entity enters the view, or when its name changes.
@@ -29,8 +29,8 @@
 //!   [-1/√2, 1/√2] as round((c·√2 + 1) / 2 · (2^bits − 2)), so that 0 is
 //!   exact. Bits 0-1 hold the dropped component's index, then the three
 //!   others in order, lowest bits first.
-//! - A component: name, then its fields: (name, value), value a tag and
-//!   its data: 0 number (f64), 1 integer (i64), 2 boolean, 3 text, 4 vec3
+//! - A component: name, then its fields as a list of (name, value), a
+//!   value a tag and its data: 0 number (f64), 1 integer (i64), 2 boolean, 3 text, 4 vec3
 //!   (3 × f32), 5 quat (4 × f32), 6 numbers (list of f64).
 
 use bytes::Bytes;
@@ -53,22 +53,27 @@ pub mod mask {
     pub const ALL: u8 = 31;
 }
 
-/// `v` in steps of `step`, rounded (a value past the range is clamped; a
-/// NaN is 0).
-pub fn quantise(v: f32, step: f32) -> i32 {
-    (f64::from(v) / f64::from(step)).round() as i32
+/// The step scales are rounded to, whatever the world's precision.
+pub const SCALE_STEP: f32 = 0.001;
+
+/// `v` in steps of `step`, rounded (an infinity is clamped to the range;
+/// a NaN is 0).
+pub fn quantise(v: f32, step: f32) -> i64 {
+    (f64::from(v) / f64::from(step)).round() as i64
 }
 
-fn quantise3(v: [f32; 3], step: f32) -> [i32; 3] {
+fn quantise3(v: [f32; 3], step: f32) -> [i64; 3] {
     v.map(|x| quantise(x, step))
 }
 
 /// A rotation in the smallest-three form (see the module's list); one that
 /// is not finite or not a rotation goes as the identity.
 pub fn pack_rotation(q: [f32; 4]) -> u64 {
-    let length = q.iter().map(|c| c * c).sum::<f32>().sqrt();
-    let q = if length.is_finite() && length > 1e-6 {
-        q.map(|c| c / length)
+    // In f64: a finite quaternion of huge or tiny components still has a
+    // length.
+    let length = q.iter().map(|c| f64::from(*c).powi(2)).sum::<f64>().sqrt();
+    let q = if length.is_finite() && length > 1e-30 {
+        q.map(|c| (f64::from(c) / length) as f32)
     } else {
         [0.0, 0.0, 0.0, 1.0]
     };
@@ -140,7 +145,7 @@ impl Serialize for Entity<'_> {
             out.serialize_element(&pack_rotation(state.rotation))?;
         }
         if mask & mask::SCALE != 0 {
-            out.serialize_element(&quantise3(state.scale, self.precision))?;
+            out.serialize_element(&quantise3(state.scale, SCALE_STEP))?;
         }
         if !self.whole && mask & mask::NAME != 0 {
             out.serialize_element(state.name.as_str())?;

@@ -251,11 +251,6 @@ impl WorldHub {
                     let mut scene = runtime.scene().lock_unpoisoned();
                     tracker.update(&mut *scene, &replicated)
                 };
-                if !changes.removed.is_empty() && runtime.views().has_audiences() {
-                    runtime
-                        .views_mut()
-                        .retain_entities(|id| tracker.state(id).is_some());
-                }
                 let world_views = runtime.views();
                 routes = views.update(&connected, world_views, tracker, &changes);
                 for (player, reply) in snapshots {

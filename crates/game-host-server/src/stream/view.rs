@@ -108,11 +108,14 @@ pub(crate) fn visible(views: &Views, tracker: &SceneTracker, player: PlayerId) -
     let audiences = views.has_audiences();
     let mut seen = Vec::new();
     for &id in tracker.ids() {
-        if let (Some(interest), Some((center, at))) = (interest, center)
-            && id != center
-        {
-            // A player whose center is gone sees nothing by distance.
-            let Some(at) = at else { continue };
+        if let (Some(interest), Some((center, at))) = (interest, center) {
+            // A player whose center is gone sees nothing; its center it
+            // always sees.
+            let Some(at) = at else { break };
+            if id == center {
+                seen.push(id);
+                continue;
+            }
             let Some(state) = tracker.state(id) else {
                 continue;
             };

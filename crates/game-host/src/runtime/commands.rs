@@ -72,7 +72,13 @@ impl Runtime {
                         }
                     }
                 }
-                Command::View(change) => self.views.apply(change),
+                Command::View(change) => {
+                    // Past a cap: the script is stopped, as for any quota.
+                    if let Err(cause) = self.views.apply(change) {
+                        over_budget = Some((slot, cause));
+                        break;
+                    }
+                }
                 Command::Job { token, kind, key } => {
                     // A reused token replaces the older wait, job included.
                     self.cancel_wait((slot, token));

@@ -306,6 +306,7 @@ impl Runtime {
         for index in 0..self.commanded.len() {
             self.apply_commands_of(self.commanded[index]);
         }
+        self.forget_despawned_views();
         self.times.end_frame();
         if let Some(observer) = self.observer.as_mut() {
             observer.stepped(time.frame, &mut *self.shared.scene.lock_unpoisoned());

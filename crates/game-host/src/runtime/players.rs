@@ -6,6 +6,7 @@ use super::Runtime;
 use super::events::Incoming;
 use crate::guest::bindings::events::ScriptMessage;
 use crate::players::{PlayerEvent, PlayerId, PlayerMessage};
+use crate::sync::LockExt;
 
 impl Runtime {
     /// Queues something a player did (joined, left, sent input) for the
@@ -37,10 +38,14 @@ impl Runtime {
         &self.views
     }
 
-    /// [`Runtime::views`], for the server to forget despawned entities'
-    /// audiences.
-    pub fn views_mut(&mut self) -> &mut crate::views::Views {
-        &mut self.views
+    /// Forgets the audiences of despawned entities (after every frame's
+    /// commands, so the views are the same whoever watches the world).
+    pub(super) fn forget_despawned_views(&mut self) {
+        if self.views.has_audiences() {
+            let mut scene = self.shared.scene.lock_unpoisoned();
+            self.views
+                .retain_entities(|id| crate::scene::GameScene::contains(&mut *scene, id.into()));
+        }
     }
 
     /// Step 5 of the frame for one player event: the roster follows it, its

@@ -64,7 +64,10 @@ impl Host for ScriptState {
             ));
         }
         let center = EntityId::from(center);
-        self.may_read(center)?;
+        // What the player sees of every entity changes: the script must be
+        // allowed to write the center and to read every entity.
+        self.may_write(center)?;
+        self.may_reach_all(false, "set a player's interest")?;
         if !self.entity_exists(center) {
             return Err(wasmtime::format_err!("views: no entity {}", center.index()));
         }
@@ -76,6 +79,9 @@ impl Host for ScriptState {
     }
 
     fn clear_interest(&mut self, player: PlayerId) -> wasmtime::Result<()> {
+        // It undoes what another script may have set: only a script that
+        // may write every entity may.
+        self.may_reach_all(true, "clear a player's interest")?;
         self.view_change(player, ViewChange::ClearInterest(player))
     }
 
@@ -86,8 +92,10 @@ impl Host for ScriptState {
                  {MAX_COMPONENT_NAME} bytes"
             ));
         }
-        // Its fields go to players: the script must be allowed to read it.
+        // Its fields go to players, for every entity that has it: the
+        // script must be allowed to read it, on every entity.
         self.may_read_game([component.as_str()])?;
+        self.may_reach_all(false, &format!("replicate `{component}`"))?;
         self.push_command(Command::View(ViewChange::Replicate(component)))
     }
 }

@@ -113,6 +113,24 @@ impl ScriptState {
         Ok(Writable(id))
     }
 
+    /// Fails (a trap saying `what` needs it) unless the instance may read
+    /// (`Side::Read`) or write every entity: for what reaches all of them
+    /// at once (`views`' interests and replicated components).
+    pub(crate) fn may_reach_all(&self, write: bool, what: &str) -> wasmtime::Result<()> {
+        let (restricted, key) = match write {
+            false => (self.reads.restricted(), "reads"),
+            true => (self.writes.restricted(), "writes"),
+        };
+        if restricted {
+            return Err(wasmtime::format_err!(
+                "grants: script `{}` may not {what}: that reaches every entity, and its grants' \
+                 {key} allow only some",
+                self.identity.name
+            ));
+        }
+        Ok(())
+    }
+
     /// [`Self::may_read`] for each of `ids`.
     pub(crate) fn may_read_all<'a>(&mut self, ids: &'a [u32]) -> wasmtime::Result<ReadableIds<'a>> {
         if self.reads.restricted() {

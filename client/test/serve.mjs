@@ -1,0 +1,133 @@
+// Test helpers: a real `host serve` on loopback (the binary from
+// GAME_HOST_BIN, else `host` on PATH), players admitted over HTTP, a TCP
+// proxy whose connections a test can drop, and the library under test
+// (CLIENT_DIST, else ../dist after `npm run build`).
+
+import { spawn } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const dist = process.env.CLIENT_DIST ?? path.join(here, "..", "dist");
+
+/** The library, as built. */
+export const lib = await import(pathToFileURL(path.join(dist, "index.js")).href);
+
+/** A script to serve: `ARENA` / `CUBE` (built components), else the examples. */
+export const scripts = {
+  arena: process.env.ARENA ?? path.join(here, "..", "..", "examples", "arena"),
+  cube: process.env.CUBE ?? path.join(here, "..", "..", "examples", "spinning-cube"),
+};
+
+/** Starts `host serve ARGS` on a free loopback port; resolves once it serves. */
+export function serve(args) {
+  const cache = process.env.GAME_HOST_CACHE_DIR ? ["--cache-dir", process.env.GAME_HOST_CACHE_DIR] : [];
+  const child = spawn(process.env.GAME_HOST_BIN ?? "host", ["serve", ...args, "--listen", "127.0.0.1:0", ...cache], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  let log = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`host serve did not listen:\n${log}`)), 120_000);
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (text) => {
+      log += text;
+      const found = /serving on http:\/\/([^/\s]+)/.exec(log);
+      if (found && timer) {
+        clearTimeout(timer);
+        resolve({
+          url: `http://${found[1]}`,
+          port: Number(found[1].split(":")[1]),
+          log: () => log,
+          stop: () => new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            child.once("exit", () => done());
+            child.kill("SIGKILL");
+          }),
+        });
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`host serve exited with ${code}:\n${log}`)));
+  });
+}
+
+/** Admits a player to world 1: `{ player, token }`. */
+export async function admit(url) {
+  const response = await fetch(`${url}/worlds/1/players`, { method: "POST" });
+  if (response.status !== 201) throw new Error(`admit: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** The server's metric `name` (a gauge or counter), from /metrics. */
+export async function metric(url, name) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.split(" ")[1]);
+}
+
+/**
+ * A TCP proxy to `port` on loopback: `drop()` cuts every connection it
+ * carries and refuses new ones until `resume()`. It names the server in
+ * each request's `Host` (the server takes requests for its own address
+ * only).
+ */
+export function proxy(port) {
+  const sockets = new Set();
+  let held = false;
+  const server = net.createServer((client) => {
+    if (held) return client.destroy();
+    const upstream = net.connect(port, "127.0.0.1");
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => {});
+    }
+    client.once("data", (head) => {
+      const text = head.toString("latin1").replace(/\r\nHost: [^\r]*\r\n/i, `\r\nHost: 127.0.0.1:${port}\r\n`);
+      upstream.write(Buffer.from(text, "latin1"));
+      client.pipe(upstream);
+    });
+    upstream.pipe(client);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}`,
+        drop: () => {
+          held = true;
+          for (const s of sockets) s.destroy();
+        },
+        resume: () => {
+          held = false;
+        },
+        close: () => new Promise((done) => {
+          for (const s of sockets) s.destroy();
+          server.close(() => done());
+        }),
+      });
+    });
+  });
+}
+
+/** Resolves once `check()` is true; rejects with `what` after `ms`. */
+export async function until(check, what, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A WebSocket that counts the bytes it receives (into `counter.bytes`). */
+export function counting(counter) {
+  return class extends WebSocket {
+    constructor(url, protocols) {
+      super(url, protocols);
+      this.addEventListener("message", (event) => {
+        counter.bytes += typeof event.data === "string" ? Buffer.byteLength(event.data) : event.data.byteLength;
+        counter.messages += 1;
+      });
+    }
+  };
+}

@@ -1,0 +1,115 @@
+//! What each player sees (`game:engine/views`), end to end: `host serve`
+//! runs `examples/crowd` (1,000 wandering entities; each player sees a
+//! radius around its own entity), 50 players stream it over real
+//! WebSockets, and each client's table is checked after every message.
+
+mod common;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use common::client::{Client, admit};
+use common::serve::Serve;
+use serde_json::Value;
+
+/// The crowd's radius (`examples/crowd`'s `RADIUS`).
+const RADIUS: f64 = 20.0;
+
+/// What one client saw.
+#[derive(Debug, Default)]
+struct Seen {
+    messages: usize,
+    largest_view: usize,
+    entered: usize,
+    removed: usize,
+}
+
+fn xyz(entity: &Value) -> [f64; 3] {
+    let p = &entity["position"];
+    [0, 1, 2].map(|i| p[i].as_f64().expect("a position"))
+}
+
+/// Reads player `player`'s stream for `seconds`, pressing `right` every
+/// half second, and checks after each message that every entity its table
+/// holds is within the radius of its own.
+fn watch(mut client: Client, player: u64, seconds: u64) -> Seen {
+    let own = format!("player-{player}");
+    let mut table: HashMap<u64, (String, [f64; 3])> = HashMap::new();
+    let mut seen = Seen::default();
+    let until = Instant::now() + Duration::from_secs(seconds);
+    let mut press = Instant::now();
+    while Instant::now() < until {
+        if press.elapsed() > Duration::from_millis(500) {
+            client.send(r#"{"press": "right"}"#);
+            press = Instant::now();
+        }
+        let Some(message) = client.next(Duration::from_millis(200)) else {
+            continue;
+        };
+        let changed = if let Some(entities) = message.get("entities") {
+            table.clear();
+            entities
+        } else if let Some(changed) = message.get("changed") {
+            changed
+        } else {
+            continue;
+        };
+        seen.messages += 1;
+        for entity in changed.as_array().unwrap() {
+            let id = entity["id"].as_u64().unwrap();
+            let name = entity["name"].as_str().unwrap().to_owned();
+            if table.insert(id, (name, xyz(entity))).is_none() {
+                seen.entered += 1;
+            }
+        }
+        for id in message["removed"].as_array().into_iter().flatten() {
+            assert!(
+                table.remove(&id.as_u64().unwrap()).is_some(),
+                "removed {id}, never sent"
+            );
+            seen.removed += 1;
+        }
+        let center = table
+            .values()
+            .find(|(name, _)| *name == own)
+            .unwrap_or_else(|| panic!("player {player}'s own entity is not in its view"))
+            .1;
+        for (id, (name, at)) in &table {
+            let d = ((at[0] - center[0]).powi(2)
+                + (at[1] - center[1]).powi(2)
+                + (at[2] - center[2]).powi(2))
+            .sqrt();
+            assert!(
+                d <= RADIUS + 1e-3,
+                "player {player} holds entity {id} `{name}` {d:.2} units away (radius {RADIUS})"
+            );
+        }
+        seen.largest_view = seen.largest_view.max(table.len());
+    }
+    seen
+}
+
+#[test]
+fn each_of_50_players_is_sent_only_what_is_within_its_radius() {
+    let serve = Serve::start(&["examples/crowd"]);
+    let players: Vec<(u64, Client)> = (0..50)
+        .map(|_| {
+            let (player, stream) = admit(&serve, 1);
+            (player, Client::connect(&serve, &stream).unwrap())
+        })
+        .collect();
+    let watchers: Vec<_> = players
+        .into_iter()
+        .map(|(player, client)| std::thread::spawn(move || watch(client, player, 4)))
+        .collect();
+    let seen: Vec<Seen> = watchers.into_iter().map(|w| w.join().unwrap()).collect();
+    let entered: usize = seen.iter().map(|s| s.entered).sum();
+    let removed: usize = seen.iter().map(|s| s.removed).sum();
+    let largest = seen.iter().map(|s| s.largest_view).max().unwrap();
+    // Every client heard the world, each saw a part of it (about 3% of the
+    // field's area), and views changed as players moved.
+    assert!(seen.iter().all(|s| s.messages > 10), "{seen:?}");
+    assert!(largest < 200, "a view held {largest} of 1,050 entities");
+    assert!(entered > 50 * 10, "{entered} entered in all");
+    assert!(removed > 0, "no entity left any view as players moved");
+}
