@@ -3,21 +3,25 @@
 //! every frame), each with players streaming over real WebSockets from the
 //! server's own control surface, on loopback.
 //!
-//! Three phases of `PLAYERS_SECONDS` (10) each, on one server of one loop
+//! Four phases of `PLAYERS_SECONDS` (10) each, on one server of one loop
 //! thread per core:
 //! 1. the worlds alone (players admitted, no stream open);
 //! 2. every player streaming JSON;
-//! 3. every player streaming MessagePack (`game-host.msgpack`).
+//! 3. every player streaming MessagePack (`game-host.msgpack`);
+//! 4. every player streaming binary deltas (`game-host.delta`).
 //!
 //! In 2 and 3, one player per world presses an arrow key every 500 ms and
 //! times the update that shows its entity moved (the latency from a key
-//! to its effect). Reported: the loop threads' frame p50/p99/max and
-//! overruns, the bytes per second each client receives, the latency's
-//! p50/p99. The clients run on this machine too, on one thread of their
-//! own.
+//! to its effect; the binary deltas name no entity in a change, so 4 has
+//! none). Reported: the loop threads' frame p50/p99/max and overruns (a
+//! frame includes working out each player's view and its update), the
+//! bytes per second each client receives, the latency's p50/p99. The
+//! clients run on this machine too, on one thread of their own.
 //!
 //! `cargo bench --bench players`; `PLAYERS_WORLDS` (200), `PLAYERS_PER_WORLD`
-//! (4), `PLAYERS_SECONDS` (10) change the load.
+//! (4), `PLAYERS_SECONDS` (10) change the load. `PLAYERS_WORLD=crowd` runs
+//! `examples/crowd` instead (1,000 wandering entities, each player seeing
+//! a radius around its own entity), 1 world of 50 players by default.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,18 +51,17 @@ struct Seen {
 /// key every 500 ms and times the first update that moves its entity.
 async fn client(
     url: String,
-    msgpack: bool,
+    protocol: Option<&'static str>,
     presses: Option<u64>,
     seen: Arc<Seen>,
     until: Instant,
     connecting: Arc<tokio::sync::Semaphore>,
 ) {
     let mut request = url.into_client_request().unwrap();
-    if msgpack {
-        request.headers_mut().insert(
-            "Sec-WebSocket-Protocol",
-            "game-host.msgpack".parse().unwrap(),
-        );
+    if let Some(protocol) = protocol {
+        request
+            .headers_mut()
+            .insert("Sec-WebSocket-Protocol", protocol.parse().unwrap());
     }
     // A few handshakes at a time: the control surface holds 256
     // connections, upgrades among them until they are done.
@@ -115,6 +118,34 @@ async fn client(
     let _ = socket.close(None).await;
 }
 
+/// CPU seconds the control surface's threads (`control`, `control-worker`:
+/// the clients' tasks, where each client's messages are encoded and
+/// written) have used so far, from `/proc/self/task/*/stat` (in USER_HZ,
+/// 100 a second on Linux).
+fn control_cpu() -> f64 {
+    let mut ticks = 0u64;
+    for task in std::fs::read_dir("/proc/self/task")
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        if !stat[open + 1..close].starts_with("control") {
+            continue;
+        }
+        // After the name: state is field 3; utime and stime are 14 and 15.
+        let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
+        ticks += fields[11].parse::<u64>().unwrap_or(0) + fields[12].parse::<u64>().unwrap_or(0);
+    }
+    ticks as f64 / 100.0
+}
+
+/// The `p` percentile of `sorted`, in ms (NaN when empty).
 fn percentile(sorted: &[u64], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -137,8 +168,9 @@ fn frames(window: &[ThreadSummary]) -> String {
 }
 
 fn main() {
-    let worlds: usize = env_or("PLAYERS_WORLDS", 200);
-    let per_world: usize = env_or("PLAYERS_PER_WORLD", 4);
+    let crowd = std::env::var("PLAYERS_WORLD").is_ok_and(|w| w == "crowd");
+    let worlds: usize = env_or("PLAYERS_WORLDS", if crowd { 1 } else { 200 });
+    let per_world: usize = env_or("PLAYERS_PER_WORLD", if crowd { 50 } else { 4 });
     let seconds: f64 = env_or("PLAYERS_SECONDS", 10.0);
     let phase = Duration::from_secs_f64(seconds);
     let engine = ScriptEngine::new(EngineOptions {
@@ -147,8 +179,14 @@ fn main() {
         ..EngineOptions::default()
     })
     .expect("engine");
-    let arena = load(&engine, "examples/arena");
-    let cube = load(&engine, "examples/spinning-cube");
+    let scripts = match crowd {
+        true => vec![load(&engine, "examples/crowd")],
+        false => vec![
+            load(&engine, "examples/arena"),
+            load(&engine, "examples/spinning-cube"),
+        ],
+    };
+    let names: Vec<String> = scripts.iter().map(|s| s.name().to_owned()).collect();
     let server = Arc::new(
         Server::start(ServerConfig {
             runtime: RuntimeConfig {
@@ -157,6 +195,7 @@ fn main() {
                 ..RuntimeConfig::default()
             },
             overrun_frames: u32::MAX,
+            max_players: per_world.max(64),
             ..ServerConfig::default()
         })
         .expect("server"),
@@ -171,7 +210,7 @@ fn main() {
     )
     .expect("control surface");
     let spec = WorldSpec {
-        scripts: vec![arena, cube],
+        scripts,
         ..WorldSpec::default()
     };
     let ids: Vec<_> = (0..worlds)
@@ -190,8 +229,9 @@ fn main() {
         }
     }
     println!(
-        "players bench: {worlds} worlds of arena + spinning-cube at 60 Hz, {per_world} players \
-         each ({} streams), {} loop threads, {seconds} s a phase",
+        "players bench: {worlds} worlds of {} at 60 Hz, {per_world} players each ({} streams), \
+         {} loop threads, {seconds} s a phase",
+        names.join(" + "),
         streams.len(),
         server.thread_count()
     );
@@ -205,7 +245,12 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    for (label, msgpack) in [("JSON", false), ("MessagePack", true)] {
+    let phases = [
+        ("JSON", None),
+        ("MessagePack", Some("game-host.msgpack")),
+        ("binary delta", Some("game-host.delta")),
+    ];
+    for (label, protocol) in phases {
         let seen = Arc::new(Seen::default());
         let until = Instant::now() + phase + Duration::from_secs(2);
         let measured = runtime.block_on(async {
@@ -215,7 +260,7 @@ fn main() {
                 .map(|(url, presses)| {
                     let (url, seen) = (url.clone(), seen.clone());
                     let connecting = connecting.clone();
-                    tokio::spawn(client(url, msgpack, *presses, seen, until, connecting))
+                    tokio::spawn(client(url, protocol, *presses, seen, until, connecting))
                 })
                 .collect();
             // Connections settle, then the window is measured.
@@ -223,25 +268,30 @@ fn main() {
             server.take_window();
             let bytes = seen.bytes.load(Ordering::Relaxed);
             let messages = seen.messages.load(Ordering::Relaxed);
+            let cpu = control_cpu();
             tokio::time::sleep(phase).await;
             let window = server.take_window();
+            let cpu = control_cpu() - cpu;
             let bytes = seen.bytes.load(Ordering::Relaxed) - bytes;
             let messages = seen.messages.load(Ordering::Relaxed) - messages;
             for task in tasks {
                 let _ = task.await;
             }
-            (window, bytes, messages)
+            (window, bytes, messages, cpu)
         });
-        let (window, bytes, messages) = measured;
+        let (window, bytes, messages, cpu) = measured;
         let clients = streams.len() as f64;
         let mut latencies = seen.latencies_us.lock().unwrap().clone();
         latencies.sort_unstable();
         println!(
-            "\n[{label} streams]\n  {}\n  per client: {:.0} bytes/s, {:.1} messages/s\n  \
+            "\n[{label} streams]\n  {}\n  per client: {:.0} bytes/s, {:.1} messages/s, \
+             control threads' CPU {:.1} us a message ({:.2}% of a core per client)\n  \
              key to its update: p50 {:.2} ms, p99 {:.2} ms ({} presses)",
             frames(&window),
             bytes as f64 / clients / seconds,
             messages as f64 / clients / seconds,
+            cpu * 1e6 / messages.max(1) as f64,
+            cpu * 100.0 / clients / seconds,
             percentile(&latencies, 0.5),
             percentile(&latencies, 0.99),
             latencies.len()

@@ -134,7 +134,7 @@ impl Serialize for Entity<'_> {
         out.serialize_element(&state.id)?;
         let mask = if self.whole { mask::ALL } else { self.mask };
         if self.whole {
-            out.serialize_element(state.name.as_str())?;
+            out.serialize_element(&*state.name)?;
         } else {
             out.serialize_element(&mask)?;
         }
@@ -148,7 +148,7 @@ impl Serialize for Entity<'_> {
             out.serialize_element(&quantise3(state.scale, SCALE_STEP))?;
         }
         if !self.whole && mask & mask::NAME != 0 {
-            out.serialize_element(state.name.as_str())?;
+            out.serialize_element(&*state.name)?;
         }
         if mask & mask::DATA != 0 {
             let components: Vec<Component> = state

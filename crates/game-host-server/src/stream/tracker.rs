@@ -17,6 +17,9 @@ pub(crate) struct SceneTracker {
     known: HashMap<u32, Known>,
     /// The known entities' ids, in order.
     order: Vec<u32>,
+    /// Their positions, in the same order (for working out views without
+    /// a lookup per entity and player).
+    positions: Vec<[f32; 3]>,
     pass: u64,
 }
 
@@ -59,10 +62,10 @@ fn transform_mask(old: &[u32; 10], new: &[u32; 10]) -> u8 {
     changed
 }
 
-fn state(id: u32, name: &str, transform: &game_host::Transform, data: Data) -> EntityState {
+fn state(id: u32, name: Arc<str>, transform: &game_host::Transform, data: Data) -> EntityState {
     EntityState {
         id,
-        name: name.to_owned(),
+        name,
         position: transform.position.to_array(),
         rotation: transform.rotation.to_array(),
         scale: transform.scale.to_array(),
@@ -86,18 +89,24 @@ impl SceneTracker {
                 Some(known) => {
                     known.seen = pass;
                     let mut changed = transform_mask(&known.bits, &now);
-                    if known.state.name != name {
+                    // The name is shared with the last state while it stays.
+                    let same = *known.state.name == *name;
+                    if !same {
                         changed |= mask::NAME;
                     }
                     if changed != 0 {
                         known.bits = now;
                         let data = known.state.data.clone();
+                        let name = match same {
+                            true => known.state.name.clone(),
+                            false => name.into(),
+                        };
                         known.state = Arc::new(state(id, name, transform, data));
                         changes.changed.insert(id, changed);
                     }
                 }
                 None => {
-                    let state = Arc::new(state(id, name, transform, Data::default()));
+                    let state = Arc::new(state(id, name.into(), transform, Data::default()));
                     self.known.insert(
                         id,
                         Known {
@@ -125,6 +134,10 @@ impl SceneTracker {
             self.order = self.known.keys().copied().collect();
             self.order.sort_unstable();
         }
+        self.positions.clear();
+        self.positions.extend(
+            (self.order.iter()).map(|id| self.known.get(id).expect("in order").state.position),
+        );
         if !replicated.is_empty()
             && let Some(game) = scene.game_data()
         {
@@ -150,6 +163,11 @@ impl SceneTracker {
     /// The known entities' ids, in order.
     pub fn ids(&self) -> &[u32] {
         &self.order
+    }
+
+    /// The known entities' positions, in the order of [`Self::ids`].
+    pub fn positions(&self) -> &[[f32; 3]] {
+        &self.positions
     }
 
     /// Entity `id` as last taken.

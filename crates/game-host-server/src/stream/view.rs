@@ -103,32 +103,22 @@ pub(crate) struct PlayerViews {
 
 /// The entities of `tracker` that `player` sees under `views`, in order.
 pub(crate) fn visible(views: &Views, tracker: &SceneTracker, player: PlayerId) -> Vec<u32> {
-    let interest = views.interest_of(player);
-    let center = interest.map(|i| (i.center, tracker.state(i.center).map(|s| s.position)));
     let audiences = views.has_audiences();
-    let mut seen = Vec::new();
-    for &id in tracker.ids() {
-        if let (Some(interest), Some((center, at))) = (interest, center) {
-            // A player whose center is gone sees nothing; its center it
-            // always sees.
-            let Some(at) = at else { break };
-            if id == center {
-                seen.push(id);
-                continue;
-            }
-            let Some(state) = tracker.state(id) else {
-                continue;
-            };
-            if !interest.covers(at, state.position) {
-                continue;
-            }
-        }
-        if audiences && views.audience_of(id).is_some_and(|a| !a.admits(player)) {
-            continue;
-        }
-        seen.push(id);
-    }
-    seen
+    let admits = |id: u32| !audiences || views.audience_of(id).is_none_or(|a| a.admits(player));
+    let ids = tracker.ids();
+    let Some(interest) = views.interest_of(player) else {
+        return ids.iter().copied().filter(|&id| admits(id)).collect();
+    };
+    // A player whose center is gone sees nothing; its center it always
+    // sees.
+    let Some(center) = tracker.state(interest.center).map(|s| s.position) else {
+        return Vec::new();
+    };
+    ids.iter()
+        .zip(tracker.positions())
+        .filter(|&(&id, at)| id == interest.center || (interest.covers(center, *at) && admits(id)))
+        .map(|(&id, _)| id)
+        .collect()
 }
 
 /// Ids in `a` and not in `b`, both in order.

@@ -34,7 +34,7 @@ use game_host::scene::{Field, Value};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EntityState {
     pub id: u32,
-    pub name: String,
+    pub name: Arc<str>,
     pub position: [f32; 3],
     pub rotation: [f32; 4],
     pub scale: [f32; 3],
