@@ -1,7 +1,8 @@
 //! What each player sees (`game:engine/views`), end to end: `host serve`
 //! runs `examples/crowd` (1,000 wandering entities; each player sees a
-//! radius around its own entity), 50 players stream it over real
-//! WebSockets, and each client's table is checked after every message.
+//! radius around its own entity, and a beacon shown to it alone), 50
+//! players stream it over real WebSockets, and each client's table is
+//! checked after every message.
 
 mod common;
 
@@ -22,6 +23,11 @@ struct Seen {
     largest_view: usize,
     entered: usize,
     removed: usize,
+    /// Whether another player's entity was in view (so its beacon, near
+    /// it, was hidden by its audience, not by distance).
+    saw_another: bool,
+    /// Whether its own beacon was in its view.
+    own_beacon: bool,
 }
 
 fn xyz(entity: &Value) -> [f64; 3] {
@@ -31,7 +37,8 @@ fn xyz(entity: &Value) -> [f64; 3] {
 
 /// Reads player `player`'s stream for `seconds`, pressing `right` every
 /// half second, and checks after each message that every entity its table
-/// holds is within the radius of its own.
+/// holds is within the radius of its own, and that of the beacons it holds
+/// only its own.
 fn watch(mut client: Client, player: u64, seconds: u64) -> Seen {
     let own = format!("player-{player}");
     let mut table: HashMap<u64, (String, [f64; 3])> = HashMap::new();
@@ -74,7 +81,15 @@ fn watch(mut client: Client, player: u64, seconds: u64) -> Seen {
             .find(|(name, _)| *name == own)
             .unwrap_or_else(|| panic!("player {player}'s own entity is not in its view"))
             .1;
+        let beacon = format!("beacon-{player}");
+        // Its beacon stays where it joined, within reach until it moved.
+        seen.own_beacon |= table.values().any(|(name, _)| *name == beacon);
         for (id, (name, at)) in &table {
+            assert!(
+                !name.starts_with("beacon-") || *name == beacon,
+                "player {player} was sent `{name}`, shown to another player only"
+            );
+            seen.saw_another |= name.starts_with("player-") && *name != own;
             let d = ((at[0] - center[0]).powi(2)
                 + (at[1] - center[1]).powi(2)
                 + (at[2] - center[2]).powi(2))
@@ -109,7 +124,12 @@ fn each_of_50_players_is_sent_only_what_is_within_its_radius() {
     // Every client heard the world, each saw a part of it (about 3% of the
     // field's area), and views changed as players moved.
     assert!(seen.iter().all(|s| s.messages > 10), "{seen:?}");
-    assert!(largest < 200, "a view held {largest} of 1,050 entities");
+    assert!(seen.iter().all(|s| s.own_beacon), "{seen:?}");
+    assert!(largest < 200, "a view held {largest} of 1,100 entities");
     assert!(entered > 50 * 10, "{entered} entered in all");
     assert!(removed > 0, "no entity left any view as players moved");
+    assert!(
+        seen.iter().any(|s| s.saw_another),
+        "no player came near another: the beacons' audiences went untested"
+    );
 }

@@ -1,8 +1,10 @@
 //! Crowd: 1,000 entities wander a 200 x 200 field, and each player sees
 //! only what is within 20 units of its own entity (`views::set_interest`):
 //! its client is sent those entities, whole as they come into view and
-//! `removed` as they leave it, and nothing else. A player's arrow keys move
-//! its entity 5 units a press.
+//! `removed` as they leave it, and nothing else. Each player also has a
+//! beacon at its entity's side that only it sees (`views::show_to`), even
+//! where another player is near. A player's arrow keys move its entity 5
+//! units a press (its beacon stays).
 //!
 //! ```text
 //! host serve examples/crowd
@@ -84,23 +86,28 @@ fn step(key: Key) -> Option<Vec3> {
 }
 
 async fn host_players() {
-    let mut avatars: HashMap<PlayerId, TransformComponent> = HashMap::new();
+    let mut avatars: HashMap<PlayerId, (TransformComponent, TransformComponent)> = HashMap::new();
     let mut events = players::events();
     while let Some(event) = events.next().await {
         match event {
             PlayerEvent::Joined(player) => {
+                let at = spot(COUNT + player as u32) * 0.9;
                 let avatar = script::scene::spawn(&format!("player-{player}"));
-                avatar.set_translation(spot(COUNT + player as u32) * 0.9);
+                avatar.set_translation(at);
                 views::set_interest(player, avatar.id(), RADIUS);
-                avatars.insert(player, avatar);
+                let beacon = script::scene::spawn(&format!("beacon-{player}"));
+                beacon.set_translation(at + Vec3::Y);
+                views::show_to(beacon.id(), player);
+                avatars.insert(player, (avatar, beacon));
             }
             PlayerEvent::Left(player) => {
-                if let Some(avatar) = avatars.remove(&player) {
+                if let Some((avatar, beacon)) = avatars.remove(&player) {
                     script::scene::despawn(avatar.id());
+                    script::scene::despawn(beacon.id());
                 }
             }
             PlayerEvent::Input(input) => {
-                if let (Event::KeyPressed(key), Some(avatar)) =
+                if let (Event::KeyPressed(key), Some((avatar, _))) =
                     (input.event, avatars.get(&input.player))
                     && let Some(step) = step(key)
                 {
