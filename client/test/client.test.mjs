@@ -2,11 +2,11 @@
 // examples/spinning-cube (run by Node's test runner; see serve.mjs).
 
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, afterEach, before, describe, test } from "node:test";
 
 import { admit, counting, lib, metric, proxy, scripts, serve, until } from "./serve.mjs";
 
-const { GameClient } = lib;
+const { GameClient, decodeDelta } = lib;
 
 describe("a served arena", () => {
   let server;
@@ -14,8 +14,12 @@ describe("a served arena", () => {
   before(async () => {
     server = await serve([scripts.arena, scripts.cube, "--player-channel", "chat", "--player-channel", "tell"]);
   });
+  // Each test's clients close at its end: streams left open would count
+  // in the next test's gauge.
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.close();
+  });
   after(async () => {
-    for (const client of clients) client.close();
     await server.stop();
   });
 
@@ -39,7 +43,9 @@ describe("a served arena", () => {
     await join();
     await join({ format: "json" });
     const rotations = [new Map(), new Map()];
+    const errors = [];
     for (const [at, client] of [a, b].entries()) {
+      client.on("error", (e) => errors.push(e.message));
       client.on("change", (e) => {
         if (e.name === "cube") rotations[at].set(client.frame, e.rotation);
       });
@@ -54,6 +60,7 @@ describe("a served arena", () => {
         `(${(ratio * 100).toFixed(1)}%); messages/s ${(binary.messages / seconds).toFixed(1)} and ${(text.messages / seconds).toFixed(1)}`,
     );
     assert.ok(text.bytes > 0 && binary.bytes > 0);
+    assert.deepEqual(errors, []);
     assert.ok(ratio <= 0.25, `binary is ${(ratio * 100).toFixed(1)}% of JSON`);
     // The same rotations, frame by frame, within the 12-bit step.
     let compared = 0;
@@ -81,7 +88,9 @@ describe("a served arena", () => {
     const y = named(b, avatar).position[1];
     assert.equal(named(b, avatar).data.Health.hp, 10);
     a.press("up");
-    await until(() => Math.abs(named(b, avatar).position[1] - (y + 1)) < 1e-6, "the move");
+    await until(() => Math.abs(named(b, avatar).position[1] - (y + 1)) < 1e-6, "the move, in JSON");
+    // And in the binary form, a change of the position alone.
+    await until(() => Math.abs(named(a, avatar).position[1] - (y + 1)) < 1e-3, "the move, in binary deltas");
     // The replicated Health, changed by the script, in the entity's delta.
     let hurt;
     a.on("change", (e) => {
@@ -124,22 +133,32 @@ describe("a served arena", () => {
       });
       const statuses = [];
       a.on("status", (s) => statuses.push(s));
+      // One who leaves while `a` is away, and one who comes.
+      const d = await join({ format: "json" });
+      const dAvatar = `player-${d.player}`;
+      await until(() => named(a, dAvatar) !== undefined, "d in a's table");
       const streams = await metric(server.url, "game_server_streams");
       // Cut the connection and keep the client out; the server notices
-      // (one stream fewer), and messages for the player are kept for it
-      // while it is away.
+      // (one stream fewer), and messages for the player wait in its seat's
+      // mailbox while it is away.
       relay.drop();
+      await until(() => a.status === "reconnecting", "a to notice");
       await until(async () => (await metric(server.url, "game_server_streams")) < streams, "the server to notice");
       b.press("down");
       for (let i = 1; i <= 5; i++) b.send("tell", `${a.player} note ${i}`);
-      await new Promise((r) => setTimeout(r, 300));
+      d.leave();
+      const c = await join({ format: "json" });
+      const cAvatar = `player-${c.player}`;
+      await until(() => named(b, cAvatar) !== undefined && named(b, dAvatar) === undefined, "c in, d out of b's table");
       relay.resume();
       const bAvatar = `player-${b.player}`;
       await until(() => a.status === "open" && told.length === 5, "a back, with five notes", 15_000);
       assert.deepEqual(told, [1, 2, 3, 4, 5].map((i) => `player-${b.player}: note ${i}`));
       assert.ok(statuses.includes("reconnecting"), statuses.join(","));
-      // After the snapshot a's table matches b's.
+      // After the snapshot a's table is b's: b's move, c in, d gone.
       await until(() => Math.abs(named(a, bAvatar).position[1] - named(b, bAvatar).position[1]) < 1e-3, "b's move in a's table");
+      assert.ok(named(a, cAvatar) !== undefined, "c missing after the reconnection");
+      assert.equal(named(a, dAvatar), undefined, "d still there after the reconnection");
       await until(() => a.entities.size === b.entities.size, "the same entities");
       for (const id of b.entities.keys()) assert.ok(a.entities.has(id), `entity ${id} missing after the reconnection`);
     } finally {
@@ -182,4 +201,26 @@ test("a malformed or unknown message is an error event, and the table is kept", 
   assert.equal(client.entities.size, 1);
   assert.deepEqual(client.entities.get(0).position, [1, 2, 3]);
   client.close();
+});
+
+test("the binary form decodes as the server writes it (delta.rs's own bytes)", () => {
+  // An update at frame 300: one change of entity 3, its rotation alone
+  // (the identity), then an entity 3 entering whole, and 9 removed.
+  const identity = [255, 191, 255, 239, 255, 3];
+  const turned = decodeDelta(new Uint8Array([1, 0xac, 0x02, 0, 1, 3, 2, ...identity, 0]), 0.001);
+  assert.deepEqual(turned, { kind: "update", frame: 300, entered: [], changed: [{ id: 3, rotation: [0, 0, 0, 1] }], removed: [] });
+  const whole = [3, 4, ...Buffer.from("cube"), 208, 15, 160, 31, 239, 46, ...identity, 208, 15, 208, 15, 208, 15];
+  const health = [1, 6, ...Buffer.from("Health"), 1, 2, ...Buffer.from("hp"), 1, 14];
+  const entered = decodeDelta(new Uint8Array([1, 0xac, 0x02, 1, ...whole, ...health, 0, 1, 9]), 0.001);
+  assert.equal(entered.kind, "update");
+  const cube = entered.entered[0];
+  assert.deepEqual([cube.id, cube.name, cube.rotation], [3, "cube", [0, 0, 0, 1]]);
+  cube.position.forEach((v, i) => assert.ok(Math.abs(v - [1, 2, -3][i]) < 1e-9));
+  cube.scale.forEach((v) => assert.ok(Math.abs(v - 1) < 1e-9));
+  assert.equal(cube.data.Health.hp, 7);
+  assert.deepEqual(entered.removed, [9]);
+  // A message cut short, bytes left over, an unknown mask: refused.
+  for (const bad of [[1, 0xac], [5, 1, 65, 0], [1, 1, 0, 1, 3, 64]]) {
+    assert.throws(() => decodeDelta(new Uint8Array(bad), 0.001), lib.ProtocolError);
+  }
 });

@@ -1,18 +1,16 @@
 // Test helpers: a real `host serve` on loopback (the binary from
 // GAME_HOST_BIN, else `host` on PATH), players admitted over HTTP, a TCP
 // proxy whose connections a test can drop, and the library under test
-// (CLIENT_DIST, else ../dist after `npm run build`).
+// (its sources, as the view page loads them).
 
 import { spawn } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+
+export * as lib from "../src/index.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = process.env.CLIENT_DIST ?? path.join(here, "..", "dist");
-
-/** The library, as built. */
-export const lib = await import(pathToFileURL(path.join(dist, "index.js")).href);
 
 /** A script to serve: `ARENA` / `CUBE` (built components), else the examples. */
 export const scripts = {

@@ -95,6 +95,7 @@ fn ramp(case: &Case, threads: usize, hz: f64, max_instances: usize) -> Ramp {
         frames: None,
         seed: None,
         stream_every: None,
+        stream_precision: None,
         grants: None,
         open_to_players: None,
     };
@@ -173,6 +174,7 @@ fn main() {
             frames: None,
             seed: None,
             stream_every: None,
+            stream_precision: None,
             grants: None,
             open_to_players: None,
         };
@@ -204,6 +206,7 @@ fn main() {
                 frames: None,
                 seed: None,
                 stream_every: None,
+                stream_precision: None,
                 grants: None,
                 open_to_players: None,
             };

@@ -1,7 +1,8 @@
-//! The TypeScript client library (`client/`): built with `tsc` (from
-//! `target/test-tools`, where `./test.sh` installs it, or PATH), then its
-//! own tests run under Node's test runner against a real `host serve` of
-//! `examples/arena` and `examples/spinning-cube`, built here first.
+//! The players' client library (`client/`): checked and its declarations
+//! written by `tsc` (from `target/test-tools`, where `./test.sh` installs
+//! it, or PATH), a TypeScript game's use of it checked against them, then
+//! its own tests run under Node's test runner against a real `host serve`
+//! of `examples/arena` and `examples/spinning-cube`, built here first.
 
 mod common;
 
@@ -45,6 +46,13 @@ fn the_client_library_passes_its_tests_against_a_real_server() {
             .arg(&dist),
         "tsc",
     );
+    run(
+        Command::new("tsc")
+            .env("PATH", tool_path())
+            .arg("-p")
+            .arg(client.join("test")),
+        "tsc (a TypeScript game's use of the library)",
+    );
     let arena = common::build("arena");
     let cube = common::build("spinning-cube");
     let report = run(
@@ -53,7 +61,6 @@ fn the_client_library_passes_its_tests_against_a_real_server() {
             .arg(client.join("test/client.test.mjs"))
             .current_dir(&client)
             .env("GAME_HOST_BIN", env!("CARGO_BIN_EXE_host"))
-            .env("CLIENT_DIST", &dist)
             .env("ARENA", &arena)
             .env("CUBE", &cube)
             .env("GAME_HOST_CACHE_DIR", common::cache_dir()),
@@ -62,7 +69,7 @@ fn the_client_library_passes_its_tests_against_a_real_server() {
     // The byte counts, for whoever reads the test's output.
     println!("{report}");
     assert!(
-        report.contains("ℹ pass 4") && report.contains("ℹ fail 0"),
+        report.contains("ℹ pass 5") && report.contains("ℹ fail 0"),
         "{report}"
     );
 }

@@ -33,6 +33,7 @@ fn start(server: &Server, scripts: &[&ScriptComponent], frames: u64) -> WorldId 
         frames: Some(frames),
         seed: None,
         stream_every: None,
+        stream_precision: None,
         grants: None,
         open_to_players: None,
     };
@@ -84,6 +85,7 @@ fn worlds_start_and_stop_mid_run_and_count_every_frame() {
         frames: None,
         seed: None,
         stream_every: None,
+        stream_precision: None,
         grants: None,
         open_to_players: None,
     };
@@ -349,6 +351,7 @@ fn big_worlds_on_shared_frame_threads_end_as_on_one_thread() {
             frames: Some(60),
             seed: None,
             stream_every: None,
+            stream_precision: None,
             grants: None,
             open_to_players: None,
         };

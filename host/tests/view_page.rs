@@ -1,8 +1,10 @@
 //! The page `host serve` serves to watch and play a world
 //! (`/worlds/{id}/view`), in a real browser: Debian's chromium, driven by
-//! chromedriver over WebDriver. The page connects to the player's stream,
-//! draws the world, and a key pressed on it reaches the script, whose
-//! change then shows on the page.
+//! chromedriver over WebDriver. The page runs on the players' client
+//! library (served at `/client/`): it connects to the player's stream (the
+//! binary deltas), draws the world, and a key pressed on it reaches the
+//! script, whose change (a transform, a replicated component) then shows
+//! on the page.
 
 mod common;
 
@@ -177,4 +179,37 @@ fn the_view_page_draws_the_world_and_sends_its_keys() {
          return false;",
     );
     assert_eq!(drawn, true);
+}
+
+#[test]
+fn the_view_page_shows_a_replicated_component_changed_by_a_key() {
+    let serve = Serve::start(&["examples/arena", "--hz", "20"]);
+    let (status, body) = request("POST", &serve.url("/worlds/1/players"), None);
+    assert_eq!(status, 201, "{body}");
+    let body = json(&body);
+    let (player, view) = (
+        body["player"].as_u64().unwrap(),
+        body["view"].as_str().unwrap(),
+    );
+
+    // The library's files are served as scripts.
+    let (status, index) = request("GET", &serve.url("/client/index.js"), None);
+    assert_eq!(status, 200);
+    assert!(index.contains("export { GameClient }"), "{index}");
+
+    let driver = Driver::start();
+    let browser = Browser::open(&driver);
+    browser.post("/url", json!({"url": serve.url(view)}));
+    let health = format!(
+        r#"const cell = document.querySelector('tr[data-name="player-{player}"] td.data');
+           return cell ? cell.textContent : null;"#
+    );
+    browser.wait_for(&health, "Health hp 10", Duration::from_secs(30));
+    // Space takes one hp: the script's change reaches the page in the
+    // entity's delta.
+    browser.press("\u{E00D}");
+    browser.wait_for(&health, "Health hp 9", Duration::from_secs(10));
+    // Its stream is the binary one.
+    let metrics = request("GET", &serve.url("/metrics"), None).1;
+    assert!(metrics.contains("game_server_streams 1"), "{metrics}");
 }

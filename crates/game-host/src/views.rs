@@ -7,7 +7,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::players::PlayerId;
+/// A player's id, as [`crate::players`] has it (named here as a number, so
+/// that this module, which the guest boundary uses, names nothing above
+/// it).
+pub type PlayerId = u64;
 
 /// Entities with an audience of their own, at most.
 pub const MAX_AUDIENCES: usize = 1 << 16;
@@ -281,7 +284,7 @@ mod tests {
             center: 4,
             radius: 2.0,
         };
-        views.apply(ViewChange::SetInterest(9, interest));
+        views.apply(ViewChange::SetInterest(9, interest)).unwrap();
         assert!(interest.covers([0.0; 3], [2.0, 0.0, 0.0]));
         assert!(!interest.covers([0.0; 3], [1.5, 1.5, 0.0]));
         assert_eq!(views.interest_of(9), Some(interest));

@@ -16,6 +16,7 @@
 //! | `DELETE /worlds/7/players/1` | 200; the player leaves the world |
 //! | `GET /worlds/7/stream?token=T` | a WebSocket: the player's stream (see [`crate::stream`]) |
 //! | `GET /worlds/7/view?token=T` | a page that draws the world from the stream and sends its keys |
+//! | `GET /client/index.js` (and the files it imports) | the players' client library the page runs on |
 //!
 //! A node of a fleet answers for every world of the fleet: a request for a
 //! world another node holds, or a new world that another node has more
@@ -43,6 +44,7 @@
 //! is used.
 
 mod auth;
+mod client_files;
 mod cross_site;
 mod forward;
 mod limits;
@@ -371,8 +373,8 @@ async fn handle(
         headers.insert(
             CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(
-                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
-                 connect-src 'self'; img-src 'self'",
+                "default-src 'none'; script-src 'self' 'unsafe-inline'; \
+                 style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'",
             ),
         );
     }

@@ -75,6 +75,9 @@ pub(crate) enum Route {
     Stream(WorldId),
     /// The page that watches and plays a world.
     View(WorldId),
+    /// A file of the players' client library (its index in
+    /// `client_files`), which the view page loads.
+    ClientFile(usize),
 }
 
 impl Route {
@@ -100,6 +103,10 @@ impl Route {
             }
             (&Method::GET, ["worlds", id, "stream"]) => Route::Stream(parse_id(id)?),
             (&Method::GET, ["worlds", id, "view"]) => Route::View(parse_id(id)?),
+            (&Method::GET, ["client", name]) => match super::client_files::index(name) {
+                Some(index) => Route::ClientFile(index),
+                None => return Err(Answer::error(404, format!("no such endpoint: {path}"))),
+            },
             (
                 _,
                 ["healthz" | "readyz" | "metrics" | "worlds"]
@@ -224,6 +231,12 @@ pub(crate) fn answer(
             status: 200,
             body: VIEW_PAGE.to_owned(),
             content_type: "text/html; charset=utf-8",
+            challenge: false,
+        },
+        Route::ClientFile(index) => Answer {
+            status: 200,
+            body: super::client_files::text(index).to_owned(),
+            content_type: "text/javascript; charset=utf-8",
             challenge: false,
         },
         // Answered before the body is read, by the `upgrade` module.

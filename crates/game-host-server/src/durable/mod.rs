@@ -97,10 +97,6 @@ fn mirror(state: &StateConfig) -> Option<Arc<dyn LogMirror>> {
     Some(link.mirror.clone())
 }
 
-fn default_precision() -> f32 {
-    crate::stream::DEFAULT_PRECISION
-}
-
 /// How a world was started, as its state directory keeps it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -109,10 +105,10 @@ pub(crate) struct Manifest {
     /// End after this many frames.
     pub frames: Option<u64>,
     pub stream_every: u32,
-    /// The step of the stream's binary form (a manifest written before it
-    /// was kept has the default).
-    #[serde(default = "default_precision")]
-    pub stream_precision: f32,
+    /// The step of the stream's binary form (`None` in a manifest written
+    /// before it was kept: the default).
+    #[serde(default)]
+    pub stream_precision: Option<f32>,
     /// Grants that narrowed the server's for this world.
     pub grants: Option<GrantFile>,
     pub max_restarts: u32,

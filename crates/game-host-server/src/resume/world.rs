@@ -13,7 +13,7 @@ use anyhow::{Context, Result, bail};
 use super::ScriptLoader;
 use crate::config::ServerConfig;
 use crate::durable::{Durable, SeatLog, WorldFiles, read_seats};
-use crate::stream::{Seats, StreamSettings, WorldHub};
+use crate::stream::{DEFAULT_PRECISION, Seats, StreamSettings, WorldHub};
 use crate::world::{MAX_STREAM_EVERY, World, WorldId, check_precision, world_runtime};
 use game_host::files::read_capped;
 use game_host::players::PlayerEvent;
@@ -41,8 +41,8 @@ pub(crate) fn resume_world(
             manifest.stream_every
         );
     }
-    check_precision(manifest.stream_precision)
-        .context("its manifest's `stream_precision` is out of range")?;
+    let precision = manifest.stream_precision.unwrap_or(DEFAULT_PRECISION);
+    check_precision(precision).context("its manifest's `stream_precision` is out of range")?;
     let log = files.log();
     let mut recording = read_log(&log, id)?;
     recording.cut_to_last_frame();
@@ -131,7 +131,7 @@ pub(crate) fn resume_world(
     let hub = WorldHub::with_seats(
         StreamSettings {
             every: manifest.stream_every,
-            precision: manifest.stream_precision,
+            precision,
         },
         config.max_players,
         header.open_to_players.clone(),

@@ -22,6 +22,7 @@
 //! format.
 //!
 //! Files: `wire` (the message formats), `delta` (the binary form),
+//! `encode` (a message in its client's form),
 //! `tracker` (what changed since the last update, field by field), `view`
 //! (what each player sees, and each view's update), `seats` (the players
 //! admitted and their tokens), `bucket` (the rate of a player's messages),
@@ -30,6 +31,7 @@
 mod bucket;
 mod client;
 mod delta;
+mod encode;
 mod hub;
 mod seats;
 mod tracker;

@@ -94,6 +94,9 @@ impl Routes {
     }
 }
 
+/// A (before, now) pair of views, by their shared id lists' addresses.
+type ViewPair = (*const [u32], *const [u32]);
+
 /// What each player saw at the last published frame: the ids, in order,
 /// shared by players who saw the same.
 #[derive(Debug, Default)]
@@ -185,8 +188,9 @@ impl PlayerViews {
     ) -> Routes {
         let empty: Arc<[u32]> = Arc::from(Vec::new());
         let mut routes = Routes::default();
-        let mut updates: HashMap<(*const [u32], *const [u32]), Option<Arc<ViewUpdate>>> =
-            HashMap::new();
+        // By the (before, now) pair of shared id lists, both alive for the
+        // whole call: each distinct pair's update, made once.
+        let mut updates: HashMap<ViewPair, Option<Arc<ViewUpdate>>> = HashMap::new();
         let mut seen = HashMap::new();
         for (player, ids) in now {
             let before = self.seen.get(&player).unwrap_or(&empty).clone();
@@ -268,14 +272,12 @@ mod tests {
         let (a, near, far, secret) = (spawn(0.0), spawn(5.0), spawn(50.0), spawn(1.0));
         let mut tracker = SceneTracker::default();
         let mut views = Views::default();
-        views.apply(ViewChange::SetInterest(
-            1,
-            Interest {
-                center: a,
-                radius: 10.0,
-            },
-        ));
-        views.apply(ViewChange::ShowTo(secret, 2));
+        let interest = Interest {
+            center: a,
+            radius: 10.0,
+        };
+        views.apply(ViewChange::SetInterest(1, interest)).unwrap();
+        views.apply(ViewChange::ShowTo(secret, 2)).unwrap();
         let mut players = PlayerViews::default();
         let changes = tracker.update(&mut scene, &[]);
         let routes = players.update(&[1, 2, 3], &views, &tracker, &changes);
@@ -300,7 +302,7 @@ mod tests {
             (vec![], vec![near, far], vec![])
         );
         // Shown to all: players 1 (within its radius) and 3 get it.
-        views.apply(ViewChange::ShowToAll(secret));
+        views.apply(ViewChange::ShowToAll(secret)).unwrap();
         let changes = tracker.update(&mut scene, &[]);
         let routes = players.update(&[1, 2, 3], &views, &tracker, &changes);
         assert!(routes.of(2).is_none());
@@ -308,7 +310,7 @@ mod tests {
         assert_eq!(ids(routes.of(3).unwrap()), (vec![secret], vec![], vec![]));
         assert_eq!(routes.distinct(), 2);
         // Open again: one shared view.
-        views.apply(ViewChange::ClearInterest(1));
+        views.apply(ViewChange::ClearInterest(1)).unwrap();
         let changes = tracker.update(&mut scene, &[]);
         let routes = players.update(&[1, 2, 3], &views, &tracker, &changes);
         assert_eq!(

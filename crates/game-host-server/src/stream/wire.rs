@@ -21,7 +21,6 @@
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow};
-use bytes::Bytes;
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
@@ -184,21 +183,6 @@ impl<'a> WireMessage<'a> {
         WireMessage {
             channel: &message.channel,
             payload: &message.payload,
-        }
-    }
-}
-
-impl Wire<'_> {
-    /// The message in `format`. In binary deltas, `changed` goes whole (as
-    /// entering the view); a view's update is encoded by
-    /// [`super::delta::encode_update`] instead, with only what changed.
-    pub fn encode(&self, format: Format) -> Bytes {
-        match format {
-            Format::Json => Bytes::from(serde_json::to_vec(self).expect("JSON always encodes")),
-            Format::MessagePack => {
-                Bytes::from(rmp_serde::to_vec_named(self).expect("MessagePack always encodes"))
-            }
-            Format::Delta => super::delta::encode_wire(self),
         }
     }
 }

@@ -6,8 +6,8 @@
 use crate::guest::bindings::scene::EntityId as WitEntityId;
 use crate::guest::bindings::views::Host;
 use crate::guest::{Command, ScriptState};
-use crate::players::PlayerId;
 use crate::scene::EntityId;
+use crate::views::PlayerId;
 use crate::views::{Interest, ViewChange};
 
 /// Longest name of a replicated component, in bytes.

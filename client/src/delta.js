@@ -8,7 +8,17 @@
  * smallest three components.
  */
 
-import { type EntityChange, type EntityData, type EntityState, type FieldValue, ProtocolError, type Quat, type ServerMessage, type Vec3 } from "./protocol.js";
+import { ProtocolError } from "./protocol.js";
+
+/**
+ * @typedef {import("./protocol.js").EntityChange} EntityChange
+ * @typedef {import("./protocol.js").EntityData} EntityData
+ * @typedef {import("./protocol.js").EntityState} EntityState
+ * @typedef {import("./protocol.js").FieldValue} FieldValue
+ * @typedef {import("./protocol.js").Quat} Quat
+ * @typedef {import("./protocol.js").ServerMessage} ServerMessage
+ * @typedef {import("./protocol.js").Vec3} Vec3
+ */
 
 /** Bits of each kept rotation component. */
 export const ROTATION_BITS = 12;
@@ -25,64 +35,78 @@ const DATA = 16;
 const text = new TextDecoder("utf-8", { fatal: true });
 
 class Reader {
-  private at = 0;
-  private readonly view: DataView;
+  #at = 0;
+  #bytes;
+  #view;
 
-  constructor(private readonly bytes: Uint8Array) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  /** @param {Uint8Array} bytes */
+  constructor(bytes) {
+    this.#bytes = bytes;
+    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  private need(n: number): void {
-    if (this.at + n > this.bytes.length) throw new ProtocolError("a binary message ends early");
+  /** @param {number} n */
+  #need(n) {
+    if (this.#at + n > this.#bytes.length) throw new ProtocolError("a binary message ends early");
   }
 
-  /** An unsigned varint, up to 2^53 (beyond, precision would be lost). */
-  varint(): number {
+  /**
+   * An unsigned varint, as a number: exact up to 2^53, rounded beyond (a
+   * 64-bit field's value past that is still a value).
+   * @returns {number}
+   */
+  varint() {
     let value = 0;
     let scale = 1;
     for (let i = 0; i < 10; i++) {
-      this.need(1);
-      const byte = this.bytes[this.at++]!;
+      this.#need(1);
+      const byte = /** @type {number} */ (this.#bytes[this.#at++]);
       value += (byte & 0x7f) * scale;
-      if ((byte & 0x80) === 0) {
-        if (value > Number.MAX_SAFE_INTEGER) throw new ProtocolError("a number is too large");
-        return value;
-      }
+      if ((byte & 0x80) === 0) return value;
       scale *= 128;
     }
     throw new ProtocolError("a varint is too long");
   }
 
-  /** A zigzag varint. */
-  signed(): number {
+  /**
+   * A zigzag varint.
+   * @returns {number}
+   */
+  signed() {
     const n = this.varint();
+    // Past 2^53 the low bit is lost: the sign goes with it, the size not.
+    if (n > Number.MAX_SAFE_INTEGER) return n / 2;
     return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
   }
 
-  byte(): number {
-    this.need(1);
-    return this.bytes[this.at++]!;
+  /** @returns {number} */
+  byte() {
+    this.#need(1);
+    return /** @type {number} */ (this.#bytes[this.#at++]);
   }
 
-  f32(): number {
-    this.need(4);
-    const v = this.view.getFloat32(this.at, true);
-    this.at += 4;
+  /** @returns {number} */
+  f32() {
+    this.#need(4);
+    const v = this.#view.getFloat32(this.#at, true);
+    this.#at += 4;
     return v;
   }
 
-  f64(): number {
-    this.need(8);
-    const v = this.view.getFloat64(this.at, true);
-    this.at += 8;
+  /** @returns {number} */
+  f64() {
+    this.#need(8);
+    const v = this.#view.getFloat64(this.#at, true);
+    this.#at += 8;
     return v;
   }
 
-  string(): string {
+  /** @returns {string} */
+  string() {
     const length = this.varint();
-    this.need(length);
-    const bytes = this.bytes.subarray(this.at, this.at + length);
-    this.at += length;
+    this.#need(length);
+    const bytes = this.#bytes.subarray(this.#at, this.#at + length);
+    this.#at += length;
     try {
       return text.decode(bytes);
     } catch {
@@ -90,44 +114,66 @@ class Reader {
     }
   }
 
-  list<T>(item: () => T): T[] {
+  /**
+   * @template T
+   * @param {() => T} item
+   * @returns {T[]}
+   */
+  list(item) {
     const length = this.varint();
     // Each item takes a byte at least: a length past the rest is a lie.
-    this.need(length);
-    const out: T[] = [];
+    this.#need(length);
+    /** @type {T[]} */
+    const out = [];
     for (let i = 0; i < length; i++) out.push(item());
     return out;
   }
 
-  done(): void {
-    if (this.at !== this.bytes.length) throw new ProtocolError("a binary message has bytes left over");
+  done() {
+    if (this.#at !== this.#bytes.length) throw new ProtocolError("a binary message has bytes left over");
   }
 }
 
-/** A packed rotation, unpacked (see the server's `delta.rs`). */
-export function unpackRotation(packed: number): Quat {
+/**
+ * A packed rotation, unpacked (see the server's `delta.rs`).
+ * @param {number} packed
+ * @returns {Quat}
+ */
+export function unpackRotation(packed) {
   const largest = packed % 4;
   const top = 2 ** ROTATION_BITS - 2;
-  const q: Quat = [0, 0, 0, 0];
+  /** @type {Quat} */
+  const q = [0, 0, 0, 0];
   let rest = Math.floor(packed / 4);
   let sum = 0;
   for (let i = 0; i < 4; i++) {
     if (i === largest) continue;
-    const step = rest % 2 ** ROTATION_BITS;
+    const step = Math.min(rest % 2 ** ROTATION_BITS, top);
     rest = Math.floor(rest / 2 ** ROTATION_BITS);
     const c = ((step / top) * 2 - 1) / Math.SQRT2;
     q[i] = c;
     sum += c * c;
   }
   q[largest] = Math.sqrt(Math.max(0, 1 - sum));
-  return q;
+  // Hostile bits may not make a unit quaternion: make it one.
+  const length = Math.hypot(q[0], q[1], q[2], q[3]);
+  return [q[0] / length, q[1] / length, q[2] / length, q[3] / length];
 }
 
-function vec3(r: Reader, precision: number): Vec3 {
-  return [r.signed() * precision, r.signed() * precision, r.signed() * precision];
+/**
+ * @param {Reader} r
+ * @param {number} step
+ * @returns {Vec3}
+ */
+function vec3(r, step) {
+  return [r.signed() * step, r.signed() * step, r.signed() * step];
 }
 
-function value(r: Reader): FieldValue {
+/**
+ * @param {Reader} r
+ * @returns {FieldValue}
+ */
+function value(r) {
   const tag = r.varint();
   switch (tag) {
     case 0:
@@ -152,15 +198,26 @@ function value(r: Reader): FieldValue {
   }
 }
 
-function data(r: Reader): EntityData {
-  const out: EntityData = {};
-  for (const [component, fields] of r.list(() => [r.string(), r.list(() => [r.string(), value(r)] as const)] as const)) {
+/**
+ * @param {Reader} r
+ * @returns {EntityData}
+ */
+function data(r) {
+  // No prototype: a component named `__proto__` is a component.
+  /** @type {EntityData} */
+  const out = Object.create(null);
+  for (const [component, fields] of r.list(() => /** @type {const} */ ([r.string(), r.list(() => /** @type {const} */ ([r.string(), value(r)]))]))) {
     out[component] = Object.fromEntries(fields);
   }
   return out;
 }
 
-function whole(r: Reader, precision: number): EntityState {
+/**
+ * @param {Reader} r
+ * @param {number} precision
+ * @returns {EntityState}
+ */
+function whole(r, precision) {
   const id = r.varint();
   const name = r.string();
   const position = vec3(r, precision);
@@ -169,8 +226,14 @@ function whole(r: Reader, precision: number): EntityState {
   return { id, name, position, rotation, scale, data: data(r) };
 }
 
-function change(r: Reader, precision: number): EntityChange {
-  const out: EntityChange = { id: r.varint() };
+/**
+ * @param {Reader} r
+ * @param {number} precision
+ * @returns {EntityChange}
+ */
+function change(r, precision) {
+  /** @type {EntityChange} */
+  const out = { id: r.varint() };
   const mask = r.byte();
   if (mask & ~(POSITION | ROTATION | SCALE | NAME | DATA)) throw new ProtocolError(`an unknown change mask ${mask}`);
   if (mask & POSITION) out.position = vec3(r, precision);
@@ -182,14 +245,17 @@ function change(r: Reader, precision: number): EntityChange {
 }
 
 /**
- * One binary message, checked; positions and scales in steps of
- * `precision` (the snapshot's, which carries its own). Throws a
- * {@link ProtocolError}.
+ * One binary message, checked; positions in steps of `precision` (the
+ * snapshot's, which carries its own). Throws a {@link ProtocolError}.
+ * @param {Uint8Array} bytes
+ * @param {number} precision
+ * @returns {ServerMessage}
  */
-export function decodeDelta(bytes: Uint8Array, precision: number): ServerMessage {
+export function decodeDelta(bytes, precision) {
   const r = new Reader(bytes);
   const tag = r.varint();
-  let message: ServerMessage;
+  /** @type {ServerMessage} */
+  let message;
   switch (tag) {
     case 0: {
       const frame = r.varint();
