@@ -43,6 +43,7 @@ import { EntityTable } from "./table.js";
  * @property {number} [maxReconnectDelayMs] ...up to this (5000).
  * @property {number} [maxReconnects] Tries in a row before the client gives up (30).
  * @property {() => number} [now] The clock for interpolation, in milliseconds (`performance.now`).
+ * @property {boolean} [followMoves] Whether to reconnect at the address a world that moves to another node of a fleet names (true); any node forwards a stream, so a page held to its own origin says false.
  */
 
 /**
@@ -391,7 +392,8 @@ export class GameClient {
       case "restarting":
         // The server closes with a restart code next; a world that moves
         // names its new node.
-        if (message.reconnect !== undefined && /^(https?|wss?):\/\//.test(message.reconnect)) {
+        const follow = this.#options.followMoves ?? true;
+        if (follow && message.reconnect !== undefined && /^(https?|wss?):\/\//.test(message.reconnect)) {
           this.#server = message.reconnect;
         }
         break;

@@ -177,7 +177,9 @@ test("a malformed or unknown message is an error event, and the table is kept", 
       socket = this;
     }
     send() {}
-    close() {}
+    close(code) {
+      this.closedWith = code;
+    }
   }
   const client = new GameClient({ server: "http://example.invalid:1", world: 3, token: "t", WebSocket: Fake });
   const connected = client.connect();
@@ -198,6 +200,9 @@ test("a malformed or unknown message is an error event, and the table is kept", 
     socket.onmessage({ data: bad });
   }
   assert.equal(errors.length, 5, errors.join("\n"));
+  // A binary message it could not read may have held entities: it asks
+  // for a fresh snapshot (a new connection), keeping its table till then.
+  assert.equal(socket.closedWith, 4000);
   assert.equal(client.entities.size, 1);
   assert.deepEqual(client.entities.get(0).position, [1, 2, 3]);
   client.close();

@@ -234,7 +234,7 @@ impl World {
                     id: id.0,
                     frames: spec.frames,
                     stream_every: every,
-                    stream_precision: Some(precision),
+                    stream_precision: (precision != DEFAULT_PRECISION).then_some(precision),
                     grants: spec.grants.clone(),
                     max_restarts: config.runtime.restart.max_restarts,
                     backoff_frames: config.runtime.restart.backoff_frames,

@@ -173,23 +173,29 @@ impl Views {
     }
 
     fn hide_from(&mut self, entity: u32, player: PlayerId) -> Result<(), String> {
-        if !self.room(entity) {
+        // Only a hiding that names one more player needs room.
+        let adds = match self.audiences.get(&entity) {
+            None => true,
+            Some(Audience::Everyone { except }) => !except.contains(&player),
+            Some(Audience::Only(_)) => false,
+        };
+        if adds && !self.room(entity) {
             return Err(over(&format!("hide entity {entity} from player {player}")));
         }
         let audience = self.audiences.entry(entity).or_insert(Audience::Everyone {
             except: BTreeSet::new(),
         });
-        let changed = match audience {
-            Audience::Everyone { except } => except.insert(player),
+        match audience {
+            Audience::Everyone { except } => {
+                if except.insert(player) {
+                    self.entries += 1;
+                }
+            }
             Audience::Only(players) => {
                 if players.remove(&player) {
                     self.entries -= 1;
                 }
-                false
             }
-        };
-        if changed {
-            self.entries += 1;
         }
         Ok(())
     }

@@ -112,7 +112,8 @@ impl Route {
                 ["healthz" | "readyz" | "metrics" | "worlds"]
                 | ["worlds", _]
                 | ["worlds", _, "events" | "players" | "stream" | "view"]
-                | ["worlds", _, "players", _],
+                | ["worlds", _, "players", _]
+                | ["client", _],
             ) => {
                 return Err(Answer::error(
                     405,
@@ -152,7 +153,10 @@ impl Route {
     /// Whether answering may wait on the loop threads or start a world
     /// (the HTTP side runs those off its event loop).
     pub fn may_block(self) -> bool {
-        !matches!(self, Route::Health | Route::Ready | Route::View(_))
+        !matches!(
+            self,
+            Route::Health | Route::Ready | Route::View(_) | Route::ClientFile(_)
+        )
     }
 }
 

@@ -107,7 +107,9 @@ pub(crate) struct Manifest {
     pub stream_every: u32,
     /// The step of the stream's binary form (`None` in a manifest written
     /// before it was kept: the default).
-    #[serde(default)]
+    /// Left out where it is the default, so that a node of an older
+    /// version reads the manifest (a fleet hands it between nodes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_precision: Option<f32>,
     /// Grants that narrowed the server's for this world.
     pub grants: Option<GrantFile>,

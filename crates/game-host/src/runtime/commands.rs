@@ -20,7 +20,9 @@ impl Runtime {
         let mut commands = std::mem::take(&mut self.command_buffer);
         instance.swap_commands(&mut commands);
         let now = self.shared.clock.now().frame;
-        let mut over_budget: Option<(u32, String)> = None;
+        // Scripts to stop for a quota, each once (the frame's biggest
+        // sender to players, this one past the views' caps).
+        let mut over_budget: Vec<(u32, String)> = Vec::new();
         for command in commands.drain(..) {
             match command {
                 Command::Subscribe(id) => self.subscriptions.subscribe(slot, id),
@@ -63,7 +65,7 @@ impl Runtime {
                         // frame's biggest sender stopped.
                         Err(over) => {
                             if let Some(stop) = over.stop {
-                                over_budget = Some((stop, over.cause));
+                                over_budget.push((stop, over.cause));
                                 if stop == slot {
                                     // Nothing more it asked for is done.
                                     break;
@@ -75,7 +77,7 @@ impl Runtime {
                 Command::View(change) => {
                     // Past a cap: the script is stopped, as for any quota.
                     if let Err(cause) = self.views.apply(change) {
-                        over_budget = Some((slot, cause));
+                        over_budget.push((slot, cause));
                         break;
                     }
                 }
@@ -91,7 +93,7 @@ impl Runtime {
         }
         commands.clear();
         self.command_buffer = commands;
-        if let Some((stop, cause)) = over_budget {
+        for (stop, cause) in over_budget {
             self.stop(stop, cause);
         }
     }

@@ -64,10 +64,11 @@ impl Host for ScriptState {
             ));
         }
         let center = EntityId::from(center);
-        // What the player sees of every entity changes: the script must be
-        // allowed to write the center and to read every entity.
+        // What the player sees of every entity changes (a tiny radius hides
+        // them all), replacing any other script's interest: the script must
+        // be allowed to write every entity.
         self.may_write(center)?;
-        self.may_reach_all(false, "set a player's interest")?;
+        self.may_reach_all(true, "set a player's interest")?;
         if !self.entity_exists(center) {
             return Err(wasmtime::format_err!("views: no entity {}", center.index()));
         }
