@@ -12,8 +12,7 @@ use crate::guest::bindings::events::Event;
 pub use crate::guest::bindings::players::{PlayerEvent, PlayerInput};
 pub use crate::guest::players::{KEPT_PLAYER_EVENTS, Roster};
 
-/// A player of one world; never reused within it.
-pub type PlayerId = u64;
+pub use crate::views::PlayerId;
 
 /// A message a script sent to players' clients.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,9 +7,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// A player's id, as [`crate::players`] has it (named here as a number, so
-/// that this module, which the guest boundary uses, names nothing above
-/// it).
+/// A player of one world; never reused within it. Defined here, the lowest
+/// of the modules that speak of players (the guest boundary names this
+/// module; [`crate::players`] names the boundary), and re-exported by
+/// `players`.
 pub type PlayerId = u64;
 
 /// Entities with an audience of their own, at most.

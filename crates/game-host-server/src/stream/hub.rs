@@ -246,12 +246,11 @@ impl WorldHub {
         if frame.is_multiple_of(self.every) {
             let snapshots = std::mem::take(&mut *self.snapshots.lock_unpoisoned());
             if listened || !snapshots.is_empty() {
-                let replicated = runtime.views().replicated().to_vec();
+                let world_views = runtime.views();
                 let changes = {
                     let mut scene = runtime.scene().lock_unpoisoned();
-                    tracker.update(&mut *scene, &replicated)
+                    tracker.update(&mut *scene, world_views.replicated())
                 };
-                let world_views = runtime.views();
                 routes = views.update(&connected, world_views, tracker, &changes);
                 for (player, reply) in snapshots {
                     let ids = visible(world_views, tracker, player);

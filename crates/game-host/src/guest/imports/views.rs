@@ -66,9 +66,8 @@ impl Host for ScriptState {
         let center = EntityId::from(center);
         // What the player sees of every entity changes (a tiny radius hides
         // them all), replacing any other script's interest: the script must
-        // be allowed to write every entity.
-        self.may_write(center)?;
-        self.may_reach_all(true, "set a player's interest")?;
+        // be allowed to write every entity (the center among them).
+        self.may_write_every("set a player's interest")?;
         if !self.entity_exists(center) {
             return Err(wasmtime::format_err!("views: no entity {}", center.index()));
         }
@@ -82,7 +81,7 @@ impl Host for ScriptState {
     fn clear_interest(&mut self, player: PlayerId) -> wasmtime::Result<()> {
         // It undoes what another script may have set: only a script that
         // may write every entity may.
-        self.may_reach_all(true, "clear a player's interest")?;
+        self.may_write_every("clear a player's interest")?;
         self.view_change(player, ViewChange::ClearInterest(player))
     }
 
@@ -96,7 +95,7 @@ impl Host for ScriptState {
         // Its fields go to players, for every entity that has it: the
         // script must be allowed to read it, on every entity.
         self.may_read_game([component.as_str()])?;
-        self.may_reach_all(false, &format!("replicate `{component}`"))?;
+        self.may_read_every(&format!("replicate `{component}`"))?;
         self.push_command(Command::View(ViewChange::Replicate(component)))
     }
 }

@@ -114,14 +114,23 @@ impl ScriptState {
     }
 
     /// Fails (a trap saying `what` needs it) unless the instance may read
-    /// (`Side::Read`) or write every entity: for what reaches all of them
-    /// at once (`views`' interests and replicated components).
-    pub(crate) fn may_reach_all(&self, write: bool, what: &str) -> wasmtime::Result<()> {
-        let (restricted, key) = match write {
-            false => (self.reads.restricted(), "reads"),
-            true => (self.writes.restricted(), "writes"),
-        };
-        if restricted {
+    /// every entity: for what reaches all of them at once (a replicated
+    /// component).
+    pub(crate) fn may_read_every(&mut self, what: &str) -> wasmtime::Result<()> {
+        self.may_reach_every(Side::Read, what)
+    }
+
+    /// As [`Self::may_read_every`], for writes (a player's interest).
+    pub(crate) fn may_write_every(&mut self, what: &str) -> wasmtime::Result<()> {
+        self.may_reach_every(Side::Write, what)
+    }
+
+    fn may_reach_every(&mut self, side: Side, what: &str) -> wasmtime::Result<()> {
+        if self.guard(side).restricted() {
+            let key = match side {
+                Side::Read => "reads",
+                Side::Write => "writes",
+            };
             return Err(wasmtime::format_err!(
                 "grants: script `{}` may not {what}: that reaches every entity, and its grants' \
                  {key} allow only some",
