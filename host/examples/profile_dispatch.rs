@@ -30,6 +30,11 @@
 //! (`/proc/self/clear_refs`), and prints the memory each kind of mapping
 //! had referenced by the frame's end (`/proc/self/smaps`), per frame and
 //! per instance: the pages one frame touches, and where they lie.
+//! `PROFILE_POOL=N` sizes the engine's pool for N instances (valgrind,
+//! which cannot reserve the address space of 20,000, can then run a few:
+//! `PROFILE_POOL=4 PROFILE_INSTANCES=3` under `--tool=dhat` shows which
+//! heap blocks each instance's frame reads and writes). The last line gives
+//! the frames' wall time per instance and frame.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -59,7 +64,13 @@ fn main() -> anyhow::Result<()> {
         // `benches/capacity.rs` has, so that every count runs the same
         // compiled code (bounds checked: see `EngineOptions`); one instance
         // keeps the small pool valgrind can reserve.
-        max_instances: if instances > 1 { 20_100 } else { 4 },
+        // `PROFILE_POOL=N` sizes the pool for N instances instead (valgrind
+        // with several instances).
+        max_instances: match std::env::var("PROFILE_POOL") {
+            Ok(n) => n.parse().expect("PROFILE_POOL: a number of instances"),
+            Err(_) if instances > 1 => 20_100,
+            Err(_) => 4,
+        },
         // Deadlines stay compiled in, as by default, but long: under
         // valgrind a call runs some fifty times slower than it would.
         limits: ScriptLimits {
@@ -110,15 +121,19 @@ fn main() -> anyhow::Result<()> {
     for _ in 0..instances {
         runtime.spawn(&noop)?;
     }
+    let started = Instant::now();
     runtime.run_frames(frames);
+    let took = started.elapsed();
     if let Ok(counted) = std::env::var("PROFILE_PAGES") {
         let counted = counted.parse().expect("PROFILE_PAGES: a number of frames");
         touched_pages(&mut runtime, counted, instances)?;
     }
     println!(
-        "{} frames, {} errors",
+        "{} frames, {} errors; {frames} frames of {instances} instances took {:?}, {:.0} ns an instance-frame",
         runtime.frame(),
-        runtime.errors().len()
+        runtime.errors().len(),
+        took,
+        took.as_nanos() as f64 / (frames.max(1) * u64::from(instances)) as f64
     );
     for error in runtime.errors() {
         eprintln!("{}", error.report());

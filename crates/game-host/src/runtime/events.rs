@@ -63,14 +63,19 @@ impl EventQueue {
         self.by_frame.entry(frame).or_default().messages.push(event);
     }
 
+    /// Whether any event is due by `frame` (most frames have none: the
+    /// frame then skips taking them).
+    #[inline]
+    pub fn has_due(&self, frame: u64) -> bool {
+        self.by_frame
+            .first_key_value()
+            .is_some_and(|(f, _)| *f <= frame)
+    }
+
     /// Removes and returns the events due at or before `frame`, oldest
     /// frame first, each frame's input before its messages.
     pub fn take_due(&mut self, frame: u64) -> Vec<Incoming> {
-        if self
-            .by_frame
-            .first_key_value()
-            .is_none_or(|(f, _)| *f > frame)
-        {
+        if !self.has_due(frame) {
             return Vec::new();
         }
         let later = self.by_frame.split_off(&(frame + 1));

@@ -348,14 +348,19 @@ impl Runtime {
                     .complete_job(waiter, kind, job, &mut self.completed);
             }
         }
-        for incoming in self.events.take_due(time.frame) {
-            match incoming {
-                Incoming::Event(event) => self.waits.deliver_event(&event, &mut self.completed),
-                Incoming::Player(event) => self.deliver_player_event(event),
+        if self.events.has_due(time.frame) {
+            for incoming in self.events.take_due(time.frame) {
+                match incoming {
+                    Incoming::Event(event) => self.waits.deliver_event(&event, &mut self.completed),
+                    Incoming::Player(event) => self.deliver_player_event(event),
+                }
             }
         }
         if !self.player_events.is_empty() {
             self.wake_player_listeners();
+        }
+        if self.completed.is_empty() {
+            return;
         }
         for (slot, wake) in self.completed.drain(..) {
             if let Some(instance) = self.slots.get_mut(slot)
@@ -406,6 +411,10 @@ impl Runtime {
             |slot, error| failures.push((slot, error)),
             &mut self.commanded,
         );
+        if failures.is_empty() {
+            self.failures = failures;
+            return;
+        }
         let frame = self.frame();
         for (slot, error) in failures.drain(..) {
             self.record(*error);

@@ -261,7 +261,19 @@ impl Waits {
     }
 
     /// Fires every timer due at or before `frame`.
+    #[inline]
     pub fn fire_timers(&mut self, frame: u64, dt: f64, out: &mut Vec<(u32, Wake)>) {
+        // Most frames fire none: only the check is made in line.
+        if self
+            .timers
+            .peek()
+            .is_some_and(|Reverse((due, _, _))| *due <= frame)
+        {
+            self.fire_due_timers(frame, dt, out);
+        }
+    }
+
+    fn fire_due_timers(&mut self, frame: u64, dt: f64, out: &mut Vec<(u32, Wake)>) {
         while let Some(Reverse((due, slot, token))) = self.timers.peek().copied() {
             if due > frame {
                 break;
