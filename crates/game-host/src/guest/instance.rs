@@ -229,34 +229,41 @@ impl ScriptInstance {
         export: ScriptExport,
         f: impl FnOnce(&Exports, &mut Store<ScriptState>) -> wasmtime::Result<R>,
     ) -> Result<R, Box<ScriptError>> {
-        let limits = *self.component.limits();
+        let limits = self.component.limits();
         let deadline = limits.update_deadline.map(|update| match export {
             ScriptExport::OnUpdate | ScriptExport::OnWake | ScriptExport::OnMessage => update,
             _ => limits.start_deadline,
         });
         if let Some(deadline) = deadline {
-            arm_deadline(&mut self.store, deadline, &limits);
+            arm_deadline(&mut self.store, deadline, limits);
         }
         let state = self.store.data_mut();
         state.calls += 1;
         state.identity.begin_call();
-        f(&self.exports, &mut self.store).map_err(|error| {
-            let identity = &self.store.data().identity;
-            let mut failure = ScriptError::from_call(
-                &identity.name,
-                identity.id,
-                export,
-                self.store.data().clock.frame(),
-                &error,
-                identity.take_stderr_tail(),
-            );
-            if let Some(overrun) = self.store.data().deadline.overrun()
-                && error.downcast_ref::<Trap>() == Some(&Trap::Interrupt)
-            {
-                failure.cause = overrun.cause();
-            }
-            Box::new(failure)
-        })
+        f(&self.exports, &mut self.store).map_err(|error| self.failure(export, &error))
+    }
+
+    /// The script error for a call of `export` that failed with `error`
+    /// (out of line: calls that fail are rare).
+    #[cold]
+    #[inline(never)]
+    fn failure(&self, export: ScriptExport, error: &wasmtime::Error) -> Box<ScriptError> {
+        let state = self.store.data();
+        let identity = &state.identity;
+        let mut failure = ScriptError::from_call(
+            &identity.name,
+            identity.id,
+            export,
+            state.clock.frame(),
+            error,
+            identity.take_stderr_tail(),
+        );
+        if let Some(overrun) = state.deadline.overrun()
+            && error.downcast_ref::<Trap>() == Some(&Trap::Interrupt)
+        {
+            failure.cause = overrun.cause();
+        }
+        Box::new(failure)
     }
 
     /// Starts its part of a frame's dispatch, as task `task`: its scene

@@ -162,9 +162,18 @@ impl ScriptIdentity {
 
     /// Summarises the lines dropped in the current frame, if any; the
     /// runtime calls it at the end of each frame.
+    #[inline]
     pub fn end_frame(&self) {
-        // A plain load first: most frames have nothing to summarise.
-        if !self.dropped.load(Ordering::Relaxed) || !self.dropped.swap(false, Ordering::Relaxed) {
+        // A plain load in line: most frames have nothing to summarise.
+        if self.dropped.load(Ordering::Relaxed) {
+            self.summarise_dropped();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn summarise_dropped(&self) {
+        if !self.dropped.swap(false, Ordering::Relaxed) {
             return;
         }
         let dropped = {
@@ -215,6 +224,7 @@ impl ScriptIdentity {
     }
 
     /// Forgets stderr output of earlier calls; called before each call.
+    #[inline]
     pub fn begin_call(&self) {
         // A plain load first: most calls write nothing to stderr.
         if self.stderr_written.load(Ordering::Relaxed)

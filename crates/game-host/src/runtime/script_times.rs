@@ -115,7 +115,12 @@ impl ScriptTimes {
             } else {
                 entry.recent[entry.next] = ticks;
             }
-            entry.next = (entry.next + 1) % RECENT;
+            // The ring wraps by a compare, not a division.
+            entry.next = if entry.next + 1 == RECENT {
+                0
+            } else {
+                entry.next + 1
+            };
         }
     }
 
