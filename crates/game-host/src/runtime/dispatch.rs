@@ -180,13 +180,7 @@ impl Dispatch {
 
     /// Starts a frame over `slots` slots.
     pub fn begin(&mut self, slots: u32) {
-        // Only the last frame's tasks marked their slots: a frame's set-up
-        // follows its calls, not the slots a runtime has room for.
-        for task in &self.tasks {
-            if let Some(of) = self.task_of.get_mut(task.slot as usize) {
-                *of = NONE;
-            }
-        }
+        self.task_of.clear();
         self.task_of.resize(slots as usize, NONE);
         self.tasks.clear();
         self.made.clear();
