@@ -33,8 +33,8 @@
 //! `PROFILE_POOL=N` sizes the engine's pool for N instances (valgrind,
 //! which cannot reserve the address space of 20,000, can then run a few:
 //! `PROFILE_POOL=4 PROFILE_INSTANCES=3` under `--tool=dhat` shows which
-//! heap blocks each instance's frame reads and writes). The last line gives
-//! the frames' wall time per instance and frame.
+//! heap blocks each instance's frame reads and writes). After the frames it
+//! prints their wall time per instance and frame.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -129,12 +129,16 @@ fn main() -> anyhow::Result<()> {
         touched_pages(&mut runtime, counted, instances)?;
     }
     println!(
-        "{} frames, {} errors; {frames} frames of {instances} instances took {:?}, {:.0} ns an instance-frame",
+        "{} frames, {} errors",
         runtime.frame(),
-        runtime.errors().len(),
-        took,
-        took.as_nanos() as f64 / (frames.max(1) * u64::from(instances)) as f64
+        runtime.errors().len()
     );
+    if frames > 0 && instances > 0 {
+        println!(
+            "{frames} frames of {instances} instances took {took:?}, {:.0} ns an instance-frame",
+            took.as_nanos() as f64 / (frames * u64::from(instances)) as f64
+        );
+    }
     for error in runtime.errors() {
         eprintln!("{}", error.report());
     }
