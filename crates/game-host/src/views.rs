@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A player of one world; never reused within it. Defined here, the lowest
 /// of the modules that speak of players (the guest boundary names this
-/// module; [`crate::players`] names the boundary), and re-exported by
-/// `players`.
+/// module, and the `players` module names the boundary), and re-exported
+/// by `players`.
 pub type PlayerId = u64;
 
 /// Entities with an audience of their own, at most.
