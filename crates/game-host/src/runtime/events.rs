@@ -64,7 +64,7 @@ impl EventQueue {
     }
 
     /// Whether any event is due by `frame` (most frames have none: the
-    /// frame then skips taking them).
+    /// frame checks this in line and skips [`Self::take_due`]).
     #[inline]
     pub fn has_due(&self, frame: u64) -> bool {
         self.by_frame
@@ -75,9 +75,6 @@ impl EventQueue {
     /// Removes and returns the events due at or before `frame`, oldest
     /// frame first, each frame's input before its messages.
     pub fn take_due(&mut self, frame: u64) -> Vec<Incoming> {
-        if !self.has_due(frame) {
-            return Vec::new();
-        }
         let later = self.by_frame.split_off(&(frame + 1));
         let due = std::mem::replace(&mut self.by_frame, later);
         due.into_values()
