@@ -136,6 +136,24 @@ fn an_endless_loop_in_on_message_is_stopped_at_its_deadline() {
 }
 
 #[test]
+fn an_endless_loop_after_quick_updates_spends_their_credit_then_is_stopped() {
+    let run = beside_cube(&default_engine(), "loop-update-later");
+    // 19 updates within the 5 ms deadline saved 0.5 ms each.
+    assert_contained(
+        &run,
+        "on-update",
+        "ran past its CPU deadline of 5 ms for one call and was stopped \
+         (after spending 9.5 ms of credit its earlier calls saved)",
+    );
+    assert_eq!(run.errors[0].frame, 20);
+    assert!(
+        run.slowest < Duration::from_millis(145),
+        "{:?}",
+        run.slowest
+    ); // 10x
+}
+
+#[test]
 fn a_script_may_get_its_own_budget() {
     let engine = default_engine();
     let cube = common::load(&engine, "spinning-cube");

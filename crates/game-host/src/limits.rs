@@ -8,8 +8,9 @@
 //! thread (not the frame thread) advances it every [`TICK`], and at each
 //! tick during a call the call's own CPU time is compared with its budget
 //! (the `deadline` module), so a thread descheduled on a busy machine is never
-//! blamed. A script past its deadline traps; the runtime handles it like
-//! any other trap.
+//! blamed. An update past its deadline spends credit that its instance's
+//! earlier calls saved; with none left it traps, and the runtime handles it
+//! like any other trap.
 
 use std::time::Duration;
 
@@ -20,8 +21,10 @@ pub const TICK: Duration = Duration::from_millis(1);
 /// mods at 60 Hz.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScriptLimits {
-    /// CPU time an `on-update` or `on-wake` call may use; `None`: no
-    /// CPU deadlines at all (the engine compiles no epoch checks).
+    /// CPU time an `on-update` or `on-wake` call may use, plus the credit
+    /// its instance's earlier calls saved (a tenth of this for each call
+    /// that ended within it, up to four times this); `None`: no CPU
+    /// deadlines at all (the engine compiles no epoch checks).
     pub update_deadline: Option<Duration>,
     /// CPU time `entrypoint`, `save-state` or `restore-state` may use (they
     /// set up state, so they get longer). Ignored without `update_deadline`.

@@ -51,7 +51,9 @@ pub struct EngineArgs {
 
     /// CPU time one `on-update` or `on-wake` call may use, in milliseconds (the calling
     /// thread's own CPU time: a busy machine never stops an innocent call);
-    /// a script past it is stopped like a trap. 0 turns deadlines off.
+    /// a call past it spends the credit its instance's earlier calls saved
+    /// (a tenth of this each, up to four times this), and is stopped like a
+    /// trap when it has none. 0 turns deadlines off.
     #[arg(long, value_name = "MS", default_value_t = 5.0, value_parser = number_in(0.0, 60_000.0))]
     script_deadline_ms: f64,
 

@@ -1,5 +1,6 @@
 //! [`CallDeadline`]: the CPU-time budget of the call under way in one
-//! store, judged at epoch ticks. A leaf beside `limits`.
+//! store, judged at epoch ticks, and the credit an instance saves for the
+//! call that needs a little more. A leaf beside `limits`.
 //!
 //! The epoch ticker only says *when to look*: each call is armed to be
 //! looked at on the next tick. At that first look the deadline reads the
@@ -11,6 +12,22 @@
 //! gap to the next tick (nearly all of them) never read a clock at all.
 //! A wall-clock backstop, much longer than the CPU budget, stops a call
 //! whose thread is not running it at all (a host call that waits).
+//!
+//! **Credit.** One call past its budget is not always the script's doing:
+//! a garbage collection in a Python or JavaScript runtime, or the first
+//! touches of memory after the thread slept (on a virtual machine these
+//! can cost a hundred times more after 100 ms idle), put an occasional
+//! call of an innocent script over. So an update, wake or message call
+//! that ends within its budget saves a tenth of the budget as credit, up to
+//! [`CREDIT_CAP`] budgets, and a call past its budget goes on while it has
+//! credit to spend, and is stopped when it has none. A script over its
+//! budget call after call earns nothing and soon has nothing to spend; an
+//! endless loop is stopped after its budget and the credit (at most five
+//! budgets of CPU time). Entry points (`entrypoint`, `save-state`,
+//! `restore-state`) have their own, longer budget and neither earn nor
+//! spend. Credit is counted without a clock: calls are numbered, and the
+//! credit saved since the last call that spent some is worked out only when
+//! a call runs past its budget.
 
 use std::time::{Duration, Instant};
 
@@ -18,11 +35,23 @@ use wasmtime::UpdateDeadline;
 
 use crate::limits::{ScriptLimits, TICK};
 
+/// Credit a call saves when it ends within its budget: this fraction of
+/// the budget.
+const CREDIT_PER_CALL: u32 = 10;
+
+/// The most credit an instance holds, in budgets.
+const CREDIT_CAP: u32 = 4;
+
 /// Why a call was stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Overrun {
-    /// It used more CPU time than its budget.
-    Cpu(Duration),
+    /// It used more CPU time than its budget and the credit it had.
+    Cpu {
+        /// The call's budget.
+        budget: Duration,
+        /// The credit it spent past the budget.
+        credit: Duration,
+    },
     /// It ran longer than the wall-clock backstop.
     Wall(Duration),
 }
@@ -31,9 +60,15 @@ impl Overrun {
     /// The cause a script error states.
     pub fn cause(self) -> String {
         match self {
-            Overrun::Cpu(budget) => format!(
+            Overrun::Cpu { budget, credit } if credit.is_zero() => format!(
                 "ran past its CPU deadline of {} ms for one call and was stopped",
                 millis(budget)
+            ),
+            Overrun::Cpu { budget, credit } => format!(
+                "ran past its CPU deadline of {} ms for one call and was stopped \
+                 (after spending {} ms of credit its earlier calls saved)",
+                millis(budget),
+                millis(credit)
             ),
             Overrun::Wall(backstop) => format!(
                 "ran past the wall-clock backstop of {} ms for one call and was stopped",
@@ -59,6 +94,15 @@ pub(crate) struct CallDeadline {
     baseline: Option<(Duration, Instant)>,
     /// Set when the call was stopped, and why.
     overrun: Option<Overrun>,
+    /// Whether the call may spend credit (updates, wakes and messages).
+    spends: bool,
+    /// Calls armed so far that may spend credit; the one under way (if it
+    /// may) is number `call`.
+    call: u64,
+    /// The credit left when call `credit_as_of` ended; every call since,
+    /// up to the one under way, ended within its budget and saved some.
+    credit: Duration,
+    credit_as_of: u64,
 }
 
 impl CallDeadline {
@@ -69,6 +113,10 @@ impl CallDeadline {
             wall: limits.wall_deadline.max(cpu),
             baseline: None,
             overrun: None,
+            spends: false,
+            call: 0,
+            credit: Duration::ZERO,
+            credit_as_of: 0,
         }
     }
 
@@ -81,10 +129,54 @@ impl CallDeadline {
         }
     }
 
-    /// Starts a new call with a budget of `cpu`; the store is then set to
-    /// call [`CallDeadline::on_tick`] at the next epoch tick.
-    pub fn arm(&mut self, cpu: Duration, limits: &ScriptLimits) {
-        *self = CallDeadline::new(cpu, limits);
+    /// Starts a new call with a budget of `cpu`, which may spend the
+    /// instance's credit if `spends`; the store is then set to call
+    /// [`CallDeadline::on_tick`] at the next epoch tick.
+    #[inline]
+    pub fn arm(&mut self, cpu: Duration, limits: &ScriptLimits, spends: bool) {
+        self.cpu = cpu;
+        self.wall = limits.wall_deadline.max(cpu);
+        self.baseline = None;
+        self.overrun = None;
+        self.spends = spends;
+        self.call += u64::from(spends);
+    }
+
+    /// The call has ended (not stopped): a call that ran long enough to be
+    /// looked at settles its credit.
+    #[inline]
+    pub fn end_call(&mut self) {
+        if self.baseline.is_some() {
+            self.settle(thread_cpu_time());
+        }
+    }
+
+    /// Spends what the call used past its budget from the credit; a call
+    /// within its budget leaves the credit to be worked out later.
+    #[cold]
+    fn settle(&mut self, cpu_now: Duration) {
+        let Some((cpu_start, _)) = self.baseline.take() else {
+            return;
+        };
+        let used = cpu_now.saturating_sub(cpu_start);
+        if self.spends && used > self.cpu {
+            self.credit = self.credit_now().saturating_sub(used - self.cpu);
+            self.credit_as_of = self.call;
+        }
+    }
+
+    /// The credit the call under way may spend: what was left, plus what
+    /// the calls since saved, up to the cap.
+    fn credit_now(&self) -> Duration {
+        if !self.spends {
+            return Duration::ZERO;
+        }
+        let saving = self.call.saturating_sub(self.credit_as_of + 1);
+        let saving = u32::try_from(saving).unwrap_or(u32::MAX);
+        let saved = (self.cpu / CREDIT_PER_CALL).saturating_mul(saving);
+        self.credit
+            .saturating_add(saved)
+            .min(self.cpu.saturating_mul(CREDIT_CAP))
     }
 
     /// Why the last call was stopped, if it was.
@@ -107,15 +199,24 @@ impl CallDeadline {
         };
         let used = cpu_now.saturating_sub(cpu_start);
         let waited = wall_now.saturating_duration_since(wall_start);
-        if used >= self.cpu {
-            self.overrun = Some(Overrun::Cpu(self.cpu));
+        let credit = if used >= self.cpu {
+            self.credit_now()
+        } else {
+            Duration::ZERO
+        };
+        let allowed = self.cpu.saturating_add(credit);
+        if used >= allowed {
+            self.overrun = Some(Overrun::Cpu {
+                budget: self.cpu,
+                credit,
+            });
             return Ok(UpdateDeadline::Interrupt);
         }
         if waited >= self.wall {
             self.overrun = Some(Overrun::Wall(self.wall));
             return Ok(UpdateDeadline::Interrupt);
         }
-        let left = (self.cpu - used).min(self.wall - waited);
+        let left = (allowed - used).min(self.wall - waited);
         // Look again when the budget could be spent: never sooner than the
         // next tick.
         Ok(UpdateDeadline::Continue(
@@ -175,7 +276,13 @@ mod tests {
         assert_eq!(deadline.overrun(), None);
         // Its own CPU time reaches the budget: stopped.
         assert_eq!(ticks(deadline.judge(ms(105), t0 + ms(60))), None);
-        assert_eq!(deadline.overrun(), Some(Overrun::Cpu(ms(5))));
+        assert_eq!(
+            deadline.overrun(),
+            Some(Overrun::Cpu {
+                budget: ms(5),
+                credit: ms(0)
+            })
+        );
     }
 
     #[test]
@@ -200,9 +307,114 @@ mod tests {
         deadline.judge(ms(0), Instant::now()).unwrap();
         deadline.judge(ms(2), Instant::now()).unwrap();
         assert!(deadline.overrun().is_some());
-        deadline.arm(ms(1), &l);
+        deadline.arm(ms(1), &l, true);
         assert_eq!(deadline.overrun(), None);
         assert!(deadline.baseline.is_none());
+    }
+
+    /// Arms `calls` update calls of `budget` that each end within it
+    /// without a tick.
+    fn quick_calls(deadline: &mut CallDeadline, budget: Duration, calls: u32) {
+        for _ in 0..calls {
+            deadline.arm(budget, &limits(1000), true);
+            deadline.end_call();
+        }
+    }
+
+    /// Arms an update call of `budget` and runs it for `cpu` of CPU time,
+    /// judged at each millisecond; returns whether it was stopped.
+    fn run_call(deadline: &mut CallDeadline, budget: Duration, cpu: Duration) -> bool {
+        deadline.arm(budget, &limits(1000), true);
+        let t0 = Instant::now();
+        let start = ms(1000);
+        deadline.judge(start, t0).unwrap();
+        let mut spent = ms(0);
+        while spent < cpu {
+            spent = (spent + ms(1)).min(cpu);
+            if ticks(deadline.judge(start + spent, t0 + spent)).is_none() {
+                return true;
+            }
+        }
+        deadline.settle(start + spent);
+        false
+    }
+
+    #[test]
+    fn a_first_update_past_its_budget_has_no_credit() {
+        let mut deadline = CallDeadline::new(ms(5), &limits(1000));
+        assert!(run_call(&mut deadline, ms(5), ms(6)));
+        assert_eq!(
+            deadline.overrun(),
+            Some(Overrun::Cpu {
+                budget: ms(5),
+                credit: ms(0)
+            })
+        );
+    }
+
+    #[test]
+    fn calls_within_their_budget_save_credit_that_a_longer_call_spends() {
+        let mut deadline = CallDeadline::new(ms(5), &limits(1000));
+        // Ten quick calls save a budget (0.5 ms each).
+        quick_calls(&mut deadline, ms(5), 10);
+        assert!(!run_call(&mut deadline, ms(5), ms(8)), "{deadline:?}");
+        assert_eq!(deadline.overrun(), None);
+        // 3 ms of the 5 saved were spent: 2 ms are left.
+        assert!(run_call(&mut deadline, ms(5), ms(8)));
+        let Some(Overrun::Cpu { budget, credit }) = deadline.overrun() else {
+            panic!("{deadline:?}");
+        };
+        assert_eq!((budget, credit), (ms(5), ms(2)));
+        assert!(
+            Overrun::Cpu { budget, credit }
+                .cause()
+                .contains("ran past its CPU deadline of 5 ms for one call and was stopped (after spending 2 ms of credit")
+        );
+    }
+
+    #[test]
+    fn credit_stops_at_four_budgets() {
+        let mut deadline = CallDeadline::new(ms(5), &limits(1000));
+        quick_calls(&mut deadline, ms(5), 10_000);
+        assert!(!run_call(&mut deadline, ms(5), ms(24)));
+        quick_calls(&mut deadline, ms(5), 10_000);
+        assert!(run_call(&mut deadline, ms(5), ms(26)));
+        assert_eq!(
+            deadline.overrun(),
+            Some(Overrun::Cpu {
+                budget: ms(5),
+                credit: ms(20)
+            })
+        );
+    }
+
+    #[test]
+    fn a_script_over_its_budget_call_after_call_runs_out_of_credit() {
+        let mut deadline = CallDeadline::new(ms(5), &limits(1000));
+        quick_calls(&mut deadline, ms(5), 1_000);
+        // 20 ms saved, 2 ms spent a call, nothing saved by calls past it:
+        // the tenth has only its last 2 ms, which its budget's end reaches.
+        for _ in 0..9 {
+            assert!(!run_call(&mut deadline, ms(5), ms(7)));
+        }
+        assert!(run_call(&mut deadline, ms(5), ms(7)));
+    }
+
+    #[test]
+    fn entry_points_neither_save_nor_spend_credit() {
+        let l = limits(1000);
+        let mut deadline = CallDeadline::new(ms(5), &l);
+        for _ in 0..100 {
+            deadline.arm(ms(100), &l, false);
+            deadline.end_call();
+        }
+        // An entry point past its own budget is stopped at it.
+        deadline.arm(ms(100), &l, false);
+        let t0 = Instant::now();
+        deadline.judge(ms(0), t0).unwrap();
+        assert_eq!(ticks(deadline.judge(ms(100), t0 + ms(100))), None);
+        // And the 100 entry points saved nothing for an update.
+        assert!(run_call(&mut deadline, ms(5), ms(6)));
     }
 
     #[test]

@@ -230,17 +230,28 @@ impl ScriptInstance {
         f: impl FnOnce(&Exports, &mut Store<ScriptState>) -> wasmtime::Result<R>,
     ) -> Result<R, Box<ScriptError>> {
         let limits = self.component.limits();
-        let deadline = limits.update_deadline.map(|update| match export {
-            ScriptExport::OnUpdate | ScriptExport::OnWake | ScriptExport::OnMessage => update,
-            _ => limits.start_deadline,
-        });
-        if let Some(deadline) = deadline {
-            arm_deadline(&mut self.store, deadline, limits);
+        if let Some(update) = limits.update_deadline {
+            // Updates, wakes and messages may spend credit; entry points
+            // have their own, longer budget.
+            let (deadline, spends) = match export {
+                ScriptExport::OnUpdate | ScriptExport::OnWake | ScriptExport::OnMessage => {
+                    (update, true)
+                }
+                _ => (limits.start_deadline, false),
+            };
+            arm_deadline(&mut self.store, deadline, limits, spends);
         }
         let state = self.store.data_mut();
         state.calls += 1;
         state.identity.begin_call();
-        f(&self.exports, &mut self.store).map_err(|error| self.failure(export, &error))
+        let result = f(&self.exports, &mut self.store);
+        match result {
+            Ok(value) => {
+                self.store.data_mut().deadline.end_call();
+                Ok(value)
+            }
+            Err(error) => Err(self.failure(export, &error)),
+        }
     }
 
     /// The script error for a call of `export` that failed with `error`

@@ -325,7 +325,7 @@ impl ScriptComponent {
         let mut store = self.throwaway_store();
         let instance = self.pre.instantiate(&mut store)?;
         let live = indices.load(&mut store, &instance)?;
-        arm_deadline(&mut store, self.limits.start_deadline, &self.limits);
+        arm_deadline(&mut store, self.limits.start_deadline, &self.limits, false);
         Ok(live.game_live_loader().call_check(&mut store)?)
     }
 
@@ -361,7 +361,7 @@ impl ScriptComponent {
         store.limiter(|state| &mut state.limiter);
         if self.limits.update_deadline.is_some() {
             store.epoch_deadline_callback(|mut store| store.data_mut().deadline.on_tick());
-            arm_deadline(&mut store, self.limits.start_deadline, &self.limits);
+            arm_deadline(&mut store, self.limits.start_deadline, &self.limits, false);
         }
         store
     }
@@ -458,10 +458,16 @@ impl ScriptComponent {
     }
 }
 
-/// Starts a call's CPU budget of `cpu` in `store`: the deadline looks at
-/// the call from the next epoch tick on (see `crate::guest::deadline`).
-pub(crate) fn arm_deadline(store: &mut Store<ScriptState>, cpu: Duration, limits: &ScriptLimits) {
-    store.data_mut().deadline.arm(cpu, limits);
+/// Starts a call's CPU budget of `cpu` in `store`, which may spend the
+/// instance's credit if `spends` (see `crate::guest::deadline`): the
+/// deadline looks at the call from the next epoch tick on.
+pub(crate) fn arm_deadline(
+    store: &mut Store<ScriptState>,
+    cpu: Duration,
+    limits: &ScriptLimits,
+    spends: bool,
+) {
+    store.data_mut().deadline.arm(cpu, limits, spends);
     store.set_epoch_deadline(1);
 }
 
