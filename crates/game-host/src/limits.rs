@@ -8,9 +8,9 @@
 //! thread (not the frame thread) advances it every [`TICK`], and at each
 //! tick during a call the call's own CPU time is compared with its budget
 //! (the `deadline` module), so a thread descheduled on a busy machine is never
-//! blamed. An update past its deadline spends credit that its instance's
-//! earlier calls saved; with none left it traps, and the runtime handles it
-//! like any other trap.
+//! blamed. An update past its deadline spends its instance's CPU credit;
+//! with none left it traps, and the runtime handles it like any other
+//! trap.
 
 use std::time::Duration;
 
@@ -21,17 +21,17 @@ pub const TICK: Duration = Duration::from_millis(1);
 /// mods at 60 Hz.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScriptLimits {
-    /// CPU time an `on-update` or `on-wake` call may use, plus the credit
-    /// its instance's earlier calls saved (a tenth of this for each call
-    /// that ended within it, up to four times this); `None`: no CPU
-    /// deadlines at all (the engine compiles no epoch checks).
+    /// CPU time an `on-update` or `on-wake` call may use, plus its
+    /// instance's CPU credit (four times this at the start; each call that
+    /// ends within this saves a tenth of it, up to four times this); `None`:
+    /// no CPU deadlines at all (the engine compiles no epoch checks).
     pub update_deadline: Option<Duration>,
     /// CPU time `entrypoint`, `save-state` or `restore-state` may use (they
     /// set up state, so they get longer). Ignored without `update_deadline`.
     pub start_deadline: Duration,
     /// Wall-clock backstop of any call, whatever its CPU time: stops a call
-    /// whose thread is not running it (never shorter than the call's CPU
-    /// budget). Ignored without `update_deadline`.
+    /// whose thread is not running it (never shorter than the CPU time the
+    /// call may use, its credit included). Ignored without `update_deadline`.
     pub wall_deadline: Duration,
     /// Most bytes of linear memory an instance may have, summed over its
     /// memories.

@@ -51,9 +51,10 @@ pub struct EngineArgs {
 
     /// CPU time one `on-update` or `on-wake` call may use, in milliseconds (the calling
     /// thread's own CPU time: a busy machine never stops an innocent call);
-    /// a call past it spends the credit its instance's earlier calls saved
-    /// (a tenth of this each, up to four times this), and is stopped like a
-    /// trap when it has none. 0 turns deadlines off.
+    /// a call past it spends its instance's CPU credit (four times this at
+    /// the start; each call within this saves a tenth of it, up to four
+    /// times this), and is stopped like a trap when none is left. 0 turns
+    /// deadlines off.
     #[arg(long, value_name = "MS", default_value_t = 5.0, value_parser = number_in(0.0, 60_000.0))]
     script_deadline_ms: f64,
 
@@ -64,7 +65,8 @@ pub struct EngineArgs {
 
     /// Wall-clock time any one call may take, whatever CPU time it used, in
     /// milliseconds: a backstop for a call whose thread is not running it
-    /// (never shorter than the call's CPU deadline).
+    /// (never shorter than the CPU time the call may use, its credit
+    /// included).
     #[arg(long, value_name = "MS", default_value_t = 1_000.0, value_parser = number_in(1.0, 3_600_000.0))]
     wall_deadline_ms: f64,
 

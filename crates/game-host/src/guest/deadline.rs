@@ -14,20 +14,22 @@
 //! whose thread is not running it at all (a host call that waits).
 //!
 //! **Credit.** One call past its budget is not always the script's doing:
-//! a garbage collection in a Python or JavaScript runtime, or the first
-//! touches of memory after the thread slept (on a virtual machine these
-//! can cost a hundred times more after 100 ms idle), put an occasional
-//! call of an innocent script over. So an update, wake or message call
-//! that ends within its budget saves a tenth of the budget as credit, up to
-//! [`CREDIT_CAP`] budgets, and a call past its budget goes on while it has
-//! credit to spend, and is stopped when it has none. A script over its
-//! budget call after call earns nothing and soon has nothing to spend; an
-//! endless loop is stopped after its budget and the credit (at most five
-//! budgets of CPU time). Entry points (`entrypoint`, `save-state`,
-//! `restore-state`) have their own, longer budget and neither earn nor
-//! spend. Credit is counted without a clock: calls are numbered, and the
-//! credit saved since the last call that spent some is worked out only when
-//! a call runs past its budget.
+//! one-time work in a first call (a JavaScript function compiled when first
+//! called), a garbage collection in a Python or JavaScript runtime, or the
+//! first touches of memory after the thread slept (on a virtual machine
+//! these can cost a hundred times more after 100 ms idle) put an
+//! occasional call of an innocent script over. So an instance starts with
+//! [`CREDIT_CAP`] budgets of credit; an update, wake or message call past
+//! its budget goes on while there is credit to spend, and is stopped when
+//! there is none; and each such call that ends within its budget saves a
+//! tenth of the budget, up to the cap. A script over its budget call after
+//! call saves nothing and soon has nothing to spend; an endless loop is
+//! stopped after its budget and the credit (at most five budgets of CPU
+//! time). Entry points (`entrypoint`, `save-state`, `restore-state`) have
+//! their own, longer budget and neither save nor spend. Credit is counted
+//! without a clock: calls are numbered, and the credit saved since the last
+//! call that spent some is worked out only when a call runs past its
+//! budget.
 
 use std::time::{Duration, Instant};
 
@@ -35,11 +37,10 @@ use wasmtime::UpdateDeadline;
 
 use crate::limits::{ScriptLimits, TICK};
 
-/// Credit a call saves when it ends within its budget: this fraction of
-/// the budget.
-const CREDIT_PER_CALL: u32 = 10;
+/// A call that ends within its budget saves the budget divided by this.
+const CREDIT_DIVISOR: u32 = 10;
 
-/// The most credit an instance holds, in budgets.
+/// The most credit an instance holds, in budgets; it starts with this.
 const CREDIT_CAP: u32 = 4;
 
 /// Why a call was stopped.
@@ -66,7 +67,7 @@ impl Overrun {
             ),
             Overrun::Cpu { budget, credit } => format!(
                 "ran past its CPU deadline of {} ms for one call and was stopped \
-                 (after spending {} ms of credit its earlier calls saved)",
+                 (after spending its {} ms of credit)",
                 millis(budget),
                 millis(credit)
             ),
@@ -87,7 +88,8 @@ fn millis(duration: Duration) -> f64 {
 pub(crate) struct CallDeadline {
     /// CPU time the call may use.
     cpu: Duration,
-    /// Wall time the call may take, whatever its CPU time.
+    /// Wall time the call may take, whatever its CPU time (the game's
+    /// backstop: see [`CallDeadline::backstop`]).
     wall: Duration,
     /// The thread's CPU time and the wall clock at the first tick seen
     /// during the call; `None` until then.
@@ -99,8 +101,9 @@ pub(crate) struct CallDeadline {
     /// Calls armed so far that may spend credit; the one under way (if it
     /// may) is number `call`.
     call: u64,
-    /// The credit left when call `credit_as_of` ended; every call since,
-    /// up to the one under way, ended within its budget and saved some.
+    /// The credit left when call `credit_as_of` ended (`Duration::MAX`:
+    /// full, the cap of whatever the budget is); every call since, up to the
+    /// one under way, ended within its budget and saved some.
     credit: Duration,
     credit_as_of: u64,
 }
@@ -110,12 +113,12 @@ impl CallDeadline {
     pub fn new(cpu: Duration, limits: &ScriptLimits) -> Self {
         CallDeadline {
             cpu,
-            wall: limits.wall_deadline.max(cpu),
+            wall: limits.wall_deadline,
             baseline: None,
             overrun: None,
             spends: false,
             call: 0,
-            credit: Duration::ZERO,
+            credit: Duration::MAX,
             credit_as_of: 0,
         }
     }
@@ -135,7 +138,7 @@ impl CallDeadline {
     #[inline]
     pub fn arm(&mut self, cpu: Duration, limits: &ScriptLimits, spends: bool) {
         self.cpu = cpu;
-        self.wall = limits.wall_deadline.max(cpu);
+        self.wall = limits.wall_deadline;
         self.baseline = None;
         self.overrun = None;
         self.spends = spends;
@@ -173,7 +176,7 @@ impl CallDeadline {
         }
         let saving = self.call.saturating_sub(self.credit_as_of + 1);
         let saving = u32::try_from(saving).unwrap_or(u32::MAX);
-        let saved = (self.cpu / CREDIT_PER_CALL).saturating_mul(saving);
+        let saved = (self.cpu / CREDIT_DIVISOR).saturating_mul(saving);
         self.credit
             .saturating_add(saved)
             .min(self.cpu.saturating_mul(CREDIT_CAP))
@@ -190,11 +193,23 @@ impl CallDeadline {
         self.judge(thread_cpu_time(), Instant::now())
     }
 
+    /// The wall-clock backstop of the call: never shorter than the CPU
+    /// time it may use.
+    fn backstop(&self) -> Duration {
+        let most = if self.spends {
+            self.cpu.saturating_mul(1 + CREDIT_CAP)
+        } else {
+            self.cpu
+        };
+        self.wall.max(most)
+    }
+
     fn judge(&mut self, cpu_now: Duration, wall_now: Instant) -> wasmtime::Result<UpdateDeadline> {
+        let wall = self.backstop();
         let Some((cpu_start, wall_start)) = self.baseline else {
             self.baseline = Some((cpu_now, wall_now));
             return Ok(UpdateDeadline::Continue(ScriptLimits::ticks(
-                self.cpu.min(self.wall),
+                self.cpu.min(wall),
             )));
         };
         let used = cpu_now.saturating_sub(cpu_start);
@@ -212,11 +227,11 @@ impl CallDeadline {
             });
             return Ok(UpdateDeadline::Interrupt);
         }
-        if waited >= self.wall {
-            self.overrun = Some(Overrun::Wall(self.wall));
+        if waited >= wall {
+            self.overrun = Some(Overrun::Wall(wall));
             return Ok(UpdateDeadline::Interrupt);
         }
-        let left = (allowed - used).min(self.wall - waited);
+        let left = (allowed - used).min(wall - waited);
         // Look again when the budget could be spent: never sooner than the
         // next tick.
         Ok(UpdateDeadline::Continue(
@@ -339,71 +354,81 @@ mod tests {
         false
     }
 
+    /// The credit the stopped call (of a 5 ms budget) spent.
+    fn spent(deadline: &CallDeadline) -> Duration {
+        match deadline.overrun() {
+            Some(Overrun::Cpu { budget, credit }) if budget == ms(5) => credit,
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
-    fn a_first_update_past_its_budget_has_no_credit() {
+    fn an_instance_starts_with_four_budgets_of_credit() {
         let mut deadline = CallDeadline::new(ms(5), &limits(1000));
-        assert!(run_call(&mut deadline, ms(5), ms(6)));
+        assert!(!run_call(&mut deadline, ms(5), ms(24)));
+        let mut deadline = CallDeadline::new(ms(5), &limits(1000));
+        assert!(run_call(&mut deadline, ms(5), ms(30)));
+        assert_eq!(spent(&deadline), ms(20));
+        let cause = deadline.overrun().unwrap().cause();
         assert_eq!(
-            deadline.overrun(),
-            Some(Overrun::Cpu {
-                budget: ms(5),
-                credit: ms(0)
-            })
+            cause,
+            "ran past its CPU deadline of 5 ms for one call and was stopped \
+             (after spending its 20 ms of credit)"
         );
     }
 
     #[test]
     fn calls_within_their_budget_save_credit_that_a_longer_call_spends() {
         let mut deadline = CallDeadline::new(ms(5), &limits(1000));
-        // Ten quick calls save a budget (0.5 ms each).
+        assert!(!run_call(&mut deadline, ms(5), ms(24))); // 1 ms left
+        // Ten quick calls save half a budget each.
         quick_calls(&mut deadline, ms(5), 10);
         assert!(!run_call(&mut deadline, ms(5), ms(8)), "{deadline:?}");
         assert_eq!(deadline.overrun(), None);
-        // 3 ms of the 5 saved were spent: 2 ms are left.
-        assert!(run_call(&mut deadline, ms(5), ms(8)));
-        let Some(Overrun::Cpu { budget, credit }) = deadline.overrun() else {
-            panic!("{deadline:?}");
-        };
-        assert_eq!((budget, credit), (ms(5), ms(2)));
-        assert!(
-            Overrun::Cpu { budget, credit }
-                .cause()
-                .contains("ran past its CPU deadline of 5 ms for one call and was stopped (after spending 2 ms of credit")
-        );
+        // 3 ms of the 6 were spent: 3 ms are left.
+        assert!(run_call(&mut deadline, ms(5), ms(9)));
+        assert_eq!(spent(&deadline), ms(3));
+    }
+
+    #[test]
+    fn a_call_looked_at_within_its_budget_saves_too() {
+        let mut deadline = CallDeadline::new(ms(5), &limits(1000));
+        assert!(!run_call(&mut deadline, ms(5), ms(24))); // 1 ms left
+        assert!(!run_call(&mut deadline, ms(5), ms(4))); // saves 0.5
+        assert!(!run_call(&mut deadline, ms(5), ms(6))); // spends 1 of 1.5
+        assert!(run_call(&mut deadline, ms(5), ms(6)));
+        assert_eq!(spent(&deadline), Duration::from_micros(500));
     }
 
     #[test]
     fn credit_stops_at_four_budgets() {
         let mut deadline = CallDeadline::new(ms(5), &limits(1000));
+        assert!(!run_call(&mut deadline, ms(5), ms(24)));
         quick_calls(&mut deadline, ms(5), 10_000);
         assert!(!run_call(&mut deadline, ms(5), ms(24)));
         quick_calls(&mut deadline, ms(5), 10_000);
         assert!(run_call(&mut deadline, ms(5), ms(26)));
-        assert_eq!(
-            deadline.overrun(),
-            Some(Overrun::Cpu {
-                budget: ms(5),
-                credit: ms(20)
-            })
-        );
+        assert_eq!(spent(&deadline), ms(20));
     }
 
     #[test]
     fn a_script_over_its_budget_call_after_call_runs_out_of_credit() {
         let mut deadline = CallDeadline::new(ms(5), &limits(1000));
-        quick_calls(&mut deadline, ms(5), 1_000);
-        // 20 ms saved, 2 ms spent a call, nothing saved by calls past it:
-        // the tenth has only its last 2 ms, which its budget's end reaches.
+        // 20 ms of credit, 2 ms spent a call, nothing saved by calls past
+        // their budget: the tenth has only its last 2 ms, which its budget's
+        // end reaches.
         for _ in 0..9 {
             assert!(!run_call(&mut deadline, ms(5), ms(7)));
         }
         assert!(run_call(&mut deadline, ms(5), ms(7)));
+        assert_eq!(spent(&deadline), ms(2));
     }
 
     #[test]
     fn entry_points_neither_save_nor_spend_credit() {
         let l = limits(1000);
         let mut deadline = CallDeadline::new(ms(5), &l);
+        assert!(!run_call(&mut deadline, ms(5), ms(24))); // 1 ms left
         for _ in 0..100 {
             deadline.arm(ms(100), &l, false);
             deadline.end_call();
@@ -413,14 +438,31 @@ mod tests {
         let t0 = Instant::now();
         deadline.judge(ms(0), t0).unwrap();
         assert_eq!(ticks(deadline.judge(ms(100), t0 + ms(100))), None);
-        // And the 100 entry points saved nothing for an update.
-        assert!(run_call(&mut deadline, ms(5), ms(6)));
+        assert_eq!(
+            deadline.overrun(),
+            Some(Overrun::Cpu {
+                budget: ms(100),
+                credit: ms(0)
+            })
+        );
+        // And the entry points saved nothing for an update.
+        assert!(run_call(&mut deadline, ms(5), ms(7)));
+        assert_eq!(spent(&deadline), ms(1));
+    }
+
+    #[test]
+    fn the_backstop_outlasts_a_call_spending_all_its_credit() {
+        let mut deadline = CallDeadline::new(ms(300), &limits(1000));
+        deadline.arm(ms(300), &limits(1000), true);
+        assert_eq!(deadline.backstop(), ms(1500));
+        deadline.arm(ms(300), &limits(1000), false);
+        assert_eq!(deadline.backstop(), ms(1000));
     }
 
     #[test]
     fn the_backstop_is_never_shorter_than_the_cpu_budget() {
         let deadline = CallDeadline::new(ms(500), &limits(100));
-        assert_eq!(deadline.wall, ms(500));
+        assert_eq!(deadline.backstop(), ms(500));
     }
 
     #[test]

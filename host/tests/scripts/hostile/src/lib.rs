@@ -5,8 +5,6 @@
 //!
 //! - `loop-entrypoint`, `loop-update`, `loop-restore`: an endless loop in
 //!   that export (`restore-state` runs on a hot-swap);
-//! - `loop-update-later`: an endless loop in the update of frame 20, after
-//!   19 quick updates (which saved CPU credit);
 //! - `memory`: allocates and touches memory without end;
 //! - `recursion`: recurses without end;
 //! - `waits`, `subscriptions`, `handles`, `entities`, `messages`: asks the
@@ -46,7 +44,6 @@ use script::bindings::game::engine::{events, runtime, tasks};
 const MODES: &[&str] = &[
     "loop-entrypoint",
     "loop-update",
-    "loop-update-later",
     "loop-restore",
     "memory",
     "recursion",
@@ -126,7 +123,6 @@ impl Script for Hostile {
         let frame = script::time::frame();
         match self.mode {
             "loop-update" => spin(),
-            "loop-update-later" if frame >= 20 => spin(),
             "memory" => {
                 let mut hoard: Vec<Vec<u8>> = Vec::new();
                 loop {
