@@ -24,8 +24,8 @@
 //! there is none; and each such call that ends within its budget saves a
 //! tenth of the budget, up to the cap. A script over its budget call after
 //! call saves nothing and soon has nothing to spend; an endless loop is
-//! stopped after its budget and the credit (at most five budgets of CPU
-//! time). Entry points (`entrypoint`, `save-state`, `restore-state`) have
+//! stopped after its budget and the credit (about five budgets of CPU
+//! time, within a tick). Entry points (`entrypoint`, `save-state`, `restore-state`) have
 //! their own, longer budget and neither save nor spend. Credit is counted
 //! without a clock: calls are numbered, and the credit saved since the last
 //! call that spent some is worked out only when a call runs past its
@@ -448,6 +448,19 @@ mod tests {
         // And the entry points saved nothing for an update.
         assert!(run_call(&mut deadline, ms(5), ms(7)));
         assert_eq!(spent(&deadline), ms(1));
+    }
+
+    #[test]
+    fn a_call_spending_credit_is_not_stopped_by_the_backstop_before_its_end() {
+        // A 300 ms budget with its 1,200 ms of credit, under a 1 s backstop.
+        let mut deadline = CallDeadline::new(ms(300), &limits(1000));
+        deadline.arm(ms(300), &limits(1000), true);
+        let t0 = Instant::now();
+        deadline.judge(ms(0), t0).unwrap();
+        assert!(ticks(deadline.judge(ms(1200), t0 + ms(1200))).is_some());
+        assert_eq!(deadline.overrun(), None);
+        assert_eq!(ticks(deadline.judge(ms(1500), t0 + ms(1500))), None);
+        assert!(matches!(deadline.overrun(), Some(Overrun::Cpu { .. })));
     }
 
     #[test]
