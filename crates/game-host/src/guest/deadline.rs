@@ -25,11 +25,11 @@
 //! tenth of the budget, up to the cap. A script over its budget call after
 //! call saves nothing and soon has nothing to spend; an endless loop is
 //! stopped after its budget and the credit (about five budgets of CPU
-//! time, within a tick). Entry points (`entrypoint`, `save-state`, `restore-state`) have
-//! their own, longer budget and neither save nor spend. Credit is counted
-//! without a clock: calls are numbered, and the credit saved since the last
-//! call that spent some is worked out only when a call runs past its
-//! budget.
+//! time, within a tick). Entry points (`entrypoint`, `save-state`,
+//! `restore-state`) have their own, longer budget and neither save nor
+//! spend. Credit is counted without a clock: calls are numbered, and the
+//! credit saved since the last call that spent some is worked out only when
+//! a call runs past its budget.
 
 use std::time::{Duration, Instant};
 
@@ -61,16 +61,16 @@ impl Overrun {
     /// The cause a script error states.
     pub fn cause(self) -> String {
         match self {
-            Overrun::Cpu { budget, credit } if credit.is_zero() => format!(
-                "ran past its CPU deadline of {} ms for one call and was stopped",
-                millis(budget)
-            ),
-            Overrun::Cpu { budget, credit } => format!(
-                "ran past its CPU deadline of {} ms for one call and was stopped \
-                 (after spending its {} ms of credit)",
-                millis(budget),
-                millis(credit)
-            ),
+            Overrun::Cpu { budget, credit } => {
+                let mut cause = format!(
+                    "ran past its CPU deadline of {} ms for one call and was stopped",
+                    millis(budget)
+                );
+                if !credit.is_zero() {
+                    cause += &format!(" (after spending its {} ms of credit)", millis(credit));
+                }
+                cause
+            }
             Overrun::Wall(backstop) => format!(
                 "ran past the wall-clock backstop of {} ms for one call and was stopped",
                 millis(backstop)
