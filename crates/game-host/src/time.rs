@@ -73,9 +73,12 @@ impl FrameClock {
     }
 
     /// Moves to the next frame and returns its timing (the runtime's call:
-    /// every clone sees the new frame).
+    /// every clone sees the new frame). One clone advances, the runtime's,
+    /// so this is a load and a store: a locked add was a tenth of a frame
+    /// with one script (the count is read between frames, never raced).
     pub fn advance(&mut self) -> FrameTime {
-        self.frame.fetch_add(1, Ordering::Relaxed);
+        let next = self.frame.load(Ordering::Relaxed) + 1;
+        self.frame.store(next, Ordering::Relaxed);
         self.now()
     }
 }

@@ -457,7 +457,9 @@ impl Frame<'_> {
         // of the pool, and index 0 on the calling thread), and no other
         // worker has this index.
         let output = unsafe { &mut *self.workers.add(worker) };
-        let _leave = shared.then_some(Leave {
+        // `then`, not `then_some`: a `Leave` made and dropped on the
+        // calling thread would say so to the turns (an atomic swap a frame).
+        let _leave = shared.then(|| Leave {
             turns: self.turns,
             worker,
         });
