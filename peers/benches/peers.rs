@@ -27,6 +27,8 @@ use peers::{LUA_NAME, LuaScript, scripts};
 
 #[path = "peers/check.rs"]
 mod check;
+#[path = "peers/floor.rs"]
+mod floor;
 #[path = "../../host/tests/common/memory.rs"]
 mod memory;
 #[path = "peers/native.rs"]
@@ -134,7 +136,7 @@ fn main() {
 
     check::same_results(&cube, &peers, &fib_script);
 
-    rows.extend(call_rows(&noop, &cube, &peers, rounds));
+    rows.extend(call_rows(&engine, &noop, &cube, &peers, rounds));
     let portable = make_engine(true, EngineOptions::default().max_instances);
     rows.extend(entity_rows(&peers, &portable, rounds));
     rows.extend(script_rows(&cube, &fib_script, rounds));
@@ -150,8 +152,10 @@ fn main() {
     write_chart(&rows);
 }
 
-/// Rows 1-3: a bare call, and the spinning-cube update fetched and kept.
+/// Rows 1-3: a bare call, wasmtime's part of it, and the spinning-cube
+/// update fetched and kept.
 fn call_rows(
+    engine: &ScriptEngine,
     noop: &ScriptComponent,
     cube: &ScriptComponent,
     peers: &ScriptComponent,
@@ -167,6 +171,31 @@ fn call_rows(
         });
         let t = three_sides(&mut w, &l, || native(black_box(0)), 10_000, rounds);
         rows.push(row("bare host->script call (one frame)", &t));
+    }
+    // 1b. The floor under it: the same export called through wasmtime
+    // alone, on the same engine (`floor.rs`).
+    {
+        let mut floor = floor::Floor::new(engine, &script_file("host/tests/scripts/noop"))
+            .expect("the floor's instance");
+        let (l, _) = lua(scripts::BARE);
+        let t = interleaved(
+            &mut [
+                Side {
+                    name: "wasm",
+                    op: Box::new(|| floor.call().expect("the floor's call")),
+                },
+                lua_side(&l),
+                Side {
+                    name: "native",
+                    op: Box::new(|| {
+                        black_box(0u32);
+                    }),
+                },
+            ],
+            10_000,
+            rounds,
+        );
+        rows.push(row(floor::FLOOR, &t));
     }
 
     // 2. and 3. The spinning-cube update, handle fetched / kept.
@@ -343,6 +372,8 @@ fn memory_per_script(cube: &ScriptComponent) {
 fn write_chart(rows: &[Row]) {
     let speedups: Vec<(String, f64)> = rows
         .iter()
+        // The floor is part of a call, not a scenario a script plays.
+        .filter(|row| row.scenario != floor::FLOOR)
         .filter_map(|row| {
             let get = |name| row.values.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
             Some((row.scenario.to_owned(), get("lua")? / get("wasm")?))
