@@ -6,7 +6,9 @@
 //! then times them in interleaved rounds (wasm, Lua, native, wasm, ...) so
 //! that noise hits all sides alike, and prints medians in ns per operation
 //! and the ratios. Lua gets one state per script, as the host gets one
-//! instance per script.
+//! instance per script. One row is not a scenario: wasmtime's own call of
+//! the no-op script's `on-update`, with nothing of the host around it, the
+//! part of the bare frame no change to the host can remove (`floor.rs`).
 //!
 //! Run with `cargo bench -p peers` (or `cargo bench -p peers -- --quick`).
 
@@ -152,8 +154,8 @@ fn main() {
     write_chart(&rows);
 }
 
-/// Rows 1-3: a bare call, wasmtime's part of it, and the spinning-cube
-/// update fetched and kept.
+/// The first rows: a bare call, wasmtime's own part of it, and the
+/// spinning-cube update fetched and kept (three ways).
 fn call_rows(
     engine: &ScriptEngine,
     noop: &ScriptComponent,
@@ -172,25 +174,20 @@ fn call_rows(
         let t = three_sides(&mut w, &l, || native(black_box(0)), 10_000, rounds);
         rows.push(row("bare host->script call (one frame)", &t));
     }
-    // 1b. The floor under it: the same export called through wasmtime
-    // alone, on the same engine (`floor.rs`).
+    // 1b. wasmtime's own call under it: the same export called through
+    // wasmtime alone, on the same engine (`floor.rs`), beside Lua's bare
+    // call. No native side: the row is part of a frame, not a scenario.
     {
         let mut floor = floor::Floor::new(engine, &script_file("host/tests/scripts/noop"))
-            .expect("the floor's instance");
+            .expect("the no-op script's instance, called bare");
         let (l, _) = lua(scripts::BARE);
         let t = interleaved(
             &mut [
                 Side {
                     name: "wasm",
-                    op: Box::new(|| floor.call().expect("the floor's call")),
+                    op: Box::new(|| floor.call().expect("the bare on-update call")),
                 },
                 lua_side(&l),
-                Side {
-                    name: "native",
-                    op: Box::new(|| {
-                        black_box(0u32);
-                    }),
-                },
             ],
             10_000,
             rounds,

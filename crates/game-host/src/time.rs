@@ -72,11 +72,12 @@ impl FrameClock {
         }
     }
 
-    /// Moves to the next frame and returns its timing (the runtime's call:
-    /// every clone sees the new frame). One clone advances, the runtime's,
-    /// so this is a load and a store: a locked add was a tenth of a frame
-    /// with one script (the count is read between frames, never raced).
-    pub fn advance(&mut self) -> FrameTime {
+    /// Moves to the next frame and returns its timing: every clone sees the
+    /// new frame. Only the runtime's step advances its clock (this crate
+    /// alone can call it), so a load and a store do, where a locked add
+    /// cost a frame of one script several nanoseconds; readers need only
+    /// a whole value.
+    pub(crate) fn advance(&mut self) -> FrameTime {
         let next = self.frame.load(Ordering::Relaxed) + 1;
         self.frame.store(next, Ordering::Relaxed);
         self.now()

@@ -12,6 +12,10 @@
 //! task order, each after every earlier task has ended, so the first entity
 //! of that name is already there, and despawns wait for the frame's end.
 //! Only a lookup that finds nothing waits, then looks again.
+//!
+//! Outside a parallel dispatch every place is idle (each pool worker leaves
+//! its place idle when it ends, even by a panic), so a task of a frame on
+//! the calling thread never waits for its turn.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};

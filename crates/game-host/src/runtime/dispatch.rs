@@ -457,8 +457,9 @@ impl Frame<'_> {
         // of the pool, and index 0 on the calling thread), and no other
         // worker has this index.
         let output = unsafe { &mut *self.workers.add(worker) };
-        // `then`, not `then_some`: a `Leave` made and dropped on the
-        // calling thread would say so to the turns (an atomic swap a frame).
+        // `then`, not `then_some`, which builds its argument even when
+        // unused: dropping that `Leave` did a SeqCst store (`xchg`) to the
+        // turns every frame on the calling thread.
         let _leave = shared.then(|| Leave {
             turns: self.turns,
             worker,
