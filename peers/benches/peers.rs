@@ -6,9 +6,8 @@
 //! then times them in interleaved rounds (wasm, Lua, native, wasm, ...) so
 //! that noise hits all sides alike, and prints medians in ns per operation
 //! and the ratios. Lua gets one state per script, as the host gets one
-//! instance per script. One row is not a scenario: wasmtime's own call of
-//! the no-op script's `on-update`, with nothing of the host around it, the
-//! part of the bare frame no change to the host can remove (`floor.rs`).
+//! instance per script. One row is no scenario but wasmtime's own call,
+//! the part of the bare frame the host cannot remove (`floor.rs`).
 //!
 //! Run with `cargo bench -p peers` (or `cargo bench -p peers -- --quick`).
 
@@ -47,7 +46,7 @@ use native::{
 
 use timing::{
     Row, Side, assert_ran, duration, interleaved, lua_side, ns, print_table, row, three_sides,
-    wasm_side,
+    wasm_side, write_chart,
 };
 
 /// Entities moved per update in the "many" and "batched" scenarios.
@@ -174,26 +173,8 @@ fn call_rows(
         let t = three_sides(&mut w, &l, || native(black_box(0)), 10_000, rounds);
         rows.push(row("bare host->script call (one frame)", &t));
     }
-    // 1b. wasmtime's own call under it: the same export called through
-    // wasmtime alone, on the same engine (`floor.rs`), beside Lua's bare
-    // call. No native side: the row is part of a frame, not a scenario.
-    {
-        let mut floor = floor::Floor::new(engine, &script_file("host/tests/scripts/noop"))
-            .expect("the no-op script's instance, called bare");
-        let (l, _) = lua(scripts::BARE);
-        let t = interleaved(
-            &mut [
-                Side {
-                    name: "wasm",
-                    op: Box::new(|| floor.call().expect("the bare on-update call")),
-                },
-                lua_side(&l),
-            ],
-            10_000,
-            rounds,
-        );
-        rows.push(row(floor::FLOOR, &t));
-    }
+    // 1b. wasmtime's own call under it (`floor.rs`).
+    rows.push(floor::row(engine, rounds));
 
     // 2. and 3. The spinning-cube update, handle fetched / kept.
     {
@@ -363,24 +344,6 @@ fn memory_per_script(cube: &ScriptComponent) {
          {wasm_kib:.0} KiB, {LUA_NAME} {lua_kib:.0} KiB (Lua's own count: {:.0} KiB)",
         lua_used / 1024.0
     );
-}
-
-/// The wasm-vs-Lua speedups as a chart in docs/.
-fn write_chart(rows: &[Row]) {
-    let speedups: Vec<(String, f64)> = rows
-        .iter()
-        // The floor is part of a call, not a scenario a script plays.
-        .filter(|row| row.scenario != floor::FLOOR)
-        .filter_map(|row| {
-            let get = |name| row.values.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
-            Some((row.scenario.to_owned(), get("lua")? / get("wasm")?))
-        })
-        .collect();
-    let chart = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/peers.svg");
-    match peers::chart::speedups(&chart, LUA_NAME, &speedups) {
-        Ok(()) => println!("chart: {}", chart.display()),
-        Err(error) => eprintln!("could not write the chart {}: {error}", chart.display()),
-    }
 }
 
 /// Per-entity times of setting `MANY` positions: the peers script in `mode`,

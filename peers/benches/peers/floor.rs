@@ -9,13 +9,38 @@
 use std::path::Path;
 
 use game_host::ScriptEngine;
+use peers::scripts;
 use wasmtime::component::{Component, ComponentType, Linker, Lower, TypedFunc};
 use wasmtime::{Result, Store, format_err};
+
+use crate::timing::{Row, Side, interleaved, lua_side, row as table_row};
+use crate::{lua, script_file};
 
 /// The row's name in the table. It is left out of the chart: it is part of
 /// a frame, not a scenario a script plays.
 pub(crate) const FLOOR: &str =
     "wasmtime's own call of the no-op script's on-update, no host around it";
+
+/// The row: the no-op script's `on-update` called bare, beside Lua's bare
+/// call, interleaved. No native side: the row is part of a frame, not a
+/// scenario.
+pub(crate) fn row(engine: &ScriptEngine, rounds: u32) -> Row {
+    let mut floor = Floor::new(engine, &script_file("host/tests/scripts/noop"))
+        .expect("the no-op script's instance, called bare");
+    let (l, _) = lua(scripts::BARE);
+    let times = interleaved(
+        &mut [
+            Side {
+                name: "wasm",
+                op: Box::new(|| floor.call().expect("the bare on-update call")),
+            },
+            lua_side(&l),
+        ],
+        10_000,
+        rounds,
+    );
+    table_row(FLOOR, &times)
+}
 
 /// The interface whose `subscribe-update` the script's `entrypoint` calls.
 const RUNTIME: &str = "game:engine/runtime@";
@@ -31,7 +56,7 @@ struct FrameClock {
 }
 
 /// One instance of a script component and its `on-update`, called bare.
-pub(crate) struct Floor {
+struct Floor {
     store: Store<()>,
     on_update: TypedFunc<(FrameClock,), ()>,
     frame: u64,
@@ -41,7 +66,7 @@ impl Floor {
     /// Instantiates the component at `path` on `engine`'s wasmtime engine
     /// and runs its `entrypoint`, which subscribes to updates (the one
     /// import it calls, here a no-op; every other import traps).
-    pub fn new(engine: &ScriptEngine, path: &Path) -> Result<Self> {
+    fn new(engine: &ScriptEngine, path: &Path) -> Result<Self> {
         let wasmtime = engine.wasmtime();
         let component = Component::from_file(wasmtime, path)?;
         let runtime = component
@@ -72,7 +97,7 @@ impl Floor {
     }
 
     /// One bare call of `on-update`, with the next frame's clock.
-    pub fn call(&mut self) -> Result<()> {
+    fn call(&mut self) -> Result<()> {
         self.frame += 1;
         let clock = FrameClock {
             frame: self.frame,

@@ -1,5 +1,7 @@
-//! Timing the three sides: interleaved rounds, medians, ratios, the table.
+//! Timing the three sides: interleaved rounds, medians, ratios, the table
+//! and the chart.
 
+use std::path::Path;
 use std::time::Duration;
 
 use game_host::Runtime;
@@ -91,5 +93,23 @@ pub(crate) fn print_table(rows: &[Row]) {
             ratio(w, l),
             ratio(w, n)
         );
+    }
+}
+
+/// The wasm-vs-Lua speedups as a chart in docs/.
+pub(crate) fn write_chart(rows: &[Row]) {
+    let speedups: Vec<(String, f64)> = rows
+        .iter()
+        // wasmtime's own call is part of a frame, not a scenario.
+        .filter(|row| row.scenario != crate::floor::FLOOR)
+        .filter_map(|row| {
+            let get = |name| row.values.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+            Some((row.scenario.to_owned(), get("lua")? / get("wasm")?))
+        })
+        .collect();
+    let chart = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/peers.svg");
+    match peers::chart::speedups(&chart, LUA_NAME, &speedups) {
+        Ok(()) => println!("chart: {}", chart.display()),
+        Err(error) => eprintln!("could not write the chart {}: {error}", chart.display()),
     }
 }
