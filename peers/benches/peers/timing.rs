@@ -63,6 +63,16 @@ pub(crate) struct Row {
     pub values: Vec<(&'static str, f64)>,
 }
 
+impl Row {
+    /// The median of side `name`, if the row has that side.
+    fn get(&self, name: &str) -> Option<f64> {
+        self.values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+    }
+}
+
 pub(crate) fn row(scenario: &'static str, times: &[(&'static str, Duration)]) -> Row {
     Row {
         scenario,
@@ -77,13 +87,12 @@ pub(crate) fn print_table(rows: &[Row]) {
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     for row in rows {
-        let get = |name| row.values.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
         let fmt = |v: Option<f64>| v.map_or("-".to_owned(), duration);
         let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
             (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
             _ => "-".to_owned(),
         };
-        let (w, l, n) = (get("wasm"), get("lua"), get("native"));
+        let (w, l, n) = (row.get("wasm"), row.get("lua"), row.get("native"));
         println!(
             "| {} | {} | {} | {} | {} | {} |",
             row.scenario,
@@ -102,10 +111,7 @@ pub(crate) fn write_chart(rows: &[Row]) {
         .iter()
         // wasmtime's own call is part of a frame, not a scenario.
         .filter(|row| row.scenario != crate::floor::FLOOR)
-        .filter_map(|row| {
-            let get = |name| row.values.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
-            Some((row.scenario.to_owned(), get("lua")? / get("wasm")?))
-        })
+        .filter_map(|row| Some((row.scenario.to_owned(), row.get("lua")? / row.get("wasm")?)))
         .collect();
     let chart = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/peers.svg");
     match peers::chart::speedups(&chart, LUA_NAME, &speedups) {
