@@ -73,10 +73,9 @@ impl FrameClock {
     }
 
     /// Moves to the next frame and returns its timing: every clone sees the
-    /// new frame. Only the runtime's step advances its clock (this crate
-    /// alone can call it), so a load and a store do, where a locked add
-    /// cost a frame of one script several nanoseconds; readers need only
-    /// a whole value.
+    /// new frame. Only the runtime's step advances its clock (only this
+    /// crate can call this), so a load and a store suffice; a locked add
+    /// cost several nanoseconds a frame. Readers need only a whole value.
     pub(crate) fn advance(&mut self) -> FrameTime {
         let next = self.frame.load(Ordering::Relaxed) + 1;
         self.frame.store(next, Ordering::Relaxed);
