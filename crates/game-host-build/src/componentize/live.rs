@@ -12,7 +12,9 @@
 //! read-only, in memory, the files of that one script and nothing else.
 //! Loading or swapping a script is then a check of its sources in a
 //! throwaway instance (`game:live/loader.check`: compiled, not run) and a
-//! new instance: milliseconds, where a build took tens of seconds.
+//! new instance: milliseconds, where a build took tens of seconds. A Bevy
+//! game has the new instance compile them ahead (`loader.prepare`), away
+//! from its step.
 //!
 //! [`super::build`] stays the way to ship one self-contained component per
 //! script (`host build`).

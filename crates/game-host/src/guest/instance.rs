@@ -8,6 +8,7 @@ use wasmtime::{Store, Trap, UpdateDeadline};
 
 use crate::error::{ScriptError, ScriptExport};
 use crate::guest::SceneWrite;
+use crate::guest::bindings::live::LiveIndices;
 use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::bindings::tasks::Wake;
 use crate::guest::engine::{ScriptComponent, arm_deadline};
@@ -76,14 +77,15 @@ pub(crate) struct ScriptInstance {
 
 impl ScriptInstance {
     /// Instantiates `component` (see [`ScriptState::new`] for what the
-    /// guest may reach). `id` is given when a hot-swap keeps the old
-    /// instance's id.
+    /// guest may reach, and `ordinal`). `id` is given when a hot-swap keeps
+    /// the old instance's id.
     pub fn new(
         component: &ScriptComponent,
         shared: &RuntimeShared,
         id: Option<Uuid>,
+        ordinal: u64,
     ) -> Result<Self> {
-        let state = ScriptState::new(component.shared_name(), id, shared);
+        let state = ScriptState::new(component.shared_name(), id, shared, ordinal);
         let pre = component.pre();
         let mut store = component.new_store(state);
         let context = || format!("failed to instantiate script `{}`", component.name());
@@ -171,6 +173,31 @@ impl ScriptInstance {
 
     pub fn id(&self) -> Uuid {
         self.store.data().identity.id
+    }
+
+    /// For a live script (see [`ScriptComponent::with_live_sources`]):
+    /// has its runtime compile the sources ahead of `entrypoint`, running
+    /// none of them (`game:live/loader.prepare`), so that this part of
+    /// starting it can happen away from the frame. Other scripts have
+    /// nothing to prepare.
+    pub fn prepare(&mut self) -> Result<()> {
+        if self.store.data().live.is_none() {
+            return Ok(());
+        }
+        let context = || format!("failed to prepare script `{}`", self.component.name());
+        let loader = LiveIndices::new(self.component.pre())
+            .and_then(|indices| indices.load(&mut self.store, &self.instance))
+            .with_context(context)?;
+        let limits = self.component.limits();
+        if limits.update_deadline.is_some() {
+            arm_deadline(&mut self.store, limits.start_deadline, limits, false);
+        }
+        loader
+            .game_live_loader()
+            .call_prepare(&mut self.store)
+            .with_context(context)?;
+        self.store.data_mut().deadline.end_call();
+        Ok(())
     }
 
     /// Calls `entrypoint` once.

@@ -1,7 +1,7 @@
 //! [`RuntimeShared`]: what the instances of one runtime share with it.
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::players::Roster;
 use super::turns::Turns;
@@ -38,6 +38,18 @@ pub(crate) struct RuntimeShared {
 }
 
 impl RuntimeShared {
+    /// The next instance's place among those of this runtime, which its
+    /// random numbers are keyed by: taken on the runtime's thread, in the
+    /// order its scripts start, wherever the instance is then made.
+    pub fn next_ordinal(&self) -> u64 {
+        self.made.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Whether `other` is this runtime's.
+    pub fn same_runtime(&self, other: &RuntimeShared) -> bool {
+        Arc::ptr_eq(&self.made, &other.made)
+    }
+
     /// Shared data of no runtime, for throwaway instances.
     pub fn detached() -> Self {
         RuntimeShared {

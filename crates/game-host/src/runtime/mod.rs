@@ -28,11 +28,13 @@
 //! `runner` module, above this one) decides when to call `step`.
 //!
 //! Files: `config`, `slots` (the instance arena), `dispatch` and `claims`
-//! (the frame's calls on its threads), `commands` (what scripts asked for),
+//! (the frame's calls on its threads), `starting` (how an instance comes to
+//! life), `commands` (what scripts asked for),
 //! `inspect` (read-only views), `swap`, `observe` (what a recorder sees),
 //! and tables that know nothing of the runtime: `subscriptions`, `waits`,
 //! `motion`, `events`, `restart`, `outbox`, `overwrites` (lost writes).
-//! Only `mod.rs`, `inspect`, `swap`, `commands`, `players` extend it.
+//! Only `mod.rs`, `starting`, `inspect`, `swap`, `commands`, `players`
+//! extend it.
 
 mod claims;
 mod commands;
@@ -49,6 +51,7 @@ mod players;
 mod restart;
 mod script_times;
 mod slots;
+mod starting;
 mod subscriptions;
 mod swap;
 mod waits;
@@ -61,7 +64,7 @@ use uuid::Uuid;
 use crate::error::ScriptError;
 use crate::guest::bindings::events::Event;
 use crate::guest::bindings::tasks::Wake;
-use crate::guest::engine::{Extension, ScriptComponent};
+use crate::guest::engine::Extension;
 use crate::guest::instance::ScriptInstance;
 use crate::guest::{Command, RuntimeShared, ScriptProfile};
 use crate::jobs::{Job, JobWorkers, Jobs};
@@ -84,6 +87,7 @@ pub use dispatch::{FramePool, frame_threads};
 pub use observe::RunObserver;
 pub use restart::RestartPolicy;
 pub use script_times::ScriptTime;
+pub use starting::{Prepared, Preparing};
 pub use swap::SwapReport;
 pub use waits::{PendingWait, WaitStats};
 
@@ -212,59 +216,6 @@ impl Runtime {
     /// is registered already.
     pub fn register_job<J: Job>(&mut self, job: J) -> Result<()> {
         self.jobs.register(job)
-    }
-
-    /// Instantiates `component`, runs its `entrypoint` and returns the new
-    /// instance's id. Subscriptions made in `entrypoint` start with the next
-    /// frame. If `entrypoint` traps, the instance is discarded and the
-    /// [`ScriptError`] is both recorded and returned.
-    pub fn spawn(&mut self, component: &ScriptComponent) -> Result<Uuid> {
-        let instance = self.instantiate(component, None)?;
-        let id = instance.id();
-        if let Err(failed) = self.start(instance) {
-            return Err(failed.1.into());
-        }
-        Ok(id)
-    }
-
-    /// Instantiates `component` (`id` kept by a swap or a restart), after
-    /// registering the job kinds of its engine's extensions the first time
-    /// this runtime starts a script of that engine (kinds it has already
-    /// are kept): every way an instance comes to life goes through here.
-    fn instantiate(
-        &mut self,
-        component: &ScriptComponent,
-        id: Option<Uuid>,
-    ) -> Result<ScriptInstance> {
-        let component = &self.granting.apply(component)?;
-        let extensions = component.extensions();
-        if !self
-            .extensions_added
-            .iter()
-            .any(|added| Arc::ptr_eq(added, extensions))
-        {
-            for extension in extensions.iter() {
-                extension.add_jobs(&mut self.jobs)?;
-            }
-            self.extensions_added.push(extensions.clone());
-        }
-        let mut instance = ScriptInstance::new(component, &self.shared, id)?;
-        instance.set_times_index(self.times.index_of(&component.shared_name()));
-        Ok(instance)
-    }
-
-    /// Runs a new instance's `entrypoint`; if it returns, the instance takes
-    /// a slot and the commands it left apply. A trap is recorded and
-    /// returned with the instance (which a restart policy may start again).
-    fn start(&mut self, mut instance: ScriptInstance) -> Result<u32, Failed> {
-        if let Err(error) = instance.start() {
-            self.record(*error.clone());
-            return Err(Box::new((instance, *error)));
-        }
-        instance.end_frame();
-        let slot = self.slots.insert(instance);
-        self.apply_commands_of(slot);
-        Ok(slot)
     }
 
     /// Starts the restarts due at this frame boundary: fresh state, the

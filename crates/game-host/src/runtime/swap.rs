@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use uuid::Uuid;
 
-use super::Runtime;
+use super::{Prepared, Preparing, Runtime};
 use crate::error::ScriptError;
 use crate::guest::engine::ScriptComponent;
 
@@ -23,8 +23,9 @@ pub struct SwapReport {
     /// Whether state was handed over (`save-state` then `restore-state`);
     /// otherwise the new code started with `entrypoint`.
     pub restored: bool,
-    /// Time the frame thread spent on the swap (instantiation and the
-    /// hand-over calls; compiling happens before, elsewhere).
+    /// Time the frame thread spent on the swap (instantiation, unless it
+    /// was prepared elsewhere, and the hand-over calls; compiling happens
+    /// before, elsewhere).
     pub pause: Duration,
 }
 
@@ -42,17 +43,24 @@ impl Runtime {
     /// error is returned.
     pub fn hot_swap(&mut self, id: Uuid, component: &ScriptComponent) -> Result<SwapReport> {
         let started = Instant::now();
+        let failed = || failed(component.name());
+        let prepared = self.prepare_swap(id, component)?;
+        let prepared = prepared.build().with_context(failed)?;
+        let mut report = self.swap_prepared(prepared)?;
+        report.pause = started.elapsed();
+        Ok(report)
+    }
+
+    /// The first part of [`Runtime::hot_swap`] in parts, as a start comes
+    /// (see [`Runtime::prepare`]): the new version's grants (no more than
+    /// the old one was given), its engine's job kinds and its place among
+    /// this runtime's instances, taken now. [`Preparing::build`] makes it,
+    /// on any thread, and [`Runtime::swap_prepared`] swaps it in.
+    pub fn prepare_swap(&mut self, id: Uuid, component: &ScriptComponent) -> Result<Preparing> {
         let slot = self
             .slots
             .slot_of(id)
             .with_context(|| format!("no running script instance {id}"))?;
-        let failed = || {
-            format!(
-                "hot-swap of script `{}` failed; the old version keeps running",
-                component.name()
-            )
-        };
-        let trapped = |error: Box<ScriptError>| anyhow::Error::new(*error).context(failed());
         // The new version gets no more than the old one was given (by the
         // game's component, on top of the runtime's policy).
         let granted = self
@@ -62,8 +70,27 @@ impl Runtime {
             .component()
             .grants()
             .clone();
-        let component = &component.with_grants(&granted).with_context(failed)?;
-        let mut new = self.instantiate(component, Some(id)).with_context(failed)?;
+        let failed = || failed(component.name());
+        let component = component.with_grants(&granted).with_context(failed)?;
+        self.reserve(&component, Some(id)).with_context(failed)
+    }
+
+    /// The last part of a hot swap in parts: hands the running instance's
+    /// state over to `prepared` (from this runtime's
+    /// [`Runtime::prepare_swap`]) as [`Runtime::hot_swap`] does, if that
+    /// instance still runs.
+    pub fn swap_prepared(&mut self, prepared: Prepared) -> Result<SwapReport> {
+        let started = Instant::now();
+        let mut new = self.take_prepared(prepared, true)?;
+        let component = new.component().clone();
+        let id = new.id();
+        let failed = || failed(component.name());
+        let slot = self
+            .slots
+            .slot_of(id)
+            .with_context(|| format!("no running script instance {id}"))
+            .with_context(failed)?;
+        let trapped = |error: Box<ScriptError>| anyhow::Error::new(*error).context(failed());
         let old = self.slots.get_mut(slot).expect("slot_of found it");
         // What the old version spawned is the new one's, from its hand-over on.
         new.adopt(&old.spawned_entities());
@@ -96,4 +123,9 @@ impl Runtime {
             pause: started.elapsed(),
         })
     }
+}
+
+/// What a failed swap of script `name` says.
+fn failed(name: &str) -> String {
+    format!("hot-swap of script `{name}` failed; the old version keeps running")
 }

@@ -101,11 +101,16 @@ function compileScript() {
 }
 
 let script = null;
+// The module `loader.prepare` compiled, not yet run (null if none, or if
+// it did not compile: running it then reports why).
+let prepared = null;
 
 // The script's exports, running its module on first use.
 function user() {
   if (script === null) {
-    script = compileScript().make(importOf);
+    const compiled = prepared ?? compileScript();
+    prepared = null;
+    script = compiled.make(importOf);
   }
   return script;
 }
@@ -137,6 +142,15 @@ export function restoreState(state) {
 }
 
 export const loader = {
+  prepare() {
+    if (script === null && prepared === null) {
+      try {
+        prepared = compileScript();
+      } catch {
+        prepared = null;
+      }
+    }
+  },
   check() {
     try {
       compileScript();

@@ -6,8 +6,10 @@ componentize-py keeps only the modules imported while it pre-initialises
 the runtime, so the standard library a game script may use is imported
 here, once, at build time (STDLIB below). A script's own modules are
 served from the sources by a finder on `sys.meta_path`, compiled with the
-paths the author knows, so tracebacks name the script's files. The entry
-module (the first file) is imported on the first call into the script, and
+paths the author knows, so tracebacks name the script's files. The host
+may have them compiled ahead (`Loader.prepare`, called away from the game's
+frame); else each is compiled when it is imported. The entry module (the
+first file) is imported on the first call into the script, and
 its `WitWorld` gets the calls: `entrypoint`, and `on_update(clock)`,
 `on_wake(clock, wakes)`, `save_state` and `restore_state` where it defines
 them.
@@ -62,6 +64,8 @@ class _Finder:
     def __init__(self, root, files):
         self.root = root
         self.files = files
+        # Code compiled ahead by `prepare`, by path.
+        self.code = {}
 
     def origin(self, path):
         return f"{self.root}/{path}"
@@ -85,8 +89,17 @@ class _Finder:
     def exec_module(self, module):
         path = module.__spec__.origin[len(self.root) + 1 :]
         module.__file__ = module.__spec__.origin
-        code = compile(self.files[path], module.__spec__.origin, "exec")
+        code = self.code.pop(path, None)
+        if code is None:
+            code = compile(self.files[path], module.__spec__.origin, "exec")
         exec(code, module.__dict__)
+
+    def prepare(self):
+        for path, text in self.files.items():
+            try:
+                self.code[path] = compile(text, self.origin(path), "exec")
+            except SyntaxError:
+                pass  # raised again when the module is imported
 
     def check(self):
         for path, text in self.files.items():
@@ -133,13 +146,16 @@ _World.__name__ = _World.__qualname__ = "WitWorld"
 _World.__module__ = "wit_world"
 
 _script = None
+# The finder `Loader.prepare` made, its modules compiled.
+_prepared = None
 
 
 def _user():
     """The script's `WitWorld`, importing its `app` module on first use."""
-    global _script
+    global _script, _prepared
     if _script is None:
-        finder = _finder()
+        finder = _prepared or _finder()
+        _prepared = None
         sys.meta_path.insert(0, finder)
         sys.meta_path.append(_NotCarried())
         wit_world.WitWorld = _World
@@ -207,4 +223,10 @@ class WitWorld(wit_world.WitWorld):
 class Loader(exports.Loader):
     def check(self):
         return _finder().check()
+
+    def prepare(self):
+        global _prepared
+        if _script is None and _prepared is None:
+            _prepared = _finder()
+            _prepared.prepare()
 

@@ -347,7 +347,8 @@ impl ScriptComponent {
     /// A store for an instance that belongs to no runtime (a check or a
     /// warm-up).
     fn throwaway_store(&self) -> Store<ScriptState> {
-        let state = ScriptState::new(self.shared_name(), None, &RuntimeShared::detached());
+        let shared = RuntimeShared::detached();
+        let state = ScriptState::new(self.shared_name(), None, &shared, shared.next_ordinal());
         self.new_store(state)
     }
 

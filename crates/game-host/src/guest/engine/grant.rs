@@ -221,7 +221,7 @@ mod tests {
             Some("game:terrain/terrain")
         );
         assert_eq!(grant_name("wasi:cli/stdout@0.2.6"), None);
-        assert_eq!(grant_name("game:live/sources@0.1.0"), None);
+        assert_eq!(grant_name("game:live/sources@0.2.0"), None);
     }
 
     #[test]

@@ -6,7 +6,6 @@ mod access;
 pub(crate) mod view;
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use uuid::Uuid;
@@ -103,9 +102,15 @@ impl ScriptState {
     /// Store data for an instance of script `name` with a locked-down WASI
     /// context: no preopened directories, no environment, no network;
     /// stdout and stderr go to the log; clocks read game time and random
-    /// numbers come from the world's seed. `id` is given when a hot-swap
-    /// keeps the old instance's id.
-    pub(crate) fn new(name: Arc<str>, id: Option<Uuid>, shared: &RuntimeShared) -> Self {
+    /// numbers come from the world's seed and `ordinal`, the instance's
+    /// place among those of its runtime ([`RuntimeShared::next_ordinal`]).
+    /// `id` is given when a hot-swap keeps the old instance's id.
+    pub(crate) fn new(
+        name: Arc<str>,
+        id: Option<Uuid>,
+        shared: &RuntimeShared,
+        ordinal: u64,
+    ) -> Self {
         let identity = Arc::new(ScriptIdentity::new(
             name,
             id.unwrap_or_else(Uuid::now_v7),
@@ -116,7 +121,6 @@ impl ScriptState {
         let mut wasi = WasiCtxBuilder::new();
         wasi.stdout(ScriptStdio::stdout(identity.clone()))
             .stderr(ScriptStdio::stderr(identity.clone()));
-        let ordinal = shared.made.fetch_add(1, Ordering::Relaxed);
         seed_wasi(&mut wasi, &shared.clock, shared.seed, ordinal);
         let wasi = wasi.build();
         ScriptState {
