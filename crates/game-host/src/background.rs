@@ -3,11 +3,18 @@
 //! on a pool of threads of its own at a lower CPU priority (on Linux), and
 //! so does what it starts: wasmtime's parallel compile runs on the pool it
 //! is called from, and a build tool's process inherits its thread's
-//! priority (threads started inside the work keep it for good). On a
-//! machine with fewer cores than busy threads, a step then takes the CPU
-//! from the build when it wants it, instead of sharing it evenly (see
-//! `docs/benchmarks.md`, "A step while scripts load").
+//! priority (threads started inside the work keep it for good). On Linux
+//! it also leaves one core to the game: none of it runs on the last core
+//! the process may use, where it may use more than one. On a machine with
+//! fewer cores than busy threads, a step then finds a core free instead of
+//! waiting for the build's turn to end (see `docs/benchmarks.md`, "A step
+//! while scripts load"); the build takes longer.
+//!
+//! [`queue`] is for smaller work that the caller does not wait for (a
+//! Bevy game's scripts, instantiated before they start): one thread of
+//! its own, at the same priority, runs it in order.
 
+use std::sync::mpsc::{Sender, channel};
 use std::sync::{Mutex, OnceLock};
 
 use crate::sync::LockExt;
@@ -34,14 +41,50 @@ pub fn run<R: Send>(work: impl FnOnce() -> R + Send) -> R {
     }
 }
 
+/// Queues `work` to run on the background's queue thread and returns at
+/// once: one thread, at [`NICE`], runs what is queued in the order it came.
+/// Where that thread cannot start, `work` runs now, on the calling thread.
+/// Work that panics ends alone (what it owns is dropped, so a channel it
+/// would have answered on closes); the thread goes on with the rest.
+pub fn queue(work: impl FnOnce() + Send + 'static) {
+    type Work = Box<dyn FnOnce() + Send>;
+    static QUEUE: OnceLock<Option<Sender<Work>>> = OnceLock::new();
+    let queue = QUEUE.get_or_init(|| {
+        let (sender, receiver) = channel::<Work>();
+        std::thread::Builder::new()
+            .name("script-queue".to_owned())
+            .spawn(move || {
+                lower_this_thread();
+                for work in receiver {
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+                }
+            })
+            .inspect_err(|error| {
+                tracing::warn!("queued work runs on the caller's thread: no queue thread: {error}")
+            })
+            .ok()
+            .map(|_| sender)
+    });
+    match queue {
+        Some(sender) => {
+            if let Err(unsent) = sender.send(Box::new(work)) {
+                (unsent.0)();
+            }
+        }
+        None => work(),
+    }
+}
+
 /// Lowers the calling thread's CPU priority to [`NICE`] for good (an
 /// unprivileged process cannot raise it again), unless it is lower
-/// already: for a thread that does only background work.
+/// already, and keeps it off one of the cores it may run on ([`spare_a_core`]):
+/// for a thread that does only background work.
 pub fn lower_this_thread() {
     // On Linux a thread's own id names it alone.
     #[cfg(target_os = "linux")]
     {
         use rustix::process::{getpriority_process, setpriority_process};
+        spare_a_core();
         let me = Some(rustix::thread::gettid());
         if getpriority_process(me).is_ok_and(|nice| nice >= NICE) {
             return;
@@ -52,11 +95,50 @@ pub fn lower_this_thread() {
     }
 }
 
-/// The pool, one per process, started on first use with a thread per core.
+/// Keeps the calling thread (and the threads and processes it starts) off
+/// the last of the cores it may run on, where it may run on more than one.
+///
+/// A lower priority alone does not keep a step from waiting: Linux's
+/// scheduler (EEVDF) lets a thread it has picked run until the next tick,
+/// whatever its priority, and on a virtual machine's two cores a step
+/// waited up to a tick (about 4 ms) behind a build in one step of thirty
+/// (`docs/benchmarks.md`, "A step while scripts load"). With a core no
+/// background work may take, the game's threads always find one free.
+#[cfg(target_os = "linux")]
+fn spare_a_core() {
+    use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
+    let Ok(mut cores) = sched_getaffinity(None) else {
+        return;
+    };
+    if cores.count() < 2 {
+        return;
+    }
+    if let Some(last) = (0..CpuSet::MAX_CPU).rev().find(|&core| cores.is_set(core)) {
+        cores.unset(last);
+    }
+    if let Err(error) = sched_setaffinity(None, &cores) {
+        tracing::debug!("a background thread may run on every core: {error}");
+    }
+}
+
+/// The cores background work may run on: all but one (see
+/// [`spare_a_core`]), and at least one.
+fn background_cores() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if cfg!(target_os = "linux") {
+        cores.saturating_sub(1).max(1)
+    } else {
+        cores
+    }
+}
+
+/// The pool, one per process, started on first use with a thread for each
+/// core it may run on.
 fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
+            .num_threads(background_cores())
             .thread_name(|i| format!("script-build-{i}"))
             .start_handler(|_| lower_this_thread())
             .build()
@@ -72,18 +154,23 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
 mod tests {
     use super::*;
     use rustix::process::getpriority_process;
-    use rustix::thread::gettid;
+    use rustix::thread::{gettid, sched_getaffinity};
 
     #[test]
     fn work_runs_on_a_lowered_thread_and_returns() {
         let caller = getpriority_process(Some(gettid())).expect("its priority");
-        let (name, nice, nested) = run(|| {
+        let cores = || sched_getaffinity(None).expect("its cores").count();
+        let callers_cores = cores();
+        let (name, nice, nested, pool_cores) = run(|| {
             let name = std::thread::current().name().map(str::to_owned);
             let nice = getpriority_process(Some(gettid())).expect("its priority");
             // Work on the pool that runs more background work runs it in place.
             let nested = run(|| std::thread::current().name().map(str::to_owned));
-            (name, nice, nested)
+            (name, nice, nested, cores())
         });
+        // One core is left to the game, where there is more than one.
+        assert_eq!(pool_cores, (callers_cores - 1).max(1));
+        assert_eq!(cores(), callers_cores, "the caller's cores are untouched");
         assert!(
             name.as_deref()
                 .is_some_and(|n| n.starts_with("script-build-"))
@@ -92,6 +179,26 @@ mod tests {
         assert!(nice >= caller.max(NICE), "{nice}");
         // The caller's own priority is untouched.
         assert_eq!(getpriority_process(Some(gettid())).ok(), Some(caller));
+    }
+
+    #[test]
+    fn queued_work_runs_in_order_on_a_lowered_thread_after_a_panic() {
+        let (sender, receiver) = channel();
+        queue(|| panic!("work that fails ends alone"));
+        for i in 0..3 {
+            let sender = sender.clone();
+            queue(move || {
+                let name = std::thread::current().name().map(str::to_owned);
+                let nice = getpriority_process(Some(gettid())).expect("its priority");
+                sender.send((i, name, nice)).unwrap();
+            });
+        }
+        let done: Vec<_> = receiver.iter().take(3).collect();
+        for (i, (order, name, nice)) in done.into_iter().enumerate() {
+            assert_eq!(order, i);
+            assert_eq!(name.as_deref(), Some("script-queue"));
+            assert!(nice >= NICE, "{nice}");
+        }
     }
 
     #[test]
