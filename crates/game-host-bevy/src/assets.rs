@@ -6,11 +6,11 @@
 //! The loader compiles each script, and builds the Python or JavaScript
 //! runtime it runs on the first time one is needed, from Bevy's task pools
 //! on the host's background pool (`game_host::background`, below the
-//! game's CPU priority, one load at a time): a game step never waits for a
-//! compile, and on a busy CPU the compile gives way to it; a script starts
-//! at the first step after its asset is ready. A script that fails to
-//! compile still loads, holding its error, so that the step reports it as
-//! a [`ScriptFailed`](crate::ScriptFailed) of its entity.
+//! game's CPU priority and off one core, one load at a time): a game step
+//! never waits for a compile, and always finds a core free; a script's
+//! instance is made once its asset is ready (see `host`). A script that
+//! fails to compile still loads, holding its error, so that the step
+//! reports it as a [`ScriptFailed`](crate::ScriptFailed) of its entity.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -26,8 +26,9 @@ impl ScriptFailed {
     }
 }
 
-/// A script started: its asset was ready and its `entrypoint` ran, at the
-/// start of a step (a hot swap is not a start).
+/// A script started: its asset was ready, its instance was made on the
+/// background queue, and its `entrypoint` ran, at the start of a step (a
+/// hot swap is not a start).
 #[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScriptStarted {
     /// The entity whose [`Script`](crate::Script) it is.

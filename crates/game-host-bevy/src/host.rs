@@ -3,6 +3,16 @@
 //! runtime's [`BevyScene`], starts, swaps and stops the scripts whose
 //! [`Script`] components or assets changed, delivers input and messages,
 //! runs one frame, and gives the world back.
+//!
+//! A script starts in two steps. The step that finds it new takes its
+//! place among the runtime's scripts ([`Runtime::prepare`]) and has its
+//! instance made on the background queue ([`Making`]), a Python or
+//! JavaScript script's sources compiled there too: milliseconds that no
+//! step waits for. The first step after that runs its `entrypoint`, which
+//! needs the world, and sends [`ScriptStarted`]. Scripts found in one step
+//! start in one step, in the order their entities were made. A changed
+//! asset's new version is made the same way ([`Runtime::prepare_swap`]);
+//! the old one runs until the step that hands its state over.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -18,6 +28,7 @@ use uuid::Uuid;
 
 use crate::assets::ScriptAsset;
 use crate::events::{ScriptFailed, ScriptStarted};
+use crate::making::{Made, Making, Order, Purpose};
 use crate::scene::BevyScene;
 
 /// The scripts of a Bevy app and the runtime they run on (a resource).
@@ -36,6 +47,8 @@ pub(crate) struct HostState {
     waiting: bool,
     /// The [`Wanted`] fingerprint of the scripts of the last plan.
     planned: Wanted,
+    /// Instances being made on the background queue.
+    making: Making,
 }
 
 /// A fingerprint of the scripts a game wants (each entity with a `Script`,
@@ -60,8 +73,12 @@ impl Wanted {
 
 struct Attached {
     asset: AssetId<ScriptAsset>,
-    /// The running instance; `None` once it failed to start or stopped.
+    /// The running instance; `None` while it starts, or once it failed to
+    /// start or stopped.
     instance: Option<Uuid>,
+    /// While an instance for it (a start, or a swap's new version) is made
+    /// on the background queue: that instance's number.
+    making: Option<u64>,
 }
 
 /// What a step does with an entity's script.
@@ -91,6 +108,7 @@ impl ScriptHost {
             reported: 0,
             waiting: false,
             planned: Wanted::default(),
+            making: Making::default(),
         })))
     }
 
@@ -182,12 +200,15 @@ impl HostState {
         let changes = self.plan(world, &input);
         let (mut started, mut failed) = (Vec::new(), Vec::new());
         let lent = Lent::new(self.runtime.scene().clone(), world);
+        let mut orders = Vec::new();
         for change in changes {
-            match self.apply(change) {
-                Ok(Some(start)) => started.push(start),
-                Ok(None) => {}
-                Err(failure) => failed.push(failure),
+            if let Err(failure) = self.apply(change, &mut orders) {
+                failed.push(failure);
             }
+        }
+        self.making.queue(orders);
+        while let Some(made) = self.making.next_ready() {
+            self.use_made(made, &mut started, &mut failed);
         }
         if self.started {
             for event in input.events {
@@ -245,10 +266,18 @@ impl HostState {
             };
             match self.attached.get(&entity) {
                 Some(attached) if attached.asset == asset => {
-                    if let (Some(instance), true) =
-                        (attached.instance, input.modified.contains(&asset))
-                    {
-                        changes.push(Change::Swap(entity, instance, compiled(script)));
+                    if !input.modified.contains(&asset) {
+                        continue;
+                    }
+                    match attached.instance {
+                        Some(instance) => {
+                            changes.push(Change::Swap(entity, instance, compiled(script)));
+                        }
+                        // Changed while it was being made: made again.
+                        None if attached.making.is_some() => {
+                            changes.push(Change::Start(entity, asset, compiled(script)));
+                        }
+                        None => {}
                     }
                 }
                 _ => changes.push(Change::Start(entity, asset, compiled(script))),
@@ -257,27 +286,84 @@ impl HostState {
         changes
     }
 
-    fn apply(&mut self, change: Change) -> Result<Option<ScriptStarted>, ScriptFailed> {
+    /// Applies `change`; an instance to make (a start, a swap's new
+    /// version) joins `orders`.
+    fn apply(&mut self, change: Change, orders: &mut Vec<Order>) -> Result<(), ScriptFailed> {
         match change {
             Change::Stop(entity) => {
                 self.detach(entity);
-                Ok(None)
+                Ok(())
             }
             Change::Start(entity, asset, component) => {
                 self.detach(entity);
-                let started = component.and_then(|c| self.runtime.spawn(&c));
-                self.started |= started.is_ok();
-                let instance = started.as_ref().ok().copied();
-                self.attached.insert(entity, Attached { asset, instance });
-                let frame = self.runtime.frame();
-                started
-                    .map(|_| Some(ScriptStarted { entity, frame }))
-                    .map_err(|e| ScriptFailed::new(entity, e))
+                let mut attached = Attached {
+                    asset,
+                    instance: None,
+                    making: None,
+                };
+                let preparing = component.and_then(|c| self.runtime.prepare(&c));
+                let result = preparing.map(|preparing| {
+                    let number = self.making.number();
+                    attached.making = Some(number);
+                    orders.push((entity, number, Purpose::Start, preparing));
+                });
+                self.attached.insert(entity, attached);
+                result.map_err(|e| ScriptFailed::new(entity, e))
             }
-            Change::Swap(entity, id, component) => component
-                .and_then(|c| self.runtime.hot_swap(id, &c))
-                .map(|_| None)
-                .map_err(|e| ScriptFailed::new(entity, e)),
+            Change::Swap(entity, id, component) => {
+                let preparing = component
+                    .and_then(|c| self.runtime.prepare_swap(id, &c))
+                    .map_err(|e| ScriptFailed::new(entity, e))?;
+                let number = self.making.number();
+                if let Some(attached) = self.attached.get_mut(&entity) {
+                    attached.making = Some(number);
+                }
+                orders.push((entity, number, Purpose::Swap, preparing));
+                Ok(())
+            }
+        }
+    }
+
+    /// Starts, or swaps in, the instances of one plan that are ready, in
+    /// their plan's order; those whose entity's script stopped or changed
+    /// since are dropped.
+    fn use_made(
+        &mut self,
+        made: Vec<Made>,
+        started: &mut Vec<ScriptStarted>,
+        failed: &mut Vec<ScriptFailed>,
+    ) {
+        for Made {
+            entity,
+            number,
+            purpose,
+            prepared,
+        } in made
+        {
+            let Some(attached) = self
+                .attached
+                .get_mut(&entity)
+                .filter(|a| a.making == Some(number))
+            else {
+                continue;
+            };
+            attached.making = None;
+            let frame = self.runtime.frame();
+            let result = match purpose {
+                Purpose::Start => prepared.and_then(|p| self.runtime.start_prepared(p)),
+                Purpose::Swap => {
+                    prepared.and_then(|p| self.runtime.swap_prepared(p).map(|r| r.instance))
+                }
+            };
+            match (result, purpose) {
+                (Ok(id), Purpose::Start) => {
+                    attached.instance = Some(id);
+                    self.started = true;
+                    started.push(ScriptStarted { entity, frame });
+                }
+                (Ok(_), Purpose::Swap) => {}
+                (Err(e), _) => failed.push(ScriptFailed::new(entity, e)),
+            }
         }
     }
 

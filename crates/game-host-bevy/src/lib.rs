@@ -8,9 +8,9 @@
 //!
 //! - Scripts are assets ([`ScriptAsset`]: `.wasm`, `.py`, `.js`) attached to
 //!   entities with [`Script`], compiled by the asset loader on Bevy's task
-//!   pools; each starts at the next step after it is ready
-//!   ([`ScriptStarted`]), and a changed asset is hot-swapped, its state
-//!   handed over, as `host run --watch` does.
+//!   pools; each is instantiated on the background queue and starts at the
+//!   next step after it is ready ([`ScriptStarted`]), and a changed asset
+//!   is hot-swapped, its state handed over, as `host run --watch` does.
 //! - Scripts reach the entities the game marks [`ScriptVisible`] (or, with
 //!   [`ScriptReach::Named`], every named, transformed one), and those they
 //!   spawn ([`BevyScene`]): `find` looks up `Name`, transform calls read and
@@ -56,6 +56,7 @@ mod host;
 mod input;
 mod live;
 mod lookup;
+mod making;
 mod plugin;
 mod query;
 mod reflect;

@@ -96,12 +96,16 @@ fn a_script_removed_stops_and_one_added_after_quiet_steps_starts() {
     assert_eq!(common::transform(&mut app, "cube").rotation, still);
 
     // After quiet steps, a Script on a new entity and one put back.
+    // Each starts at a step after its instance is made on the background
+    // queue.
     let second = app.world_mut().spawn(Script(handle.clone())).id();
-    common::run_frames(&mut app, 1);
-    assert!(running(&app, second), "an added Script started");
+    common::update_until(&mut app, "an added Script started", |app| {
+        running(app, second)
+    });
     app.world_mut().entity_mut(first).insert(Script(handle));
-    common::run_frames(&mut app, 1);
-    assert!(running(&app, first), "a Script put back started");
+    common::update_until(&mut app, "a Script put back started", |app| {
+        running(app, first)
+    });
     assert!(common::failures(&app).is_empty());
     // Both turn the cube now.
     let before = common::transform(&mut app, "cube").rotation;
@@ -118,7 +122,10 @@ fn a_script_removed_stops_and_one_added_after_quiet_steps_starts() {
     app.world_mut().entity_mut(second).remove::<Disabled>();
     app.world_mut().entity_mut(first).insert(Disabled);
     common::run_frames(&mut app, 1);
-    assert!(!running(&app, first) && running(&app, second));
+    assert!(!running(&app, first), "a disabled entity's script stopped");
+    common::update_until(&mut app, "an enabled entity's script started", |app| {
+        running(app, second)
+    });
 }
 
 #[test]
@@ -410,4 +417,56 @@ fn a_python_script_runs_in_bevy_and_its_error_stops_it_alone() {
             .is_none()
     );
     app.update();
+}
+
+/// A script starts at a step after its instance is made on the background
+/// queue: one whose `Script` is removed meanwhile never starts, while the
+/// steps and the scripts already running go on.
+#[test]
+fn a_script_removed_while_its_instance_is_made_never_starts() {
+    let assets = common::assets("making");
+    common::script(&assets, "spinning-cube");
+    let (mut app, _log) = common::app(&assets);
+    spawn_cube(app.world_mut());
+    let handle: Handle<game_host_bevy::ScriptAsset> = app
+        .world()
+        .resource::<AssetServer>()
+        .load("spinning-cube.wasm");
+    let first = app.world_mut().spawn(Script(handle.clone())).id();
+    common::run_frames(&mut app, 1);
+    let running = |app: &App, entity| {
+        app.world()
+            .resource::<ScriptHost>()
+            .instance_of(entity)
+            .is_some()
+    };
+    assert!(running(&app, first));
+
+    // Hold the background queue: what the next steps ask for is made after.
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    game_host::background::queue(move || {
+        let _ = held.recv_timeout(std::time::Duration::from_secs(60));
+    });
+    let removed = app.world_mut().spawn(Script(handle.clone())).id();
+    let kept = app.world_mut().spawn(Script(handle)).id();
+    let before = common::transform(&mut app, "cube").rotation;
+    common::run_frames(&mut app, 3);
+    assert!(!running(&app, removed) && !running(&app, kept));
+    let turned = common::transform(&mut app, "cube").rotation;
+    assert!(turned.angle_between(before) > 0.05, "the first runs on");
+    app.world_mut().entity_mut(removed).remove::<Script>();
+    common::run_frames(&mut app, 1);
+
+    release.send(()).unwrap();
+    common::update_until(&mut app, "the kept script started", |app| {
+        running(app, kept)
+    });
+    common::run_frames(&mut app, 5);
+    assert!(!running(&app, removed), "a removed Script never started");
+    assert!(running(&app, first));
+    assert!(
+        common::failures(&app).is_empty(),
+        "{:?}",
+        common::failures(&app)
+    );
 }

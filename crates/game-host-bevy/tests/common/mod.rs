@@ -146,6 +146,21 @@ pub fn run_frames(app: &mut App, frames: u64) {
     }
 }
 
+/// Updates the app until `done` holds (a script started, say: each starts
+/// at a step after its instance is made on the background queue), failing
+/// with `what` after 30 seconds.
+pub fn update_until(app: &mut App, what: &str, done: impl Fn(&App) -> bool) {
+    let started = std::time::Instant::now();
+    while !done(app) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "not in 30 s: {what}"
+        );
+        app.update();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 /// Updates the app with time standing still (no fixed step runs, so no
 /// script starts) until `count` script assets have loaded, then lets time
 /// run again, one fixed step an update: scripts that compile on different
