@@ -65,28 +65,40 @@ fn the_cube_after_120_fixed_steps_is_host_runs_cube() {
     assert!((axis - Vec3::Y).length() < 1e-5, "{axis}");
 }
 
+/// An app with the cube and the spinning cube's script on an entity
+/// (`first`), run `frames` frames; assets under the test's name.
+fn cube_script_running(
+    test: &str,
+    frames: u64,
+) -> (App, Handle<game_host_bevy::ScriptAsset>, Entity) {
+    let assets = common::assets(test);
+    common::script(&assets, "spinning-cube");
+    let (mut app, _log) = common::app(&assets);
+    spawn_cube(app.world_mut());
+    let handle = app
+        .world()
+        .resource::<AssetServer>()
+        .load("spinning-cube.wasm");
+    let first = app.world_mut().spawn(Script(handle.clone())).id();
+    common::run_frames(&mut app, frames);
+    assert!(running(&app, first));
+    (app, handle, first)
+}
+
+/// Whether `entity`'s script runs.
+fn running(app: &App, entity: Entity) -> bool {
+    app.world()
+        .resource::<ScriptHost>()
+        .instance_of(entity)
+        .is_some()
+}
+
 /// Steps skip comparing the game's scripts with the running ones unless a
 /// `Script` was added, changed or removed: each of those still reaches
 /// the runtime, after any number of steps that changed nothing.
 #[test]
 fn a_script_removed_stops_and_one_added_after_quiet_steps_starts() {
-    let assets = common::assets("attach");
-    common::script(&assets, "spinning-cube");
-    let (mut app, _log) = common::app(&assets);
-    spawn_cube(app.world_mut());
-    let handle: Handle<game_host_bevy::ScriptAsset> = app
-        .world()
-        .resource::<AssetServer>()
-        .load("spinning-cube.wasm");
-    let first = app.world_mut().spawn(Script(handle.clone())).id();
-    common::run_frames(&mut app, 10);
-    let running = |app: &App, entity| {
-        app.world()
-            .resource::<ScriptHost>()
-            .instance_of(entity)
-            .is_some()
-    };
-    assert!(running(&app, first));
+    let (mut app, handle, first) = cube_script_running("attach", 10);
 
     app.world_mut().entity_mut(first).remove::<Script>();
     common::run_frames(&mut app, 1);
@@ -424,23 +436,7 @@ fn a_python_script_runs_in_bevy_and_its_error_stops_it_alone() {
 /// steps and the scripts already running go on.
 #[test]
 fn a_script_removed_while_its_instance_is_made_never_starts() {
-    let assets = common::assets("making");
-    common::script(&assets, "spinning-cube");
-    let (mut app, _log) = common::app(&assets);
-    spawn_cube(app.world_mut());
-    let handle: Handle<game_host_bevy::ScriptAsset> = app
-        .world()
-        .resource::<AssetServer>()
-        .load("spinning-cube.wasm");
-    let first = app.world_mut().spawn(Script(handle.clone())).id();
-    common::run_frames(&mut app, 1);
-    let running = |app: &App, entity| {
-        app.world()
-            .resource::<ScriptHost>()
-            .instance_of(entity)
-            .is_some()
-    };
-    assert!(running(&app, first));
+    let (mut app, handle, first) = cube_script_running("making", 1);
 
     // Hold the background queue: what the next steps ask for is made after.
     let (release, held) = std::sync::mpsc::channel::<()>();
