@@ -273,11 +273,9 @@ impl HostState {
                         Some(instance) => {
                             changes.push(Change::Swap(entity, instance, compiled(script)));
                         }
-                        // Changed while it was being made: made again.
-                        None if attached.making.is_some() => {
-                            changes.push(Change::Start(entity, asset, compiled(script)));
-                        }
-                        None => {}
+                        // Changed while it was being made, or after it
+                        // failed: started again, from the new version.
+                        None => changes.push(Change::Start(entity, asset, compiled(script))),
                     }
                 }
                 _ => changes.push(Change::Start(entity, asset, compiled(script))),

@@ -422,13 +422,19 @@ fn a_python_script_runs_in_bevy_and_its_error_stops_it_alone() {
         "{}",
         failures[0].error
     );
-    assert!(
-        app.world()
-            .resource::<ScriptHost>()
-            .instance_of(entity)
-            .is_none()
-    );
+    assert!(!running(&app, entity));
     app.update();
+
+    // Its file saved again: the failed script starts again, from scratch.
+    let file = assets.join("orbiter.py");
+    let source = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, source).unwrap();
+    common::update_until(&mut app, "the failed script started again", |app| {
+        running(app, entity)
+    });
+    let starts = log.messages();
+    let starts = starts.iter().filter(|m| *m == "python orbiter started");
+    assert_eq!(starts.count(), 2);
 }
 
 /// A script starts at a step after its instance is made on the background

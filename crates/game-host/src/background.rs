@@ -42,10 +42,11 @@ pub fn run<R: Send>(work: impl FnOnce() -> R + Send) -> R {
 }
 
 /// Queues `work` to run on the background's queue thread and returns at
-/// once: one thread, at [`NICE`], runs what is queued in the order it came.
-/// Where that thread cannot start, `work` runs now, on the calling thread.
-/// Work that panics ends alone (what it owns is dropped, so a channel it
-/// would have answered on closes); the thread goes on with the rest.
+/// once: one thread, at [`NICE`], runs what is queued in the order it came
+/// (for the whole process: work that never ends holds up what comes
+/// after). Where that thread cannot start, `work` runs now, on the calling
+/// thread. Work that panics ends alone (what it owns is dropped, so a
+/// channel it would have answered on closes); the rest goes on.
 pub fn queue(work: impl FnOnce() + Send + 'static) {
     type Work = Box<dyn FnOnce() + Send>;
     static QUEUE: OnceLock<Option<Sender<Work>>> = OnceLock::new();
@@ -56,7 +57,7 @@ pub fn queue(work: impl FnOnce() + Send + 'static) {
             .spawn(move || {
                 lower_this_thread();
                 for work in receiver {
-                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+                    alone(work);
                 }
             })
             .inspect_err(|error| {
@@ -68,11 +69,16 @@ pub fn queue(work: impl FnOnce() + Send + 'static) {
     match queue {
         Some(sender) => {
             if let Err(unsent) = sender.send(Box::new(work)) {
-                (unsent.0)();
+                alone(unsent.0);
             }
         }
-        None => work(),
+        None => alone(work),
     }
+}
+
+/// Runs `work`; if it panics, it ends alone.
+fn alone(work: impl FnOnce()) {
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
 }
 
 /// Lowers the calling thread's CPU priority to [`NICE`] for good (an
@@ -96,7 +102,10 @@ pub fn lower_this_thread() {
 }
 
 /// Keeps the calling thread (and the threads and processes it starts) off
-/// the last of the cores it may run on, where it may run on more than one.
+/// one core: the last of those the process could run on when background
+/// work first began, where it could run on more than one. The same core
+/// however often it is called, on whichever thread. (A CPU quota, as a
+/// container may set, is not a core: there the game may still wait.)
 ///
 /// A lower priority alone does not keep a step from waiting: Linux's
 /// scheduler (EEVDF) lets a thread it has picked run until the next tick,
@@ -107,15 +116,21 @@ pub fn lower_this_thread() {
 #[cfg(target_os = "linux")]
 fn spare_a_core() {
     use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
-    let Ok(mut cores) = sched_getaffinity(None) else {
+    static SPARED: OnceLock<Option<usize>> = OnceLock::new();
+    let spared = SPARED.get_or_init(|| {
+        let cores = sched_getaffinity(None).ok()?;
+        let last = (0..CpuSet::MAX_CPU)
+            .rev()
+            .find(|&core| cores.is_set(core))?;
+        (cores.count() > 1).then_some(last)
+    });
+    let (Some(spared), Ok(mut cores)) = (*spared, sched_getaffinity(None)) else {
         return;
     };
-    if cores.count() < 2 {
+    if !cores.is_set(spared) || cores.count() < 2 {
         return;
     }
-    if let Some(last) = (0..CpuSet::MAX_CPU).rev().find(|&core| cores.is_set(core)) {
-        cores.unset(last);
-    }
+    cores.unset(spared);
     if let Err(error) = sched_setaffinity(None, &cores) {
         tracing::debug!("a background thread may run on every core: {error}");
     }
@@ -168,8 +183,14 @@ mod tests {
             let nested = run(|| std::thread::current().name().map(str::to_owned));
             (name, nice, nested, cores())
         });
-        // One core is left to the game, where there is more than one.
+        // One core is left to the game, where there is more than one, and
+        // lowering a thread again takes no other.
         assert_eq!(pool_cores, (callers_cores - 1).max(1));
+        let again = run(|| {
+            lower_this_thread();
+            cores()
+        });
+        assert_eq!(again, pool_cores);
         assert_eq!(cores(), callers_cores, "the caller's cores are untouched");
         assert!(
             name.as_deref()
@@ -193,7 +214,9 @@ mod tests {
                 sender.send((i, name, nice)).unwrap();
             });
         }
+        drop(sender); // so a queue thread gone ends the wait
         let done: Vec<_> = receiver.iter().take(3).collect();
+        assert_eq!(done.len(), 3);
         for (i, (order, name, nice)) in done.into_iter().enumerate() {
             assert_eq!(order, i);
             assert_eq!(name.as_deref(), Some("script-queue"));

@@ -22,6 +22,9 @@ pub enum ScriptExport {
     SaveState,
     /// `restore-state`, called on the new instance during a hot-swap.
     RestoreState,
+    /// A live Python or JavaScript script's sources compiled ahead of
+    /// `entrypoint` (`game:live/loader.prepare`), before it starts.
+    Prepare,
 }
 
 impl fmt::Display for ScriptExport {
@@ -33,6 +36,7 @@ impl fmt::Display for ScriptExport {
             ScriptExport::OnMessage => "on-message",
             ScriptExport::SaveState => "save-state",
             ScriptExport::RestoreState => "restore-state",
+            ScriptExport::Prepare => "prepare",
         })
     }
 }

@@ -184,20 +184,13 @@ impl ScriptInstance {
         if self.store.data().live.is_none() {
             return Ok(());
         }
-        let context = || format!("failed to prepare script `{}`", self.component.name());
         let loader = LiveIndices::new(self.component.pre())
             .and_then(|indices| indices.load(&mut self.store, &self.instance))
-            .with_context(context)?;
-        let limits = self.component.limits();
-        if limits.update_deadline.is_some() {
-            arm_deadline(&mut self.store, limits.start_deadline, limits, false);
-        }
-        loader
-            .game_live_loader()
-            .call_prepare(&mut self.store)
-            .with_context(context)?;
-        self.store.data_mut().deadline.end_call();
-        Ok(())
+            .with_context(|| format!("failed to prepare script `{}`", self.component.name()))?;
+        self.call_export(ScriptExport::Prepare, |_, store| {
+            loader.game_live_loader().call_prepare(store)
+        })
+        .map_err(|error| anyhow::Error::new(*error))
     }
 
     /// Calls `entrypoint` once.

@@ -70,8 +70,8 @@ impl Runtime {
     /// frame. If `entrypoint` traps, the instance is discarded and the
     /// [`ScriptError`](crate::ScriptError) is both recorded and returned.
     pub fn spawn(&mut self, component: &ScriptComponent) -> Result<Uuid> {
-        let instance = self.instantiate(component, None)?;
-        self.start_instance(instance)
+        let prepared = self.prepare(component)?.build()?;
+        self.start_prepared(prepared)
     }
 
     /// The first part of starting `component` as [`Runtime::spawn`] does:
@@ -88,7 +88,11 @@ impl Runtime {
     /// [`Runtime::spawn`] does.
     pub fn start_prepared(&mut self, prepared: Prepared) -> Result<Uuid> {
         let instance = self.take_prepared(prepared, false)?;
-        self.start_instance(instance)
+        let id = instance.id();
+        if let Err(failed) = self.start(instance) {
+            return Err(failed.1.into());
+        }
+        Ok(id)
     }
 
     /// The instance of `prepared`, if it was prepared by this runtime for a
@@ -103,14 +107,6 @@ impl Runtime {
             (false, true) => bail!("script `{name}` was prepared for a start, not a swap"),
             _ => Ok(prepared.instance),
         }
-    }
-
-    fn start_instance(&mut self, instance: ScriptInstance) -> Result<Uuid> {
-        let id = instance.id();
-        if let Err(failed) = self.start(instance) {
-            return Err(failed.1.into());
-        }
-        Ok(id)
     }
 
     /// Instantiates `component` (`id` kept by a swap or a restart) on this

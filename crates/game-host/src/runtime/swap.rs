@@ -85,11 +85,13 @@ impl Runtime {
         let component = new.component().clone();
         let id = new.id();
         let failed = || failed(component.name());
-        let slot = self
-            .slots
-            .slot_of(id)
-            .with_context(|| format!("no running script instance {id}"))
-            .with_context(failed)?;
+        let Some(slot) = self.slots.slot_of(id) else {
+            anyhow::bail!(
+                "hot-swap of script `{}` failed: instance {id} stopped before its new version \
+                 was ready",
+                component.name()
+            );
+        };
         let trapped = |error: Box<ScriptError>| anyhow::Error::new(*error).context(failed());
         let old = self.slots.get_mut(slot).expect("slot_of found it");
         // What the old version spawned is the new one's, from its hand-over on.
