@@ -47,7 +47,8 @@ pub struct InstanceInfo {
     pub table_empty: bool,
     /// Waits it has pending on the host (timers, events, motions, jobs).
     pub pending_waits: usize,
-    /// Calls the host has made into it (entrypoint, updates, wakes).
+    /// Calls the host has made into it (a live script's prepare,
+    /// entrypoint, updates, wakes).
     pub calls: u64,
     /// Times it has been hot-swapped to new code.
     pub swaps: u32,
