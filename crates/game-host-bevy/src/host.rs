@@ -348,19 +348,19 @@ impl HostState {
             attached.making = None;
             let frame = self.runtime.frame();
             let result = match purpose {
-                Purpose::Start => prepared.and_then(|p| self.runtime.start_prepared(p)),
-                Purpose::Swap => {
-                    prepared.and_then(|p| self.runtime.swap_prepared(p).map(|r| r.instance))
-                }
+                Purpose::Start => prepared
+                    .and_then(|p| self.runtime.start_prepared(p))
+                    .map(|id| {
+                        attached.instance = Some(id);
+                        self.started = true;
+                        started.push(ScriptStarted { entity, frame });
+                    }),
+                Purpose::Swap => prepared
+                    .and_then(|p| self.runtime.swap_prepared(p))
+                    .map(drop),
             };
-            match (result, purpose) {
-                (Ok(id), Purpose::Start) => {
-                    attached.instance = Some(id);
-                    self.started = true;
-                    started.push(ScriptStarted { entity, frame });
-                }
-                (Ok(_), Purpose::Swap) => {}
-                (Err(e), _) => failed.push(ScriptFailed::new(entity, e)),
+            if let Err(e) = result {
+                failed.push(ScriptFailed::new(entity, e));
             }
         }
     }

@@ -115,16 +115,8 @@ pub fn lower_this_thread() {
 /// background work may take, the game's threads always find one free.
 #[cfg(target_os = "linux")]
 fn spare_a_core() {
-    use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
-    static SPARED: OnceLock<Option<usize>> = OnceLock::new();
-    let spared = SPARED.get_or_init(|| {
-        let cores = sched_getaffinity(None).ok()?;
-        let last = (0..CpuSet::MAX_CPU)
-            .rev()
-            .find(|&core| cores.is_set(core))?;
-        (cores.count() > 1).then_some(last)
-    });
-    let (Some(spared), Ok(mut cores)) = (*spared, sched_getaffinity(None)) else {
+    use rustix::thread::{sched_getaffinity, sched_setaffinity};
+    let (Some(spared), Ok(mut cores)) = (spared_core(), sched_getaffinity(None)) else {
         return;
     };
     if !cores.is_set(spared) || cores.count() < 2 {
@@ -136,15 +128,31 @@ fn spare_a_core() {
     }
 }
 
-/// The cores background work may run on: all but one (see
-/// [`spare_a_core`]), and at least one.
+/// The core background work keeps off (see [`spare_a_core`]), chosen
+/// once: `None` where there is no core to spare.
+fn spared_core() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::thread::{CpuSet, sched_getaffinity};
+        static SPARED: OnceLock<Option<usize>> = OnceLock::new();
+        *SPARED.get_or_init(|| {
+            let cores = sched_getaffinity(None).ok()?;
+            let last = (0..CpuSet::MAX_CPU)
+                .rev()
+                .find(|&core| cores.is_set(core))?;
+            (cores.count() > 1).then_some(last)
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// The cores background work may run on: all but the spared one.
 fn background_cores() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    if cfg!(target_os = "linux") {
-        cores.saturating_sub(1).max(1)
-    } else {
-        cores
-    }
+    cores
+        .saturating_sub(usize::from(spared_core().is_some()))
+        .max(1)
 }
 
 /// The pool, one per process, started on first use with a thread for each
