@@ -3,6 +3,13 @@
 //! both ways, so that a client that cannot follow a redirect (a browser's
 //! `WebSocket`) reaches its world through any node. The world's node
 //! checks the token; its refusal is passed on as it came.
+//!
+//! Each side is bounded as a reverse proxy bounds it: what the client
+//! sends keeps a client's size cap, while the world's node (a node the
+//! fleet trusts) may send what it sends any client directly. The client
+//! gets what a client of the world's node gets: the same write timeout,
+//! pings and silence rule, so one that stops reading frees its slot here
+//! as it would there; and each side is closed when the other goes.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,16 +28,34 @@ use tokio_tungstenite::tungstenite::Error as WsError;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
 
 use super::routes::Answer;
 use super::state::ControlState;
 use super::upgrade::{stream_slot, websocket_key};
+use crate::stream::{Closed, Liveness, StreamLimits, close, send_within};
 
 /// How long connecting to the world's node may take.
 const CONNECT_WITHIN: Duration = Duration::from_secs(5);
+
+/// The largest message (and frame) taken from the world's node: what a
+/// server sends a client whole, a snapshot of a large world included
+/// (a world of 5,000 entities snapshots in under 1 MB of JSON).
+const MAX_FROM_WORLD_NODE: usize = 64 << 20;
+
+/// The two sockets' settings: what the client may send is capped as a
+/// direct client's is; what the world's node sends, only by
+/// [`MAX_FROM_WORLD_NODE`].
+fn configs(limits: &StreamLimits) -> (WebSocketConfig, WebSocketConfig) {
+    let client = WebSocketConfig::default()
+        .max_message_size(Some(limits.max_message))
+        .max_frame_size(Some(limits.max_message));
+    let upstream = WebSocketConfig::default()
+        .max_message_size(Some(MAX_FROM_WORLD_NODE))
+        .max_frame_size(Some(MAX_FROM_WORLD_NODE));
+    (client, upstream)
+}
 
 /// Forwards the stream `request` asks for to the node at `address`.
 pub(super) async fn forward(
@@ -56,12 +81,10 @@ pub(super) async fn forward(
             .headers_mut()
             .insert(SEC_WEBSOCKET_PROTOCOL, offer.clone());
     }
-    let config = WebSocketConfig::default()
-        .max_message_size(Some(limits.max_message))
-        .max_frame_size(Some(limits.max_message));
+    let (client_config, upstream_config) = configs(&limits);
     let connected = tokio::time::timeout(CONNECT_WITHIN, async {
         let tcp = tokio::net::TcpStream::connect(address).await?;
-        tokio_tungstenite::client_async_with_config(upstream_request, tcp, Some(config))
+        tokio_tungstenite::client_async_with_config(upstream_request, tcp, Some(upstream_config))
             .await
             .map_err(|error| match error {
                 WsError::Http(response) => {
@@ -98,14 +121,21 @@ pub(super) async fn forward(
     };
     let protocol = answered.headers().get(SEC_WEBSOCKET_PROTOCOL).cloned();
     let upgrading = hyper::upgrade::on(&mut request);
+    let address = address.to_owned();
     tokio::spawn(async move {
         let Ok(upgraded) = upgrading.await else {
             return;
         };
-        let client =
-            WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
-                .await;
-        pump(client, upstream).await;
+        let client = WebSocketStream::from_raw_socket(
+            TokioIo::new(upgraded),
+            Role::Server,
+            Some(client_config),
+        )
+        .await;
+        let closed = pump(client, upstream, limits.write_timeout).await;
+        if closed.0 != CloseCode::Normal {
+            tracing::debug!("a forwarded stream from {address}: {}", closed.1);
+        }
         drop(slot);
     });
     let mut response = Response::new(Full::new(Bytes::new()));
@@ -124,46 +154,109 @@ pub(super) async fn forward(
     Ok(response)
 }
 
-/// Passes every message both ways until either side closes (a close
-/// frame goes through, with its code and reason). When the world's node is
-/// lost without one, the client is told to reconnect: the world resumes on
-/// another node, and this one forwards there.
-async fn pump<A, B>(client: WebSocketStream<A>, upstream: WebSocketStream<B>)
+/// Passes the players' messages both ways until either side closes (a
+/// close frame goes through, with its code and reason), and says why it
+/// ended. Each hop keeps itself alive: the world's node's pings are
+/// answered here, and the client is pinged from here. A client that
+/// leaves a write waiting `write_timeout`, or is silent for three pings,
+/// is dropped, and the world's node told it left. When the world's node is
+/// lost without a close frame, the client is told to reconnect: the world
+/// resumes on another node, and this one forwards there.
+async fn pump<A, B>(
+    client: WebSocketStream<A>,
+    upstream: WebSocketStream<B>,
+    write_timeout: Duration,
+) -> Closed
 where
     A: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
     B: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
     let (mut to_client, mut from_client) = client.split();
     let (mut to_upstream, mut from_upstream) = upstream.split();
-    loop {
+    let mut liveness = Liveness::new();
+    // What each side is told as it is closed: `None` for the side that
+    // closed (its close frame is answered as it is read).
+    let (for_client, for_upstream) = loop {
         tokio::select! {
-            message = from_client.next() => match message {
-                Some(Ok(message)) => {
-                    let closing = message.is_close();
-                    if to_upstream.send(message).await.is_err() || closing {
-                        break;
+            message = from_client.next() => {
+                liveness.heard();
+                match message {
+                    Some(Ok(Message::Close(frame))) => break (None, Some(closed_by(frame, "the client left"))),
+                    Some(Ok(message @ (Message::Text(_) | Message::Binary(_)))) => {
+                        if send_within(&mut to_upstream, message, write_timeout).await.is_err() {
+                            break (Some(upstream_lost()), None);
+                        }
                     }
+                    // Pings and pongs are this hop's own.
+                    Some(Ok(_)) => {}
+                    // Past the size cap, or not the protocol: dropped, as
+                    // the world's node drops it.
+                    Some(Err(error @ (WsError::Capacity(_) | WsError::Protocol(_) | WsError::Utf8(_)))) => {
+                        break dropped(Closed(CloseCode::Policy, format!("{error}")));
+                    }
+                    Some(Err(_)) | None => break (None, Some(Closed(CloseCode::Away, "the client left".into()))),
                 }
-                _ => break,
-            },
+            }
             message = from_upstream.next() => match message {
-                Some(Ok(message)) => {
-                    let closing = message.is_close();
-                    if to_client.send(message).await.is_err() || closing {
-                        break;
+                Some(Ok(Message::Close(frame))) => break (Some(closed_by(frame, "closed")), None),
+                Some(Ok(message @ (Message::Text(_) | Message::Binary(_)))) => {
+                    if let Err(why) = send_within(&mut to_client, message, write_timeout).await {
+                        break dropped(why);
                     }
                 }
-                _ => {
-                    let lost = CloseFrame {
-                        code: CloseCode::Restart,
-                        reason: "the world's node was lost: reconnect with your token".into(),
-                    };
-                    let _ = to_client.send(Message::Close(Some(lost))).await;
-                    break;
-                }
+                Some(Ok(_)) => {}
+                Some(Err(_)) | None => break (Some(upstream_lost()), None),
             },
+            due = liveness.due() => {
+                let ping = Message::Ping(Bytes::new());
+                let pinged = match due {
+                    Ok(()) => send_within(&mut to_client, ping, write_timeout).await,
+                    Err(silent) => Err(silent),
+                };
+                if let Err(why) = pinged {
+                    break dropped(why);
+                }
+            }
         }
+    };
+    let ended = match (&for_client, &for_upstream) {
+        (Some(why), _) | (None, Some(why)) => Closed(why.0, why.1.clone()),
+        (None, None) => Closed(CloseCode::Normal, "closed".into()),
+    };
+    // Both within a second: a side that reads nothing is not waited for.
+    let quickly = Duration::from_secs(1);
+    match for_upstream {
+        Some(why) => close(&mut to_upstream, why).await,
+        None => drop(tokio::time::timeout(quickly, to_upstream.close()).await),
     }
-    let _ = to_client.close().await;
-    let _ = to_upstream.close().await;
+    match for_client {
+        Some(why) => close(&mut to_client, why).await,
+        None => drop(tokio::time::timeout(quickly, to_client.close()).await),
+    }
+    ended
+}
+
+/// A close frame as it came, or `otherwise` where it had none.
+fn closed_by(frame: Option<CloseFrame>, otherwise: &str) -> Closed {
+    match frame {
+        Some(frame) => Closed(frame.code, frame.reason.to_string()),
+        None => Closed(CloseCode::Normal, otherwise.to_owned()),
+    }
+}
+
+/// The client dropped (why), and the world's node told it left.
+fn dropped(why: Closed) -> (Option<Closed>, Option<Closed>) {
+    let left = Closed(
+        CloseCode::Away,
+        format!("the client was dropped: {}", why.1),
+    );
+    (Some(why), Some(left))
+}
+
+/// What the client is told when the world's node is lost.
+fn upstream_lost() -> Closed {
+    Closed(
+        CloseCode::Restart,
+        "the world's node was lost: reconnect with your token".into(),
+    )
 }
