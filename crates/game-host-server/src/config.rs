@@ -47,6 +47,9 @@ pub struct ServerConfig {
     /// clients, for worlds that do not ask for their own
     /// ([`WorldSpec::stream_every`]).
     pub stream_every: u32,
+    /// Bytes of updates each world keeps for players' clients that fall
+    /// behind ([`StreamSettings::kept_bytes`](crate::stream::StreamSettings::kept_bytes)).
+    pub stream_kept_bytes: usize,
 }
 
 impl Default for ServerConfig {
@@ -65,6 +68,7 @@ impl Default for ServerConfig {
             canonical_nans: false,
             max_players: 64,
             stream_every: 1,
+            stream_kept_bytes: crate::stream::DEFAULT_KEPT_BYTES,
         }
     }
 }

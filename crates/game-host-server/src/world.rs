@@ -267,7 +267,11 @@ impl World {
             seat_log = Some(SeatLog::open(&files.seats(), durable.mirror()).inspect_err(abandon)?);
         }
         let hub = WorldHub::with_seats(
-            StreamSettings { every, precision },
+            StreamSettings {
+                every,
+                precision,
+                kept_bytes: config.stream_kept_bytes,
+            },
             config.max_players,
             open_to_players,
             (Seats::default(), seat_log),

@@ -132,6 +132,7 @@ pub(crate) fn resume_world(
         StreamSettings {
             every: manifest.stream_every,
             precision,
+            kept_bytes: config.stream_kept_bytes,
         },
         config.max_players,
         header.open_to_players.clone(),

@@ -3,8 +3,9 @@
 //! the player, while its keys and messages go to the world.
 //!
 //! What a client cannot do ([`StreamLimits`]):
-//! - slow the world: it reads updates from the world's hub at its own
-//!   pace; one that falls behind by more than the hub keeps gets a fresh
+//! - slow the world, or fill the server's memory: it reads updates from
+//!   the world's backlog at its own pace; one that falls behind by more
+//!   than the backlog keeps (a count and a byte budget) gets a fresh
 //!   snapshot, and one that falls behind `falls_behind` times within a
 //!   minute, or leaves a write waiting `write_timeout`, is dropped;
 //! - flood the world: each message it sends is at most `max_message`
@@ -12,23 +13,22 @@
 //!   burst; kept across reconnections) are refused, with an error message
 //!   at most once a second;
 //! - hold a slot while gone: it is pinged every 15 s, and one silent for
-//!   45 s is dropped.
+//!   45 s is dropped (`liveness`, as a forwarded client is).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::StreamExt;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::broadcast;
-use tokio::sync::broadcast::error::RecvError;
 use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::Utf8Bytes;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
-use super::hub::{Update, WorldHub};
+use super::backlog::{Follower, Missed};
+use super::hub::WorldHub;
+use super::liveness::{Closed, Liveness, close, send_within};
 use super::seats::MAILBOX;
 use super::wire::{Format, Wire, WireMessage, parse_event};
 use crate::metrics::StreamMetrics;
@@ -66,10 +66,6 @@ impl Default for StreamLimits {
     }
 }
 
-/// How often a client is pinged; one silent for three times this is
-/// dropped (a half-open connection would otherwise hold its slot).
-const PING_EVERY: Duration = Duration::from_secs(15);
-
 /// One client of one player.
 pub(crate) struct Session {
     pub hub: Arc<WorldHub>,
@@ -78,9 +74,6 @@ pub(crate) struct Session {
     pub limits: StreamLimits,
     pub metrics: StreamMetrics,
 }
-
-/// Why a session ended, as its close frame says.
-struct Closed(CloseCode, String);
 
 impl Session {
     /// Serves the client until it leaves, is dropped, or the world ends.
@@ -154,7 +147,7 @@ impl Session {
     async fn serve<S>(
         &self,
         socket: &mut WebSocketStream<S>,
-        mut updates: broadcast::Receiver<Arc<Update>>,
+        mut updates: Follower,
         mut told: tokio::sync::oneshot::Receiver<&'static str>,
         kept: Vec<PlayerMessage>,
     ) -> Result<std::convert::Infallible, Closed>
@@ -167,8 +160,7 @@ impl Session {
         let mut held: VecDeque<(u64, PlayerMessage)> = kept.into_iter().map(|m| (0, m)).collect();
         let mut shown = 0;
         let mut behind: Vec<Instant> = Vec::new();
-        let mut heard = Instant::now();
-        let mut ping = tokio::time::interval_at((Instant::now() + PING_EVERY).into(), PING_EVERY);
+        let mut liveness = Liveness::new();
         loop {
             tokio::select! {
                 biased;
@@ -215,7 +207,7 @@ impl Session {
                             self.send(socket, message_bytes(update.frame, message, self.format)).await?;
                         }
                     }
-                    Err(RecvError::Lagged(_)) => {
+                    Err(Missed::Behind) => {
                         let now = Instant::now();
                         behind.retain(|at| now - *at < Duration::from_secs(60));
                         behind.push(now);
@@ -229,13 +221,13 @@ impl Session {
                             snapshot = Some(self.hub.snapshot(self.player));
                         }
                     }
-                    Err(RecvError::Closed) => {
+                    Err(Missed::Closed) => {
                         let gone = Closed(CloseCode::Away, "the world ended".into());
                         return Err(self.ended(socket).await.unwrap_or(gone));
                     }
                 },
                 incoming = socket.next() => {
-                    heard = Instant::now();
+                    liveness.heard();
                     match incoming {
                         Some(Ok(Message::Text(text))) => {
                             if let Some(refused) = self.take(&text) {
@@ -260,18 +252,10 @@ impl Session {
                         Some(Err(error)) => return Err(Closed(CloseCode::Away, format!("{error}"))),
                     }
                 }
-                _ = ping.tick() => {
-                    let silent = heard.elapsed();
-                    if silent > 3 * PING_EVERY {
-                        return Err(Closed(
-                            CloseCode::Policy,
-                            format!("the client answered nothing for {} s", silent.as_secs()),
-                        ));
-                    }
+                due = liveness.due() => {
+                    due?;
                     let ping = Message::Ping(bytes::Bytes::new());
-                    if tokio::time::timeout(self.limits.write_timeout, socket.send(ping)).await.is_err() {
-                        return Err(Closed(CloseCode::Policy, "the client read nothing".into()));
-                    }
+                    send_within(socket, ping, self.limits.write_timeout).await?;
                 }
             }
         }
@@ -292,17 +276,7 @@ impl Session {
             false => Message::Text(Utf8Bytes::try_from(bytes).expect("JSON is UTF-8")),
             true => Message::Binary(bytes),
         };
-        match tokio::time::timeout(self.limits.write_timeout, socket.send(message)).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => Err(Closed(CloseCode::Away, format!("{error}"))),
-            Err(_) => Err(Closed(
-                CloseCode::Policy,
-                format!(
-                    "the client read nothing for {} s",
-                    self.limits.write_timeout.as_secs_f64()
-                ),
-            )),
-        }
+        send_within(socket, message, self.limits.write_timeout).await
     }
 
     /// Takes one message from the client, within its rate: an event for
@@ -335,18 +309,6 @@ impl Session {
         });
         self.hub.input(input).err().map(|e| format!("{e:#}"))
     }
-}
-
-/// Sends the close frame, within a second.
-async fn close<S>(socket: &mut WebSocketStream<S>, closed: Closed)
-where
-    S: AsyncRead + AsyncWrite + Unpin,
-{
-    let frame = CloseFrame {
-        code: closed.0,
-        reason: Utf8Bytes::from(closed.1),
-    };
-    let _ = tokio::time::timeout(Duration::from_secs(1), socket.close(Some(frame))).await;
 }
 
 fn message_bytes(frame: u64, message: &PlayerMessage, format: Format) -> bytes::Bytes {

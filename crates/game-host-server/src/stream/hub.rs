@@ -1,15 +1,16 @@
 //! [`WorldHub`]: where a world's loop thread leaves what its players'
 //! clients get, and where those clients find the world. The loop thread
-//! never waits on it: updates go out on a bounded broadcast channel (a
-//! client that falls behind loses updates and asks for a snapshot), and
+//! never waits on it: updates go out through a bounded backlog (a client
+//! that falls behind loses updates and asks for a snapshot), and
 //! snapshots are answered after the next published frame.
 
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::oneshot;
 
 use anyhow::{Result, bail};
 
+use super::backlog::{Backlog, DEFAULT_KEPT_BYTES, Follower};
 use super::seats::{Route, Seats, digest};
 use super::tracker::SceneTracker;
 use super::view::{PlayerViews, Routes, visible};
@@ -18,10 +19,6 @@ use crate::durable::SeatLog;
 use game_host::players::{OpenToPlayers, PlayerEvent, PlayerId, PlayerMessage};
 use game_host::runtime::Runtime;
 use game_host::sync::LockExt;
-
-/// Updates a client may fall behind by before it loses some (about two
-/// seconds at 60 Hz).
-const BACKLOG: usize = 128;
 
 /// Player events waiting for the world's next frame, at most (clients are
 /// rate-limited well below this).
@@ -38,6 +35,33 @@ pub(crate) struct Update {
     pub messages: Vec<PlayerMessage>,
 }
 
+impl Update {
+    /// Bytes it holds for the clients that have not taken it: its views'
+    /// updates (each distinct one once) and its messages.
+    pub fn kept_bytes(&self) -> usize {
+        let messages: usize = self
+            .messages
+            .iter()
+            .map(|m| m.channel.len() + m.payload.len() + std::mem::size_of::<PlayerMessage>())
+            .sum();
+        let views: usize = match &self.routes.all {
+            Some(all) => all.kept_bytes(),
+            None => {
+                let mut seen: Vec<*const super::view::ViewUpdate> = Vec::new();
+                let mut bytes = 0;
+                for view in self.routes.of.values() {
+                    if !seen.contains(&Arc::as_ptr(view)) {
+                        seen.push(Arc::as_ptr(view));
+                        bytes += view.kept_bytes();
+                    }
+                }
+                bytes
+            }
+        };
+        messages + views
+    }
+}
+
 /// A snapshot: the frame and every entity the player sees.
 pub(crate) type Snapshot = (u64, Arc<[Arc<EntityState>]>);
 
@@ -48,6 +72,10 @@ pub struct StreamSettings {
     pub every: u32,
     /// The step positions and scales are rounded to in the binary form.
     pub precision: f32,
+    /// Bytes of updates kept for clients that fall behind, at most (the
+    /// newest update is kept however large); a client behind what is kept
+    /// gets a fresh snapshot.
+    pub kept_bytes: usize,
 }
 
 impl Default for StreamSettings {
@@ -55,6 +83,7 @@ impl Default for StreamSettings {
         StreamSettings {
             every: 1,
             precision: super::DEFAULT_PRECISION,
+            kept_bytes: DEFAULT_KEPT_BYTES,
         }
     }
 }
@@ -67,7 +96,7 @@ pub struct WorldHub {
     precision: f32,
     /// Players admitted at once, at most.
     max_players: usize,
-    updates: broadcast::Sender<Arc<Update>>,
+    updates: Arc<Backlog>,
     pub(crate) seats: Mutex<Seats>,
     snapshots: Mutex<Vec<(PlayerId, oneshot::Sender<Snapshot>)>>,
     /// Player events for the world's next frame.
@@ -99,7 +128,7 @@ impl WorldHub {
             every: u64::from(settings.every.max(1)),
             precision: settings.precision,
             max_players,
-            updates: broadcast::channel(BACKLOG).0,
+            updates: Backlog::new(settings.kept_bytes),
             seats: Mutex::new(seats),
             snapshots: Mutex::default(),
             inputs: Mutex::new(events),
@@ -189,8 +218,8 @@ impl WorldHub {
     }
 
     /// Updates from now on.
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Arc<Update>> {
-        self.updates.subscribe()
+    pub(crate) fn subscribe(&self) -> Follower {
+        self.updates.follow()
     }
 
     /// The step positions and scales are rounded to in the binary form.
@@ -241,7 +270,7 @@ impl WorldHub {
             }
             seats.connected()
         };
-        let listened = self.updates.receiver_count() > 0;
+        let listened = self.updates.followed();
         let mut routes = Routes::default();
         if frame.is_multiple_of(self.every) {
             let snapshots = std::mem::take(&mut *self.snapshots.lock_unpoisoned());
@@ -264,7 +293,7 @@ impl WorldHub {
             }
         }
         if listened && (!routes.is_empty() || !messages.is_empty()) {
-            let _ = self.updates.send(Arc::new(Update {
+            self.updates.push(Arc::new(Update {
                 frame,
                 routes,
                 messages,
@@ -289,5 +318,7 @@ impl WorldHub {
         let mut seats = self.seats.lock_unpoisoned();
         seats.end(frame, why, resumes);
         self.snapshots.lock_unpoisoned().clear();
+        drop(seats);
+        self.updates.close();
     }
 }

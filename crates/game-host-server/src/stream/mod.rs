@@ -9,7 +9,8 @@
 //! input.
 //!
 //! The world's loop thread never waits on a client: after each frame it
-//! leaves an update in the world's [`WorldHub`] (a bounded broadcast), and
+//! leaves an update in the world's [`WorldHub`] (a backlog bounded in
+//! updates and bytes), and
 //! each client's task (`client`, on the control surface's runtime) takes
 //! it from there at its own pace. A client that falls behind loses
 //! updates and gets a fresh snapshot; one that keeps falling behind, or
@@ -26,8 +27,11 @@
 //! `tracker` (what changed since the last update, field by field), `view`
 //! (what each player sees, and each view's update), `seats` (the players
 //! admitted and their tokens), `bucket` (the rate of a player's messages),
-//! `hub` (the world's side), `client` (one client's session).
+//! `backlog` (the updates kept for clients to catch up on), `hub` (the
+//! world's side), `client` (one client's session), `liveness`
+//! (the write timeout and pings every client gets, here or forwarded).
 
+mod backlog;
 mod bucket;
 mod client;
 mod delta;
@@ -43,6 +47,7 @@ mod wire;
 /// default: a millimetre.
 pub const DEFAULT_PRECISION: f32 = 0.001;
 
+pub use backlog::DEFAULT_KEPT_BYTES;
 pub(crate) use client::Session;
 pub use client::StreamLimits;
 pub use hub::StreamSettings;

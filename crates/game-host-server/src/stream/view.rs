@@ -33,6 +33,24 @@ impl ViewUpdate {
         self.entered.is_empty() && self.changed.is_empty() && self.removed.is_empty()
     }
 
+    /// Bytes it holds: its entities (each counted whole, though the scene
+    /// tracker may share it), the ids it removes, and every encoding of it
+    /// a client has made.
+    pub fn kept_bytes(&self) -> usize {
+        let entity = |state: &EntityState| {
+            std::mem::size_of::<EntityState>() + state.name.len() + state.data.kept_bytes()
+        };
+        let entities: usize = self.entered.iter().map(|s| entity(s)).sum::<usize>()
+            + self.changed.iter().map(|(s, _)| entity(s)).sum::<usize>();
+        let encoded: usize = self
+            .encoded
+            .iter()
+            .filter_map(OnceLock::get)
+            .map(Bytes::len)
+            .sum();
+        entities + self.removed.len() * 4 + encoded
+    }
+
     /// The update in `format`, encoded by the first client that sends it.
     pub fn bytes(&self, frame: u64, format: Format, precision: f32) -> Bytes {
         self.encoded[format.slot()]

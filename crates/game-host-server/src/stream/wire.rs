@@ -50,6 +50,21 @@ impl Data {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// About the bytes it holds (its components' and fields' names, and
+    /// each field's place).
+    pub fn kept_bytes(&self) -> usize {
+        self.0
+            .iter()
+            .map(|(component, fields)| {
+                component.len()
+                    + fields
+                        .iter()
+                        .map(|f| std::mem::size_of::<Field>() + f.name.len())
+                        .sum::<usize>()
+            })
+            .sum()
+    }
 }
 
 impl Serialize for Data {
