@@ -228,9 +228,78 @@ fn a_damaged_log_resumes_from_its_last_whole_frame_and_a_wrong_one_fails_its_wor
         )),
         "{error}"
     );
-    let running: Vec<u64> = worlds(&second)
+    let listed = worlds(&second);
+    let running: Vec<u64> = listed
         .iter()
+        .filter(|w| w.get("failed").is_none())
         .map(|w| w["id"].as_u64().unwrap())
         .collect();
     assert_eq!(running, [1, 2]);
+    // The failed world is listed as such, with why.
+    let failed = listed.iter().find(|w| w["id"] == 3).unwrap();
+    assert!(
+        failed["failed"]
+            .as_str()
+            .unwrap()
+            .starts_with("its replay does not reach the state its log holds"),
+        "{failed}"
+    );
+}
+
+#[test]
+fn a_log_whose_header_asks_too_much_fails_its_world_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let first = serve(&state, &["examples/spinning-cube", "--worlds", "3"]);
+    std::thread::sleep(Duration::from_secs(1));
+    first.signal("KILL");
+    let log = |world: u32| state.join(format!("worlds/{world}/log.rec"));
+    let header_says = |world: u32, instances: u64| {
+        let text = std::fs::read_to_string(log(world)).unwrap();
+        let (header, rest) = text.split_once('\n').unwrap();
+        let mut header = json(header);
+        header["scripts"][0]["instances"] = Value::from(instances);
+        std::fs::write(log(world), format!("{header}\n{rest}")).unwrap();
+    };
+    // World 2: 2^40 instances, past what a recording may hold (a torn or
+    // hostile state directory); world 3: 900,000, within it and past what
+    // this system can pool.
+    header_says(2, 1 << 40);
+    header_says(3, 900_000);
+
+    let second = serve(&state, &[]);
+    let text = second.stderr();
+    assert!(text.contains("resumed=1 failed=2"), "{text}");
+    let failure = |world: u64| {
+        text.lines()
+            .find(|l| l.contains(&format!("world {world} could not be resumed")))
+            .unwrap_or_else(|| panic!("{text}"))
+            .to_owned()
+    };
+    assert!(
+        failure(2).contains("its log's header is refused"),
+        "{}",
+        failure(2)
+    );
+    assert!(
+        failure(3).contains("does not fit in its pool"),
+        "{}",
+        failure(3)
+    );
+    // Listed as failed, and in the metrics.
+    let listed = worlds(&second);
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert!(listed[0]["frame"].as_u64().is_some(), "{listed:?}");
+    for world in [2, 3] {
+        let shown = listed[world - 1]["failed"].as_str().unwrap();
+        assert!(failure(world as u64).ends_with(shown), "{shown}");
+        let (status, body) = request("GET", &second.url(&format!("/worlds/{world}")), None);
+        assert_eq!(status, 404);
+        assert!(body.contains("could not be resumed"), "{body}");
+    }
+    let (_, metrics) = request("GET", &second.url("/metrics"), None);
+    assert!(
+        metrics.contains("game_server_resume_failures_total 2"),
+        "{metrics}"
+    );
 }

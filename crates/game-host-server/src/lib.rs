@@ -92,6 +92,9 @@ pub struct Server {
     durable: Option<durable::Durable>,
     /// Set while worlds are being resumed from it.
     resuming: AtomicBool,
+    /// The worlds of the state directory that could not be resumed, each
+    /// with one line saying why (listed on `GET /worlds`).
+    not_resumed: Mutex<Vec<(WorldId, String)>>,
 }
 
 impl Server {
@@ -165,6 +168,7 @@ impl Server {
             accepting: AtomicBool::new(true),
             durable,
             resuming: AtomicBool::new(false),
+            not_resumed: Mutex::default(),
         };
         server.publish_capacity();
         Ok(server)
@@ -299,6 +303,12 @@ impl Server {
             .collect();
         worlds.sort_by_key(|w| w.id);
         worlds
+    }
+
+    /// The worlds of the state directory that could not be resumed at
+    /// this server's start, by id, each with one line saying why.
+    pub fn not_resumed(&self) -> Vec<(WorldId, String)> {
+        self.not_resumed.lock_unpoisoned().clone()
     }
 
     /// World `id`'s status and how long each of its scripts takes per

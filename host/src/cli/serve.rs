@@ -198,7 +198,9 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         None => args.state_dir.clone(),
     };
     let launching = args.worlds.unwrap_or(usize::from(link.is_none()));
-    // The worlds a state directory resumes need their instances too.
+    // The worlds a state directory resumes need their instances too, as
+    // far as this system can pool them: the number is the logs' word, and
+    // a world that does not fit fails alone as it resumes.
     let resuming = match &link {
         Some(_) => 0,
         None => state_dir.as_deref().map_or(0, durable::instances_to_resume),
@@ -208,13 +210,13 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     } else {
         launching
     };
-    let room = args.max_worlds.unwrap_or(default_room).max(launching) * per_world + resuming;
-    let what = format!(
-        "--worlds {launching} of {per_world} script(s) and {resuming} instance(s) to resume"
-    );
+    let launch_room = args.max_worlds.unwrap_or(default_room).max(launching) * per_world;
+    let resuming =
+        resuming.min(ScriptEngine::most_pooled_instances().saturating_sub(launch_room + 64));
+    let what = format!("--worlds {launching} of {per_world} script(s)");
     let pool = args
         .engine
-        .pool(room, launching * per_world + resuming, &what)?;
+        .pool(launch_room + resuming, launching * per_world, &what)?;
     let engine = args.engine.engine(pool)?;
     let scripts = load_scripts(&engine, &args.scripts)?;
     if let Some(dir) = &state_dir {

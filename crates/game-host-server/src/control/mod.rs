@@ -7,7 +7,7 @@
 //! | `GET /healthz` | 200 while the process runs |
 //! | `GET /readyz` | 200 while it accepts worlds; 503 `starting`, `draining` or `full` |
 //! | `GET /metrics` | Prometheus metrics (text exposition format) |
-//! | `GET /worlds` | the running worlds: id, thread, frame, instances, ... |
+//! | `GET /worlds` | the running worlds: id, thread, frame, instances, ...; and each world of the state directory that could not be resumed: `{"id": 3, "failed": "why"}` |
 //! | `GET /worlds/7` | one world's status, and each script's milliseconds per frame (p50, p99, last) |
 //! | `POST /worlds` `{"scripts": ["name"], "frames": 600}` (both optional) | 201 `{"id": 7, "thread": 1}` |
 //! | `DELETE /worlds/7` | 200 and the world's report (frames, reason, errors, scene) |

@@ -196,7 +196,7 @@ pub(crate) fn answer(
             content_type: "application/openmetrics-text; version=1.0.0; charset=utf-8",
             challenge: false,
         },
-        Route::ListWorlds => Answer::json(200, json!(server.worlds())),
+        Route::ListWorlds => Answer::json(200, list_worlds(server)),
         Route::World(id) => world(server, id),
         Route::StartWorld if starting => Answer::error(
             503,
@@ -248,10 +248,32 @@ pub(crate) fn answer(
     }
 }
 
+/// `GET /worlds`: every running world's status, and each world of the
+/// state directory that could not be resumed, with why (`failed`), by id.
+fn list_worlds(server: &Server) -> serde_json::Value {
+    let mut listed: Vec<(WorldId, serde_json::Value)> = server
+        .worlds()
+        .into_iter()
+        .map(|status| (status.id, json!(status)))
+        .collect();
+    listed.extend(
+        server
+            .not_resumed()
+            .into_iter()
+            .map(|(id, why)| (id, json!({ "id": id, "failed": why }))),
+    );
+    listed.sort_by_key(|(id, _)| *id);
+    listed.into_iter().map(|(_, world)| world).collect()
+}
+
 /// `GET /worlds/{id}`: the world's status, and each script's time per
-/// frame in milliseconds (median, 99th percentile, last) and in total.
+/// frame in milliseconds (median, 99th percentile, last) and in total; a
+/// world that could not be resumed answers 404 with why.
 fn world(server: &Server, id: WorldId) -> Answer {
     let Some((status, times)) = server.world(id) else {
+        if let Some((_, why)) = server.not_resumed().into_iter().find(|(of, _)| *of == id) {
+            return Answer::error(404, format!("world {} could not be resumed: {why}", id.0));
+        }
         return Answer::error(404, format!("no world {}", id.0));
     };
     let ms = |d: std::time::Duration| (d.as_secs_f64() * 1e6).round() / 1e3;

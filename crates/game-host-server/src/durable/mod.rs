@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::Link;
 use game_host::GrantFile;
 use game_host::files::{read_capped, write_atomic};
-use game_host::record::{JournalWriter, LogMirror};
+use game_host::record::{JournalWriter, LogMirror, Recording};
 use game_host::runtime::RestartPolicy;
 
 pub(crate) use seat_log::{SeatLog, read_seats};
@@ -203,8 +203,9 @@ pub(crate) fn worlds(state: &Path) -> Result<Vec<u64>> {
 
 /// The script instances of the worlds `state` would resume (those that
 /// had not ended), by their logs' headers: what the instance pool must
-/// hold. A world whose header cannot be read counts none (its resume
-/// fails, and says why).
+/// hold. Each header's values are bounded as a recording's are; a world
+/// whose header is refused counts none (its resume fails alone, and says
+/// why).
 pub fn instances_to_resume(state: &Path) -> usize {
     let Ok(ids) = worlds(state) else {
         return 0;
@@ -212,26 +213,9 @@ pub fn instances_to_resume(state: &Path) -> usize {
     ids.into_iter()
         .map(|id| WorldFiles::of(state, id))
         .filter(|files| files.ended().is_ok_and(|ended| !ended))
-        .filter_map(|files| header_instances(&files.log()))
-        .sum()
-}
-
-/// The instances a log's header starts (its first line, read up to 16 MiB).
-fn header_instances(log: &Path) -> Option<usize> {
-    let file = File::open(log).ok()?;
-    let mut line = Vec::new();
-    std::io::BufRead::read_until(
-        &mut std::io::BufReader::new(file.take(16 << 20)),
-        b'\n',
-        &mut line,
-    )
-    .ok()?;
-    let header: serde_json::Value = serde_json::from_slice(&line).ok()?;
-    header["scripts"]
-        .as_array()?
-        .iter()
-        .map(|script| script["instances"].as_u64().map(|n| n as usize))
-        .sum()
+        .filter_map(|files| Recording::read_header(&files.log()).ok())
+        .map(|header| header.instances())
+        .fold(0, usize::saturating_add)
 }
 
 /// Checks that `state` is a folder this server can keep worlds in (made
@@ -270,31 +254,44 @@ fn lock(state: &Path) -> Result<File> {
 }
 
 /// The first bytes (up to 16) of a file's last line that has any text,
-/// read back from the file's end.
+/// read back from the file's end: one backward scan, each byte read once,
+/// however long the last line is (a checkpoint of a large world, cut by a
+/// crash, can be megabytes).
 fn last_line(path: &Path) -> Result<Vec<u8>> {
+    const CHUNK: u64 = 64 << 10;
     let mut file =
         File::open(path).with_context(|| format!("failed to open `{}`", path.display()))?;
-    let mut from = file.metadata()?.len();
-    let mut tail = Vec::new();
-    loop {
-        let step = from.min(4096);
-        from -= step;
-        let mut chunk = vec![0; step as usize];
-        file.seek(SeekFrom::Start(from))?;
-        file.read_exact(&mut chunk)?;
-        chunk.extend_from_slice(&tail);
-        tail = chunk;
-        let text = tail.trim_ascii_end();
-        let start = match text.iter().rposition(|b| *b == b'\n') {
-            Some(newline) => newline + 1,
-            None if from == 0 => 0,
-            None => continue,
-        };
-        if text.len() == start {
-            bail!("`{}` is empty", path.display());
+    let mut end = file.metadata()?.len();
+    // Where the last line's text ends (past trailing blank space), and
+    // where that line starts.
+    let mut text_end = None;
+    let mut line_start = 0;
+    let mut chunk = vec![0; CHUNK as usize];
+    'scan: while end > 0 {
+        let start = end.saturating_sub(CHUNK);
+        let bytes = &mut chunk[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(bytes)?;
+        for (at, byte) in bytes.iter().enumerate().rev() {
+            let offset = start + at as u64;
+            match text_end {
+                None if !byte.is_ascii_whitespace() => text_end = Some(offset + 1),
+                Some(_) if *byte == b'\n' => {
+                    line_start = offset + 1;
+                    break 'scan;
+                }
+                _ => {}
+            }
         }
-        return Ok(text[start..].iter().take(16).copied().collect());
+        end = start;
     }
+    let Some(text_end) = text_end else {
+        bail!("`{}` is empty", path.display());
+    };
+    let mut first = vec![0; (text_end - line_start).min(16) as usize];
+    file.seek(SeekFrom::Start(line_start))?;
+    file.read_exact(&mut first)?;
+    Ok(first)
 }
 
 #[cfg(test)]
@@ -318,5 +315,20 @@ mod tests {
         assert!(files.ended().unwrap());
         std::fs::write(files.log(), format!("{{\"end\":6,\"e\":\"{long}\"}}")).unwrap();
         assert!(files.ended().unwrap());
+        // A last line longer than a chunk, cut (no line end), and one
+        // ending just past a chunk's edge.
+        let huge = "y".repeat(200_000);
+        std::fs::write(
+            files.log(),
+            format!("{{\"format\":1}}\n{{\"frame\":7,\"entities\":\"{huge}"),
+        )
+        .unwrap();
+        assert!(!files.ended().unwrap());
+        assert_eq!(last_line(&files.log()).unwrap(), b"{\"frame\":7,\"enti");
+        let edge = format!("{}\n{{\"end\":1}}\n", "z".repeat((64 << 10) - 1));
+        std::fs::write(files.log(), edge).unwrap();
+        assert!(files.ended().unwrap());
+        std::fs::write(files.log(), " \n\n\t").unwrap();
+        assert!(files.ended().is_err());
     }
 }

@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::world::resume_world;
 use super::{ResumeReport, ScriptLoader};
 use crate::Server;
-use crate::durable::{WorldFiles, worlds};
+use crate::durable::{Durable, WorldFiles, worlds};
 use crate::world::WorldId;
 use game_host::sync::LockExt;
 
@@ -51,13 +51,8 @@ impl Server {
             for _ in 0..workers {
                 scope.spawn(|| {
                     while let Some(id) = live.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let outcome = resume_world(*id, &self.config, durable, load)
-                            .and_then(|world| {
-                                let frame = world.runtime.frame();
-                                let instances = world.runtime.live_instances();
-                                self.place_resumed(world, instances)?;
-                                Ok(frame)
-                            })
+                        let outcome = self
+                            .resume_placed(*id, durable, load)
                             .map_err(|error| format!("{error:#}"));
                         outcomes.lock_unpoisoned().push((*id, outcome));
                     }
@@ -75,6 +70,7 @@ impl Server {
         for (id, error) in &report.failed {
             tracing::error!("{id} could not be resumed: {error}");
         }
+        *self.not_resumed.lock_unpoisoned() = report.failed.clone();
         report.seconds = started.elapsed().as_secs_f64();
         self.metrics
             .resumed(report.resumed.len(), report.failed.len(), report.seconds);
@@ -96,16 +92,22 @@ impl Server {
             .durable
             .as_ref()
             .ok_or_else(|| anyhow::anyhow!("this server keeps no worlds"))?;
-        let world = resume_world(id, &self.config, durable, load)?;
-        let frame = world.runtime.frame();
-        let instances = world.runtime.live_instances();
-        self.place_resumed(world, instances)?;
-        Ok(frame)
+        self.resume_placed(id, durable, load)
     }
 
-    /// Places a resumed world, within the server's room.
-    fn place_resumed(&self, world: crate::world::World, instances: usize) -> anyhow::Result<()> {
-        let _room = self.reserve(instances)?;
-        self.place(world, instances)
+    /// Resumes world `id` within the server's room (held from its log's
+    /// header on) and places it on a loop thread: the frame it resumed
+    /// after.
+    fn resume_placed(
+        &self,
+        id: WorldId,
+        durable: &Durable,
+        load: &ScriptLoader<'_>,
+    ) -> anyhow::Result<u64> {
+        let (world, _room) = resume_world(id, &self.config, durable, load, |n| self.reserve(n))?;
+        let frame = world.runtime.frame();
+        let instances = world.runtime.live_instances();
+        self.place(world, instances)?;
+        Ok(frame)
     }
 }

@@ -23,13 +23,17 @@ use game_host::record::{Journal, RecordedInput, Recording, replay};
 const MAX_LOG: u64 = 1 << 30;
 
 /// World `id` of the state directory, resumed: its runtime at the log's
-/// last whole frame, observed by its journal again.
-pub(crate) fn resume_world(
+/// last whole frame, observed by its journal again. `reserve` holds room
+/// for the instances its log's header starts (bounded as a recording's
+/// are), before any script is loaded or any frame replayed: a log that
+/// asks for more than the server has fails its world alone, at once.
+pub(crate) fn resume_world<R>(
     id: WorldId,
     config: &ServerConfig,
     durable: &Durable,
     load: &ScriptLoader<'_>,
-) -> Result<World> {
+    reserve: impl FnOnce(usize) -> Result<R>,
+) -> Result<(World, R)> {
     let files = WorldFiles::of(&durable.state.dir, id.0);
     let manifest = files.read_manifest()?;
     if manifest.id != id.0 {
@@ -44,6 +48,8 @@ pub(crate) fn resume_world(
     let precision = manifest.stream_precision.unwrap_or(DEFAULT_PRECISION);
     check_precision(precision).context("its manifest's `stream_precision` is out of range")?;
     let log = files.log();
+    let header = Recording::read_header(&log).context("its log's header is refused")?;
+    let room = reserve(header.instances())?;
     let mut recording = read_log(&log, id)?;
     recording.cut_to_last_frame();
     let header = &recording.header;
@@ -142,7 +148,8 @@ pub(crate) fn resume_world(
         ),
         events,
     );
-    Ok(World::new(id, runtime, manifest.frames, hub).kept_durable(suspender))
+    let world = World::new(id, runtime, manifest.frames, hub).kept_durable(suspender);
+    Ok((world, room))
 }
 
 /// A world's log read back up to its last intact line: a line cut or

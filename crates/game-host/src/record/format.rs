@@ -72,6 +72,13 @@ pub struct Header {
     pub scripts: Vec<RecordedScript>,
 }
 
+impl Header {
+    /// The script instances the run starts, all scripts together.
+    pub fn instances(&self) -> usize {
+        self.scripts.iter().map(|s| s.instances as usize).sum()
+    }
+}
+
 fn yes() -> bool {
     true
 }

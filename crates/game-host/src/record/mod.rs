@@ -25,7 +25,9 @@ mod recorder;
 mod recording;
 mod replay;
 
-pub use format::{FORMAT, PARALLEL_FRAMES, RecordedInput, RecordedScript, RunSettings, VERSION};
+pub use format::{
+    FORMAT, Header, PARALLEL_FRAMES, RecordedInput, RecordedScript, RunSettings, VERSION,
+};
 pub use journal::{Journal, Suspender};
 pub use log_writer::{JournalWriter, LogMirror};
 pub use recorder::Recorder;

@@ -15,6 +15,10 @@ use crate::guest::bindings::players::{PlayerEvent, PlayerInput};
 /// 2 MB an hour plus its checkpoints).
 const MAX_RECORDING: u64 = 1 << 30;
 
+/// The longest header line read on its own (the header names each script
+/// once: 10,000 scripts fit many times over).
+const MAX_HEADER: u64 = 16 << 20;
+
 /// The largest budget of bytes sent to players per frame a recording may
 /// name (as `host serve --player-bytes-per-frame` allows).
 const MAX_PLAYER_BYTES: usize = 64 << 20;
@@ -50,6 +54,34 @@ impl Recording {
             .map_err(|_| anyhow::anyhow!("recording `{}` is not UTF-8 text", path.display()))?;
         Recording::parse(&text)
             .with_context(|| format!("`{}` is not a readable recording", path.display()))
+    }
+
+    /// Reads only the header of the recording at `path` (its first line, up
+    /// to [`MAX_HEADER`] bytes), with its values bounded as [`read`]
+    /// bounds them: what a server needs to know of a log before it
+    /// reserves room for its world.
+    ///
+    /// [`read`]: Recording::read
+    pub fn read_header(path: &Path) -> Result<Header> {
+        let file = std::fs::File::open(path)
+            .with_context(|| format!("failed to read `{}`", path.display()))?;
+        let mut line = Vec::new();
+        std::io::BufRead::read_until(
+            &mut std::io::BufReader::new(std::io::Read::take(file, MAX_HEADER)),
+            b'\n',
+            &mut line,
+        )
+        .with_context(|| format!("failed to read `{}`", path.display()))?;
+        if !line.ends_with(b"\n") {
+            bail!(
+                "`{}`: its header is not one whole line of at most {MAX_HEADER} bytes",
+                path.display()
+            );
+        }
+        let text = std::str::from_utf8(&line)
+            .map_err(|_| anyhow::anyhow!("`{}`: its header is not UTF-8", path.display()))?;
+        parse_header(text.trim_end())
+            .with_context(|| format!("`{}`: line 1 (the header)", path.display()))
     }
 
     /// Parses the text of a recording. A last line without its newline is

@@ -167,6 +167,15 @@ fn max_map_count() -> u64 {
 }
 
 impl ScriptEngine {
+    /// The most script instances a pool can hold on this system
+    /// (`vm.max_map_count`, each instance mapping a few areas): what a
+    /// server sizes its pool within when the number comes from data (a
+    /// state directory's logs), not from its operator.
+    pub fn most_pooled_instances() -> usize {
+        let maps = max_map_count().saturating_sub(MAPS_KEPT) / MAPS_PER_INSTANCE;
+        usize::try_from(maps).unwrap_or(usize::MAX)
+    }
+
     /// Creates an engine with `options`.
     pub fn new(options: EngineOptions) -> Result<Self> {
         let limits = options.limits;
