@@ -368,7 +368,7 @@ fn a_recording_never_builds_what_it_names() {
     let error = stderr(&output);
     assert_eq!(output.status.code(), Some(1), "{error}");
     assert_eq!(error.lines().count(), 1, "{error}");
-    assert!(error.contains("which replay does not build"), "{error}");
+    assert!(error.contains("which replay neither builds"), "{error}");
     assert!(error.contains("host build"), "{error}");
     assert!(!marker.exists(), "the crate's build.rs ran");
 

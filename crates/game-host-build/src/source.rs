@@ -239,9 +239,10 @@ impl ScriptSource {
         for_debugger: bool,
     ) -> Result<ScriptComponent> {
         let (name, bytes) = self.build_as(output, engine.cache_dir(), for_debugger)?;
-        // What was built is kept by its digest, so a replay of a recording
-        // of it loads it without building anything.
-        if let (Some(cache), false) = (engine.cache_dir(), matches!(self, ScriptSource::File(_))) {
+        // What was built (or read from a `.wasm` file) is kept by its
+        // digest, so a replay of a recording of it loads it without
+        // building anything or opening the path the recording names.
+        if let Some(cache) = engine.cache_dir() {
             game_host::record::kept::keep(cache, &bytes);
         }
         engine

@@ -1,6 +1,10 @@
 //! The scripts a recording or a world's log names, loaded without building
 //! anything: a recording is data from anywhere, and a crate's `build.rs`
-//! would run as the user.
+//! would run as the user. A script is found by its digest; a path the
+//! recording names is opened only inside the folder the caller allows
+//! (`host replay`: the recording's own), and never by a server resuming
+//! its worlds, so a log cannot have any file the host can read compiled on
+//! its word.
 
 use std::path::Path;
 
@@ -11,20 +15,36 @@ use game_host_build::{BuildOutput, ScriptSource};
 
 use super::engine_args::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME};
 
+/// Where a recorded script may be looked for.
+pub struct Lookup<'a> {
+    /// A state directory whose `components/` hold scripts by digest.
+    pub state_dir: Option<&'a Path>,
+    /// Resuming that state directory's worlds: a component it lost is put
+    /// back from the cache.
+    pub resuming: bool,
+    /// The folder a recorded path may lie in (a `.wasm` file, or a Python
+    /// or JavaScript project); `None`: no recorded path is opened.
+    pub paths_within: Option<&'a Path>,
+}
+
 /// The script `recorded` names: a built-in; the component kept under its
-/// digest in `state_dir` or in the cache; a recorded `.wasm` file; or a
+/// digest in the state directory or in the cache; or, where `lookup`
+/// allows a path and the recorded one lies inside it, a `.wasm` file or a
 /// Python or JavaScript project, run live from its sources on the host's
-/// own runtime (nothing of it is built). `None` when only a build would
-/// give it. A kept component has no path: the path a log names is only its
+/// own runtime (nothing of it is built). `None` when none of these gives
+/// it. A kept component has no path: the path a log names is only its
 /// word, so grants keyed by path do not apply to it (grants keyed by
-/// digest do). When `resuming` a server's worlds from its own `state_dir`,
-/// a component the directory lost is put back from the cache.
+/// digest do).
 pub fn load_recorded(
     engine: &ScriptEngine,
     recorded: &RecordedScript,
-    state_dir: Option<&Path>,
-    resuming: bool,
+    lookup: &Lookup<'_>,
 ) -> Result<Option<ScriptComponent>> {
+    let Lookup {
+        state_dir,
+        resuming,
+        paths_within,
+    } = *lookup;
     let source = recorded.source.as_str();
     if let Some(name) = source.strip_prefix("builtin:") {
         return match name {
@@ -49,7 +69,10 @@ pub fn load_recorded(
         }
         return engine.load_bytes(&recorded.name, &bytes).map(Some);
     }
-    let path = Path::new(source);
+    let Some(path) = paths_within.and_then(|folder| inside(folder, Path::new(source))) else {
+        return Ok(None);
+    };
+    let path = path.as_path();
     let could_not = || {
         format!(
             "the recorded script `{source}` could not be loaded (give its path after the recording)"
@@ -64,5 +87,40 @@ pub fn load_recorded(
             .with_context(could_not)
             .map(Some),
         _ => Ok(None),
+    }
+}
+
+/// `path` (relative to `folder` if it is relative), resolved, if it lies
+/// inside `folder` (links resolved too, so none leads out of it).
+fn inside(folder: &Path, path: &Path) -> Option<std::path::PathBuf> {
+    let folder = folder.canonicalize().ok()?;
+    let path = folder.join(path).canonicalize().ok()?;
+    path.starts_with(&folder).then_some(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_path_is_opened_only_inside_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("records");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("mod.wasm"), b"").unwrap();
+        std::fs::write(dir.path().join("outside.wasm"), b"").unwrap();
+        let resolved = folder.canonicalize().unwrap().join("mod.wasm");
+        assert_eq!(
+            inside(&folder, Path::new("mod.wasm")),
+            Some(resolved.clone())
+        );
+        assert_eq!(inside(&folder, &folder.join("mod.wasm")), Some(resolved));
+        assert_eq!(inside(&folder, Path::new("../outside.wasm")), None);
+        assert_eq!(inside(&folder, &dir.path().join("outside.wasm")), None);
+        // A link in the folder that leads out of it leads nowhere.
+        std::os::unix::fs::symlink(dir.path().join("outside.wasm"), folder.join("link.wasm"))
+            .unwrap();
+        assert_eq!(inside(&folder, Path::new("link.wasm")), None);
+        assert_eq!(inside(&folder, Path::new("missing.wasm")), None);
     }
 }

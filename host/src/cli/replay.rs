@@ -11,7 +11,7 @@ use game_host::record::{RecordedScript, Recording, replay as run_replay};
 use game_host::{Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
 
 use super::engine_args::{EngineArgs, load_script};
-use super::recorded::load_recorded;
+use super::recorded::{Lookup, load_recorded};
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
@@ -21,8 +21,8 @@ pub struct ReplayArgs {
 
     /// The scripts to replay, in the recording's order, as for `host run`
     /// [default: the components the recording names, by their digest, from
-    /// the cache, or a recorded `.wasm` path; nothing a recording names is
-    /// ever built].
+    /// the cache, or a recorded path inside the recording's folder; nothing
+    /// a recording names is ever built, or opened elsewhere].
     scripts: Vec<PathBuf>,
 
     /// Replay scripts whose content differs from what was recorded (with a
@@ -142,7 +142,15 @@ fn recorded_script(
     index: usize,
 ) -> Result<ScriptComponent> {
     let state_dir = state_dir_of(recording);
-    if let Some(script) = load_recorded(engine, recorded, state_dir.as_deref(), false)? {
+    let folder = std::path::absolute(recording)
+        .ok()
+        .and_then(|path| path.parent().map(Path::to_owned));
+    let lookup = Lookup {
+        state_dir: state_dir.as_deref(),
+        resuming: false,
+        paths_within: folder.as_deref(),
+    };
+    if let Some(script) = load_recorded(engine, recorded, &lookup)? {
         return Ok(script);
     }
     let source = recorded.source.as_str();
@@ -151,10 +159,10 @@ fn recorded_script(
         .chain([" SCRIPT.wasm"])
         .collect::<String>();
     bail!(
-        "script `{}` was recorded from `{source}`, which replay does not build (a build runs the \
-         source's code), and no component with its digest {} is in the cache: give its built \
-         .wasm after the recording (`host replay {}{arguments}`; `host build {source}` makes one \
-         from a source you trust)",
+        "script `{}` was recorded from `{source}`, which replay neither builds (a build runs the \
+         source's code) nor opens outside the recording's folder, and no component with its \
+         digest {} is in the cache: give the script after the recording (`host replay \
+         {}{arguments}`; `host build {source}` makes a .wasm from a source you trust)",
         recorded.name,
         short(&recorded.sha256),
         recording.display()

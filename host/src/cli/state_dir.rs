@@ -12,7 +12,7 @@ use game_host::sync::LockExt;
 use game_host::{ScriptComponent, ScriptEngine};
 use game_host_server::Server;
 
-use super::recorded::load_recorded;
+use super::recorded::{Lookup, load_recorded};
 
 /// Keeps the components of `scripts` in the state directory `dir`, so
 /// their worlds resume from it with nothing rebuilt: a `.wasm` file's
@@ -51,8 +51,9 @@ pub fn keep_components(
 /// Loads the scripts logs name, for worlds kept in the state directory
 /// `dir`: a script `given` on the command line with the digest a log names
 /// is that one (loaded from its path, so grants keyed by path apply); any
-/// other is loaded by its digest, without building anything. Each script
-/// is loaded once, however many worlds run it.
+/// other is loaded by its digest, without building anything, and no path
+/// a log names is opened. Each script is loaded once, however many worlds
+/// run it.
 pub fn loader(
     engine: Arc<ScriptEngine>,
     dir: PathBuf,
@@ -69,10 +70,15 @@ pub fn loader(
             loaded.insert(key, script.clone());
             return Ok(script.clone());
         }
-        let script = load_recorded(&engine, recorded, Some(&dir), true)?.with_context(|| {
+        let lookup = Lookup {
+            state_dir: Some(&dir),
+            resuming: true,
+            paths_within: None,
+        };
+        let script = load_recorded(&engine, recorded, &lookup)?.with_context(|| {
             format!(
-                "its component (SHA-256 {}) is not in `{}` nor in the cache, and `{}` would \
-                 need a build",
+                "its component (SHA-256 {}) is not in `{}` nor in the cache: start the server \
+                 with `{}` among its scripts",
                 recorded.sha256,
                 dir.join("components").display(),
                 recorded.source
