@@ -331,15 +331,18 @@ fn serve_records_each_world_for_replay() {
     }
 }
 
-/// A crate whose `build.rs` writes what it saw of the host's secret to
-/// `marker`, for the tests that show nothing is built, or handed secrets.
+/// A crate whose `build.rs` writes its whole environment to `marker`, a
+/// `NAME=VALUE` line each, for the tests that show nothing is built, or
+/// handed secrets.
 fn crate_with_build_script(name: &str, marker: &Path) -> std::path::PathBuf {
     let dir = common::standalone_crate("counter", name, |s| s.to_owned());
     std::fs::write(
         dir.join("build.rs"),
         format!(
-            "fn main() {{\n    let seen = std::env::var(\"GAME_HOST_CONTROL_TOKEN\")\n        \
-             .unwrap_or_else(|_| \"unset\".into());\n    std::fs::write({:?}, seen).unwrap();\n}}\n",
+            "fn main() {{\n    let seen: String = std::env::vars()\n        \
+             .map(|(name, value)| format!(\"{{name}}={{value}}\\n\"))\n        .collect();\n    \
+             std::fs::write({:?}, seen).unwrap();\n    \
+             println!(\"cargo:rerun-if-changed=build.rs\");\n}}\n",
             marker.display().to_string()
         ),
     )
@@ -392,6 +395,11 @@ fn a_script_crates_build_is_never_handed_the_hosts_secrets() {
     let tmp = tempfile::tempdir().unwrap();
     let marker = tmp.path().join("seen");
     let probe = crate_with_build_script("secret-probe", &marker);
+    // Every secret the host reads (the control token, the fleet's
+    // password), from the one list it keeps them in.
+    let secrets = game_host::secrets::SECRET_ENV;
+    assert!(secrets.contains(&"GAME_HOST_CONTROL_TOKEN"));
+    assert!(secrets.contains(&"GAME_HOST_FLEET_PASSWORD"));
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_host"))
         .args([
             "run",
@@ -402,10 +410,18 @@ fn a_script_crates_build_is_never_handed_the_hosts_secrets() {
             "--cache-dir",
         ])
         .arg(common::cache_dir())
-        .env("GAME_HOST_CONTROL_TOKEN", "a-secret-of-sixteen-chars")
+        .envs(
+            secrets
+                .iter()
+                .map(|name| (name, format!("secret-of-{name}"))),
+        )
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
-    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "unset");
+    let seen = std::fs::read_to_string(&marker).unwrap();
+    assert!(seen.contains("CARGO_PKG_NAME=secret-probe"), "{seen}");
+    for name in secrets {
+        assert!(!seen.contains(name), "the build script saw {name}");
+    }
 }

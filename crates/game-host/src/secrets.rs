@@ -8,8 +8,14 @@ use std::process::Command;
 /// The control surface's token (`host serve`).
 pub const CONTROL_TOKEN_ENV: &str = "GAME_HOST_CONTROL_TOKEN";
 
-/// Every variable that holds a secret.
-pub const SECRET_ENV: &[&str] = &[CONTROL_TOKEN_ENV];
+/// The password of a fleet's engine (`host serve --fleet`).
+pub const FLEET_PASSWORD_ENV: &str = "GAME_HOST_FLEET_PASSWORD";
+
+/// Every variable that holds a secret: a secret the host reads from its
+/// environment is named here, and so kept from every child it starts
+/// (the tests set each one and look for it in a build script's
+/// environment).
+pub const SECRET_ENV: &[&str] = &[CONTROL_TOKEN_ENV, FLEET_PASSWORD_ENV];
 
 /// `command`, with none of [`SECRET_ENV`] in its environment.
 pub fn without_secrets(command: &mut Command) -> &mut Command {
@@ -24,14 +30,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_child_never_sees_the_token() {
-        let mut command = Command::new("sh");
-        command.env(CONTROL_TOKEN_ENV, "sixteen-chars-or-more");
-        without_secrets(&mut command);
-        let seen = command
-            .args(["-c", "printf %s \"${GAME_HOST_CONTROL_TOKEN-unset}\""])
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8_lossy(&seen.stdout), "unset");
+    fn a_child_never_sees_a_secret() {
+        for name in SECRET_ENV {
+            let mut command = Command::new("sh");
+            command.env(name, "sixteen-chars-or-more");
+            without_secrets(&mut command);
+            let seen = command
+                .args(["-c", &format!("printf %s \"${{{name}-unset}}\"")])
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&seen.stdout), "unset", "{name}");
+        }
     }
 }

@@ -18,8 +18,7 @@ use game_host_server::fleet::Node;
 
 use super::state_dir::loader;
 
-/// Where the engine's password is read from when no file is given.
-const PASSWORD_ENV: &str = "GAME_HOST_FLEET_PASSWORD";
+use game_host::secrets::FLEET_PASSWORD_ENV as PASSWORD_ENV;
 
 /// Worlds a node makes room for when `--max-worlds` does not say.
 pub const DEFAULT_ROOM: usize = 64;
