@@ -9,10 +9,8 @@ use serde::Deserialize;
 
 use crate::process;
 use crate::project::sdk;
+use crate::toolchain::{SCRIPT_TARGET, runs_at_build, rust_tool, script_cargo};
 use game_host::files::{MAX_TEXT_FILE, read_capped};
-
-/// The target scripts are built for.
-pub const SCRIPT_TARGET: &str = "wasm32-wasip2";
 
 /// What to do with cargo's progress output while building.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,13 +65,14 @@ fn build_crate(dir: &Path, output: BuildOutput, debug: bool) -> Result<PathBuf> 
     // Shown builds check the target first, so its absence is one line, not
     // a page of "can't find crate for `core`".
     if output == BuildOutput::Inherit
-        && let Some(missing) = missing_target(dir)
+        && let Some(missing) = missing_target()
     {
         bail!("cannot build script crate `{}`: {missing}", dir.display());
     }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = crate::process::tool(cargo);
-    command.arg("build");
+    if output == BuildOutput::Inherit {
+        say_what_runs(dir, &manifest);
+    }
+    let mut command = script_cargo("build");
     if !debug {
         command.arg("--release");
     }
@@ -81,10 +80,7 @@ fn build_crate(dir: &Path, output: BuildOutput, debug: bool) -> Result<PathBuf> 
         .args(["--target", SCRIPT_TARGET])
         .arg("--message-format=json-render-diagnostics")
         .arg("--manifest-path")
-        .arg(&manifest)
-        // Run where `cargo build` would be run by hand, so the crate's own
-        // `.cargo/config.toml` applies.
-        .current_dir(manifest.parent().expect("a manifest has a directory"));
+        .arg(&manifest);
     let mut artifact = None;
     let (status, captured) = process::run(&mut command, output == BuildOutput::Capture, |line| {
         let Ok(message) = serde_json::from_str::<Message>(line) else {
@@ -104,7 +100,7 @@ fn build_crate(dir: &Path, output: BuildOutput, debug: bool) -> Result<PathBuf> 
     })
     .context("failed to run `cargo` (is Rust installed and on PATH?)")?;
     if !status.success() {
-        if let Some(missing) = missing_target(dir) {
+        if let Some(missing) = missing_target() {
             bail!("cannot build script crate `{}`: {missing}", dir.display());
         }
         let mut message = format!(
@@ -164,13 +160,26 @@ fn diagnostics(stderr: &str) -> String {
         .to_owned()
 }
 
-/// If the Rust toolchain in effect in `dir` lacks the script target, says
-/// so with the command that adds it.
-pub(crate) fn missing_target(dir: &Path) -> Option<String> {
+/// Names, in one line, the build scripts and proc macros building the
+/// crate of `manifest` (in `dir`) runs, before it builds; a failure to
+/// tell is left to the build to report.
+pub(crate) fn say_what_runs(dir: &Path, manifest: &Path) {
+    match runs_at_build(manifest) {
+        Ok(runs) => {
+            if let Some(line) = runs.line(dir) {
+                tracing::info!(target: "host", "{line}");
+            }
+        }
+        Err(error) => tracing::debug!(target: "host", "{error:#}"),
+    }
+}
+
+/// If the host's Rust toolchain lacks the script target, says so with the
+/// command that adds it.
+pub(crate) fn missing_target() -> Option<String> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let output = crate::process::tool(rustc)
+    let output = rust_tool(rustc)
         .args(["--print", "sysroot"])
-        .current_dir(dir)
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()

@@ -3,16 +3,24 @@
 //! Python, TypeScript's `tsc` for JavaScript, the last two against the
 //! editor types, which are written or refreshed first. The checker's own
 //! diagnostics go to the terminal as it prints them.
+//!
+//! Nothing of a downloaded mod's choosing runs but what its language's
+//! build runs: cargo runs as `toolchain` says (the crate's cargo
+//! configuration and toolchain file do not apply; its build scripts and
+//! proc macros, named first, do run, as `cargo check` runs them); pyright
+//! and `tsc` only read the project (neither has plugins that run at the
+//! command line).
 
 use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::cargo_build::{SCRIPT_TARGET, missing_target, reinstall_sdk_if_used};
+use crate::cargo_build::{missing_target, reinstall_sdk_if_used, say_what_runs};
 use crate::componentize::Language;
 use crate::editor_types::{self, PYRIGHT, Refreshed, TYPESCRIPT, ensure_config};
 use crate::source::ScriptSource;
+use crate::toolchain::{SCRIPT_TARGET, script_cargo};
 
 /// What [`check`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,17 +65,16 @@ fn check_crate(dir: &Path) -> Result<Checked> {
         .canonicalize()
         .with_context(|| format!("failed to resolve `{}`", manifest.display()))?;
     reinstall_sdk_if_used(&manifest);
-    if let Some(missing) = missing_target(dir) {
+    if let Some(missing) = missing_target() {
         return Ok(Checked::Missing(missing));
     }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = crate::process::tool(cargo);
+    say_what_runs(dir, &manifest);
+    // From a neutral folder on the host's toolchain (`toolchain`): the
+    // crate's `.cargo/config.toml` and `rust-toolchain.toml` do not apply.
+    let mut command = script_cargo("check");
     command
-        .args(["check", "--target", SCRIPT_TARGET, "--manifest-path"])
-        .arg(&manifest)
-        // Where `cargo check` would be run by hand: the crate's own
-        // `.cargo/config.toml` applies.
-        .current_dir(dir);
+        .args(["--target", SCRIPT_TARGET, "--manifest-path"])
+        .arg(&manifest);
     run_checker(&mut command, "cargo check", || {
         "cargo is not installed: see https://rustup.rs".to_owned()
     })

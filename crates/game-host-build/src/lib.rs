@@ -19,6 +19,9 @@
 //!   `cargo check`, pyright or `tsc`.
 //! - [`project`]: new script projects (`host new`) and the SDK shipped
 //!   with the host for them.
+//! - [`toolchain`]: cargo and rustc run on a crate with nothing of the
+//!   crate's choosing (its cargo configuration, its toolchain file), and
+//!   what its build runs named.
 //!
 //! Layers (each module uses only those below it):
 //!
@@ -28,8 +31,10 @@
 //!       source     editor_types
 //!       /    \     /
 //!  cargo_build  componentize
-//!      |            |
-//!   project      process (running a tool, collecting its output)
+//!      |     \      |
+//!   project  toolchain
+//!               |
+//!            process (running a tool, collecting its output)
 //! ```
 //!
 //! (`check` also reaches `cargo_build`; `editor_types` takes the checkers'
@@ -44,6 +49,7 @@ pub mod needs;
 mod process;
 pub mod project;
 mod source;
+pub mod toolchain;
 
 pub use cargo_build::{BuildOutput, build_script_crate, build_script_crate_for_debugger};
 pub use hot_swap::{HotSwapper, SwapOutcome};

@@ -122,12 +122,13 @@ pub fn transform(runtime: &Runtime, name: &str) -> game_host::Transform {
 
 /// A copy of a script crate outside the workspace, as an author's own crate
 /// would be, named `package`, with `edit` applied to its `src/lib.rs`. All
-/// such crates share one target directory so rebuilds are incremental.
+/// such crates share one target directory so rebuilds are incremental: each
+/// one's `target` is a link to it (the host runs cargo from a neutral
+/// folder, so a crate's own `.cargo/config.toml` does not apply).
 pub fn standalone_crate(from: &str, package: &str, edit: impl Fn(&str) -> String) -> PathBuf {
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let dir = tmp.join("standalone").join(package);
     std::fs::create_dir_all(dir.join("src")).unwrap();
-    std::fs::create_dir_all(dir.join(".cargo")).unwrap();
     let source = std::fs::read_to_string(script_dir(from).join("src/lib.rs")).unwrap();
     std::fs::write(dir.join("src/lib.rs"), edit(&source)).unwrap();
     let sdk = workspace().join("script");
@@ -142,11 +143,10 @@ pub fn standalone_crate(from: &str, package: &str, edit: impl Fn(&str) -> String
     .unwrap();
     std::fs::copy(workspace().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
     let target = tmp.join("standalone-target");
-    std::fs::write(
-        dir.join(".cargo/config.toml"),
-        format!("[build]\ntarget-dir = {:?}\n", target.display().to_string()),
-    )
-    .unwrap();
+    std::fs::create_dir_all(&target).unwrap();
+    if std::fs::symlink_metadata(dir.join("target")).is_err() {
+        std::os::unix::fs::symlink(&target, dir.join("target")).unwrap();
+    }
     dir
 }
 

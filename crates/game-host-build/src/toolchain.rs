@@ -1,0 +1,268 @@
+//! Running cargo and rustc on a script crate with nothing of the crate's
+//! choosing but its code: a crate downloaded with a mod may carry a
+//! `.cargo/config.toml` (a `rustc-wrapper`, a runner) and a
+//! `rust-toolchain.toml` (a toolchain `path` inside the crate), and cargo
+//! and rustup apply both to commands run in the crate's folder. So every
+//! Rust tool the host runs ([`rust_tool`]):
+//!
+//! - runs from a neutral folder (the filesystem's root, which no user but
+//!   root writes), naming the crate by `--manifest-path`: cargo reads the
+//!   configuration of the folder it runs in and of the user's cargo home,
+//!   never the crate's;
+//! - runs the host's own toolchain, named in `RUSTUP_TOOLCHAIN`, which
+//!   rustup puts before any toolchain file: the one the host was started
+//!   under (rustup names it to the programs it starts), else rustup's
+//!   default, as it is outside any project.
+//!
+//! What still runs of a crate's is what building Rust runs: its build
+//! scripts and proc macros, and its dependencies' ([`runs_at_build`] names
+//! them).
+//!
+//! What a crate's configuration would set for scripts the host sets
+//! itself ([`script_cargo`]): the 64 KiB stack every script links with (as
+//! this repository's `.cargo/config.toml` sets for its examples). An
+//! author's `RUSTFLAGS` replaces it, as it replaces any configuration's.
+
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+
+/// The target scripts are built for.
+pub const SCRIPT_TARGET: &str = "wasm32-wasip2";
+
+/// Where the Rust tools run: a folder no crate's configuration is in.
+const NEUTRAL_DIR: &str = "/";
+
+/// The variable rustup reads the toolchain from, before any file.
+const TOOLCHAIN_ENV: &str = "RUSTUP_TOOLCHAIN";
+
+/// A command for the Rust tool `program` (`cargo`, `rustc`): the host's
+/// secrets removed from its environment, run from a neutral folder on the
+/// host's own toolchain.
+pub(crate) fn rust_tool(program: impl AsRef<OsStr>) -> Command {
+    let mut command = crate::process::tool(program);
+    command.current_dir(NEUTRAL_DIR);
+    if let Some(toolchain) = toolchain() {
+        command.env(TOOLCHAIN_ENV, toolchain);
+    }
+    command
+}
+
+/// cargo, as the host runs it: `$CARGO` (the cargo that started the host,
+/// under `cargo run`), else the one on `PATH`.
+pub(crate) fn cargo() -> Command {
+    rust_tool(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// The stack scripts link with: 64 KiB in linear memory instead of Rust's
+/// default 1 MiB, so that the stack's top, the data and the start of the
+/// heap lie in the part of a pooled memory the host keeps resident between
+/// instances, and spawning a script touches no fresh pages
+/// (docs/benchmarks.md).
+const SCRIPT_STACK: &str =
+    r#"target.wasm32-wasip2.rustflags=["-C", "link-arg=-zstack-size=65536"]"#;
+
+/// `cargo SUBCOMMAND` for a script crate: [`cargo`], with the settings
+/// every script is built with.
+pub(crate) fn script_cargo(subcommand: &str) -> Command {
+    let mut command = cargo();
+    command.args([subcommand, "--config", SCRIPT_STACK]);
+    command
+}
+
+/// The toolchain to name in `RUSTUP_TOOLCHAIN`, where the host's
+/// environment does not name one already: rustup's default, as `rustc`
+/// reports it outside any project (its sysroot is
+/// `.../toolchains/NAME`). `None` without rustup (a Rust installed
+/// otherwise reads no toolchain file).
+fn toolchain() -> Option<&'static str> {
+    static TOOLCHAIN: OnceLock<Option<String>> = OnceLock::new();
+    TOOLCHAIN
+        .get_or_init(|| {
+            if std::env::var_os(TOOLCHAIN_ENV).is_some() {
+                return None;
+            }
+            let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+            let output = crate::process::tool(rustc)
+                .args(["--print", "sysroot"])
+                .current_dir(NEUTRAL_DIR)
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .output()
+                .ok()
+                .filter(|output| output.status.success())?;
+            toolchain_of(Path::new(String::from_utf8(output.stdout).ok()?.trim()))
+        })
+        .as_deref()
+}
+
+/// The toolchain a sysroot is of, when rustup installed it.
+fn toolchain_of(sysroot: &Path) -> Option<String> {
+    let parent = sysroot.parent()?;
+    (parent.file_name()? == "toolchains")
+        .then(|| sysroot.file_name()?.to_str().map(str::to_owned))?
+}
+
+#[derive(Deserialize)]
+struct Metadata {
+    packages: Vec<Package>,
+    resolve: Option<Resolve>,
+}
+
+#[derive(Deserialize)]
+struct Package {
+    id: String,
+    name: String,
+    targets: Vec<Target>,
+}
+
+#[derive(Deserialize)]
+struct Target {
+    kind: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Resolve {
+    nodes: Vec<Node>,
+}
+
+#[derive(Deserialize)]
+struct Node {
+    id: String,
+}
+
+/// What building a crate runs on this machine, by name.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct RunsAtBuild {
+    /// Crates whose build script (`build.rs`) runs.
+    pub build_scripts: Vec<String>,
+    /// Proc-macro crates, which run inside the compiler.
+    pub proc_macros: Vec<String>,
+}
+
+impl RunsAtBuild {
+    /// One line for the person about to build or check `dir`, or `None`
+    /// when nothing runs.
+    pub fn line(&self, dir: &Path) -> Option<String> {
+        if self.build_scripts.is_empty() && self.proc_macros.is_empty() {
+            return None;
+        }
+        let list = |what: &str, names: &[String]| match names.len() {
+            0 => None,
+            _ => Some(format!("{what} of {}", names.join(", "))),
+        };
+        let parts: Vec<String> = [
+            list("the build scripts", &self.build_scripts),
+            list("the proc macros", &self.proc_macros),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        Some(format!(
+            "building `{}` runs code of its own and of its dependencies on this machine, as any \
+             Rust build does: {}",
+            dir.display(),
+            parts.join("; ")
+        ))
+    }
+}
+
+/// The build scripts and proc macros building the crate of `manifest` runs
+/// (for the script target), as `cargo metadata` resolves them; nothing of
+/// the crate runs to find them.
+pub fn runs_at_build(manifest: &Path) -> Result<RunsAtBuild> {
+    let output = cargo()
+        .args(["metadata", "--format-version", "1", "--filter-platform"])
+        .arg(SCRIPT_TARGET)
+        .arg("--manifest-path")
+        .arg(manifest)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .context("failed to run `cargo metadata` (is Rust installed and on PATH?)")?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        anyhow::bail!(
+            "`cargo metadata` failed: {}",
+            stderr
+                .lines()
+                .find(|l| l.starts_with("error"))
+                .unwrap_or(stderr.trim())
+        );
+    }
+    let metadata: Metadata =
+        serde_json::from_slice(&output.stdout).context("`cargo metadata` printed no metadata")?;
+    Ok(summarise(&metadata))
+}
+
+fn summarise(metadata: &Metadata) -> RunsAtBuild {
+    // Only what the build resolves (`packages` may list more).
+    let resolved: Vec<&str> = match &metadata.resolve {
+        Some(resolve) => resolve.nodes.iter().map(|n| n.id.as_str()).collect(),
+        None => metadata.packages.iter().map(|p| p.id.as_str()).collect(),
+    };
+    let mut runs = RunsAtBuild::default();
+    for package in &metadata.packages {
+        if !resolved.contains(&package.id.as_str()) {
+            continue;
+        }
+        let has = |kind: &str| {
+            package
+                .targets
+                .iter()
+                .any(|t| t.kind.iter().any(|k| k == kind))
+        };
+        if has("custom-build") {
+            runs.build_scripts.push(package.name.clone());
+        }
+        if has("proc-macro") {
+            runs.proc_macros.push(package.name.clone());
+        }
+    }
+    runs.build_scripts.sort();
+    runs.build_scripts.dedup();
+    runs.proc_macros.sort();
+    runs.proc_macros.dedup();
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rustup_sysroot_names_its_toolchain() {
+        assert_eq!(
+            toolchain_of(Path::new(
+                "/home/a/.rustup/toolchains/1.99-x86_64-unknown-linux-gnu"
+            )),
+            Some("1.99-x86_64-unknown-linux-gnu".to_owned())
+        );
+        assert_eq!(toolchain_of(Path::new("/usr")), None);
+    }
+
+    #[test]
+    fn build_scripts_and_proc_macros_are_named_once_each() {
+        let metadata: Metadata = serde_json::from_str(
+            r#"{"packages": [
+                {"id": "a", "name": "my-mod", "targets": [{"kind": ["cdylib"]}, {"kind": ["custom-build"]}]},
+                {"id": "b", "name": "derive", "targets": [{"kind": ["proc-macro"]}]},
+                {"id": "c", "name": "unused", "targets": [{"kind": ["custom-build"]}]}
+            ], "resolve": {"nodes": [{"id": "a"}, {"id": "b"}]}}"#,
+        )
+        .unwrap();
+        let runs = summarise(&metadata);
+        assert_eq!(runs.build_scripts, ["my-mod"]);
+        assert_eq!(runs.proc_macros, ["derive"]);
+        let line = runs.line(Path::new("mods/x")).unwrap();
+        assert!(
+            line.ends_with("the build scripts of my-mod; the proc macros of derive"),
+            "{line}"
+        );
+        assert_eq!(RunsAtBuild::default().line(Path::new("x")), None);
+    }
+}
