@@ -4,8 +4,9 @@
 //! node, a SIGKILLed node's worlds resume on the others exactly (their logs
 //! replay frame for frame) and their players carry on with their tokens, a
 //! SIGTERMed node hands its worlds over live at the frame it stopped, a
-//! damaged record in the engine resumes from the last intact one, and an
-//! unreachable engine never stops a world.
+//! damaged record in the engine resumes from the last intact one, an
+//! unreachable engine never stops a world, and an engine reached over TLS
+//! (`rediss://`, a CA of the test's own) serves the same.
 
 mod common;
 
@@ -382,5 +383,61 @@ fn a_node_needs_the_engines_password() {
         let stderr = common::stderr_of(&output);
         assert!(!output.status.success());
         assert!(stderr.contains(expected), "{stderr}");
+    }
+}
+
+#[test]
+fn a_fleet_reaches_its_engine_over_tls_and_fails_over_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::start_tls(dir.path());
+    assert!(engine.url().starts_with("rediss://"), "{}", engine.url());
+    let mut first = node(
+        &engine,
+        &dir.path().join("a"),
+        &["examples/arena", "--worlds", "1"],
+    );
+    let player = play(&first.addr, 1, 2);
+    std::thread::sleep(Duration::from_millis(500));
+    first.signal("KILL");
+    let _ = first.child.wait();
+    // Its world's log went over TLS: another node resumes it from there.
+    let second = node(&engine, &dir.path().join("b"), &["examples/arena"]);
+    let (_, snapshot) = Client::reconnect(&second.addr, &player.path);
+    assert_eq!(position(&snapshot, &player.name), Some(player.at));
+
+    // A CA that did not sign the engine's certificate is refused in one
+    // line, and so is a CA file for an engine reached in clear text.
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    drop(Engine::start_tls(&other));
+    let url = engine.url();
+    let password = engine.password_file.to_str().unwrap();
+    let plain = url.replacen("rediss://", "redis://", 1);
+    for (url, ca, expected) in [
+        (
+            url.as_str(),
+            other.join("ca.pem"),
+            "cannot reach the fleet's engine at rediss://127.0.0.1",
+        ),
+        (
+            plain.as_str(),
+            engine.ca_file.clone().unwrap(),
+            "a CA file is for an engine reached over TLS",
+        ),
+    ] {
+        let args = [
+            "serve",
+            "--fleet",
+            url,
+            "--fleet-password-file",
+            password,
+            "--fleet-ca-file",
+            ca.to_str().unwrap(),
+        ];
+        let output = common::run_host(&args, &common::cache_dir());
+        let stderr = common::stderr_of(&output);
+        assert!(!output.status.success());
+        assert!(stderr.contains(expected), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     }
 }

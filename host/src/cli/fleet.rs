@@ -26,7 +26,9 @@ pub const DEFAULT_ROOM: usize = 64;
 #[derive(Debug, Args)]
 pub struct FleetArgs {
     /// Join the fleet coordinated by the Redis server at URL
-    /// (`redis://HOST:PORT/`). New worlds go to the node with the most
+    /// (`redis://HOST:PORT/`, or `rediss://HOST:PORT/` over TLS, checked
+    /// against the system's trusted certificates or --fleet-ca-file). New
+    /// worlds go to the node with the most
     /// room, any node answers for any world (by a redirect), a world whose
     /// node dies resumes on another from its log in Redis, and SIGTERM
     /// hands this node's worlds to the others live. Starts no --worlds of
@@ -38,6 +40,11 @@ pub struct FleetArgs {
     /// $GAME_HOST_FLEET_PASSWORD]. A fleet's engine must be authenticated.
     #[arg(long, value_name = "FILE", requires = "fleet")]
     fleet_password_file: Option<PathBuf>,
+
+    /// With a `rediss://` engine: a PEM file of the certificates (a private
+    /// CA's) its certificate is checked against, instead of the system's.
+    #[arg(long, value_name = "FILE", requires = "fleet")]
+    fleet_ca_file: Option<PathBuf>,
 
     /// A node silent this long (it missed four renewals of its lease) is
     /// taken for dead, and its worlds resume on the others.
@@ -61,10 +68,18 @@ impl FleetArgs {
             Some(file) => Some(read_password(file)?),
             None => std::env::var(PASSWORD_ENV).ok().filter(|p| !p.is_empty()),
         };
+        let ca =
+            match &self.fleet_ca_file {
+                Some(file) => Some(read_capped(file, 1 << 20).with_context(|| {
+                    format!("--fleet-ca-file: cannot read `{}`", file.display())
+                })?),
+                None => None,
+            };
         let link = Link::connect(&FleetConfig {
             url: url.clone(),
             password,
             lease: Duration::from_millis(self.fleet_lease_ms),
+            ca,
         })
         .context("--fleet")?;
         Ok(Some(link))

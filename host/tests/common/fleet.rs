@@ -15,11 +15,13 @@ use super::serve::{Serve, json};
 
 pub const PASSWORD: &str = "fleet-test-password";
 
-/// A Redis server of its own on a free loopback port, with a password.
+/// A Redis server of its own on a free loopback port, with a password;
+/// over TLS where it has a CA's PEM file.
 pub struct Engine {
     child: Child,
     pub port: u16,
     pub password_file: PathBuf,
+    pub ca_file: Option<PathBuf>,
 }
 
 impl Engine {
@@ -34,10 +36,60 @@ impl Engine {
 
     /// A Redis server on `port`, with nothing in it.
     pub fn start_on(dir: &Path, port: u16) -> Engine {
+        Engine::spawn(dir, &["--port", &port.to_string()], port, None)
+    }
+
+    /// A Redis server that speaks TLS alone, with a certificate for
+    /// 127.0.0.1 signed by a CA made here (its PEM file is `ca_file`).
+    pub fn start_tls(dir: &Path) -> Engine {
+        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+        let ca_key = KeyPair::generate().unwrap();
+        let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca.distinguished_name
+            .push(DnType::CommonName, "game-host fleet test CA");
+        let ca_cert = ca.self_signed(&ca_key).unwrap();
+        let key = KeyPair::generate().unwrap();
+        let server = CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
+        let cert = server
+            .signed_by(&key, &Issuer::from_params(&ca, &ca_key))
+            .unwrap();
+        let file = |name: &str, text: String| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let ca_file = file("ca.pem", ca_cert.pem());
+        let cert_file = file("redis.pem", cert.pem());
+        let key_file = file("redis.key", key.serialize_pem());
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let tls = [
+            "--port",
+            "0",
+            "--tls-port",
+            &port.to_string(),
+            "--tls-cert-file",
+            cert_file.to_str().unwrap(),
+            "--tls-key-file",
+            key_file.to_str().unwrap(),
+            "--tls-ca-cert-file",
+            ca_file.to_str().unwrap(),
+            "--tls-auth-clients",
+            "no",
+        ];
+        Engine::spawn(dir, &tls, port, Some(ca_file.clone()))
+    }
+
+    fn spawn(dir: &Path, listen: &[&str], port: u16, ca_file: Option<PathBuf>) -> Engine {
         let password_file = dir.join("redis-password");
         std::fs::write(&password_file, format!("{PASSWORD}\n")).unwrap();
         let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(listen)
+            .args(["--bind", "127.0.0.1"])
             .args([
                 "--requirepass",
                 PASSWORD,
@@ -55,6 +107,7 @@ impl Engine {
             child,
             port,
             password_file,
+            ca_file,
         };
         let deadline = Instant::now() + Duration::from_secs(10);
         while engine.cli(&["PING"]).trim() != "PONG" {
@@ -65,12 +118,20 @@ impl Engine {
     }
 
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
+        let scheme = match self.ca_file {
+            Some(_) => "rediss",
+            None => "redis",
+        };
+        format!("{scheme}://127.0.0.1:{}/", self.port)
     }
 
     /// `redis-cli` on the engine: its output.
     pub fn cli(&self, args: &[&str]) -> String {
-        let output = Command::new("redis-cli")
+        let mut command = Command::new("redis-cli");
+        if let Some(ca) = &self.ca_file {
+            command.arg("--tls").arg("--cacert").arg(ca);
+        }
+        let output = command
             .args([
                 "-p",
                 &self.port.to_string(),
@@ -113,6 +174,9 @@ pub fn node(engine: &Engine, state: &Path, extra: &[&str]) -> Serve {
         "--summary-every",
         "0",
     ];
+    if let Some(ca) = &engine.ca_file {
+        args.extend(["--fleet-ca-file", ca.to_str().unwrap()]);
+    }
     args.extend_from_slice(extra);
     Serve::start(&args)
 }

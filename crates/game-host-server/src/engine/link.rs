@@ -15,7 +15,7 @@ use super::records;
 /// How a node joins a fleet.
 #[derive(Clone)]
 pub struct FleetConfig {
-    /// The engine: `redis://HOST:PORT/`.
+    /// The engine: `redis://HOST:PORT/`, or `rediss://HOST:PORT/` over TLS.
     pub url: String,
     /// The engine's password (read from a file, so that it is not on a
     /// command line); one in the URL is used when this is `None`.
@@ -23,6 +23,10 @@ pub struct FleetConfig {
     /// How long a node's lease lasts without being renewed: a node silent
     /// this long is taken for dead, and its worlds resume elsewhere.
     pub lease: Duration,
+    /// For a `rediss://` engine: the certificates (PEM) its certificate is
+    /// checked against, instead of the system's trusted ones (a private
+    /// CA's).
+    pub ca: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for FleetConfig {
@@ -31,6 +35,7 @@ impl std::fmt::Debug for FleetConfig {
             .field("url", &redacted(&self.url))
             .field("password", &self.password.as_ref().map(|_| "(set)"))
             .field("lease", &self.lease)
+            .field("ca", &self.ca.as_ref().map(|_| "(given)"))
             .finish()
     }
 }
@@ -87,8 +92,28 @@ impl Link {
                  --fleet-password-file FILE"
             );
         }
-        let client = redis::Client::open(info)
-            .with_context(|| format!("`{}` is not a Redis URL", redacted(&config.url)))?;
+        let tls = matches!(info.addr, redis::ConnectionAddr::TcpTls { .. });
+        if tls {
+            // The one provider built in; another crate's earlier choice
+            // stands.
+            let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+        }
+        let client = match (&config.ca, tls) {
+            (Some(_), false) => bail!(
+                "a CA file is for an engine reached over TLS: give a `rediss://` URL, not `{}`",
+                redacted(&config.url)
+            ),
+            (Some(ca), true) => redis::Client::build_with_tls(
+                info,
+                redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(ca.clone()),
+                },
+            )
+            .map_err(|error| anyhow::anyhow!("the fleet's CA file is not usable: {error}"))?,
+            (None, _) => redis::Client::open(info)
+                .with_context(|| format!("`{}` is not a Redis URL", redacted(&config.url)))?,
+        };
         let mut conn = Conn::new(client.clone());
         let pong: String = conn
             .run(|con| redis::cmd("PING").query(con))
@@ -157,6 +182,7 @@ mod tests {
             url: "redis://:secret@h/".into(),
             password: Some("other-secret".into()),
             lease: Duration::from_secs(2),
+            ca: None,
         };
         let shown = format!("{config:?}");
         assert!(
