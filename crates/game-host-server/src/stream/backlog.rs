@@ -1,6 +1,7 @@
 //! [`Backlog`]: the updates a world keeps for its clients to catch up on,
 //! bounded in count ([`MAX_UPDATES`]) and in bytes (the world's
-//! `kept_bytes`), and [`Follower`], one client's place in it.
+//! `kept_bytes`, each update [`Weighed`]), and [`Follower`], one client's
+//! place in it.
 //!
 //! The world's loop thread pushes each update and never waits: past either
 //! bound the oldest updates go, and a client whose next update went with
@@ -15,7 +16,6 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
-use super::hub::Update;
 use game_host::sync::LockExt;
 
 /// Updates a client may fall behind by before it loses some (about two
@@ -27,6 +27,11 @@ pub(crate) const MAX_UPDATES: usize = 128;
 /// most 400 MiB.
 pub const DEFAULT_KEPT_BYTES: usize = 8 << 20;
 
+/// What a kept update holds, in bytes: what the byte budget counts.
+pub(crate) trait Weighed {
+    fn kept_bytes(&self) -> usize;
+}
+
 /// Why a [`Follower`] got no update.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Missed {
@@ -37,23 +42,23 @@ pub(crate) enum Missed {
 }
 
 /// A world's kept updates.
-pub(crate) struct Backlog {
-    ring: Mutex<Ring>,
+pub(crate) struct Backlog<T> {
+    ring: Mutex<Ring<T>>,
     pushed: Notify,
     kept_bytes: usize,
 }
 
-struct Ring {
+struct Ring<T> {
     /// The number of `updates[0]`: updates are numbered from 0 as pushed.
     first: u64,
-    updates: VecDeque<Arc<Update>>,
+    updates: VecDeque<Arc<T>>,
     /// Each follower's next update, by follower.
     next: HashMap<u64, u64>,
     followers: u64,
     closed: bool,
 }
 
-impl Ring {
+impl<T> Ring<T> {
     fn end(&self) -> u64 {
         self.first + self.updates.len() as u64
     }
@@ -72,10 +77,10 @@ impl Ring {
     }
 }
 
-impl Backlog {
+impl<T: Weighed> Backlog<T> {
     /// A backlog that keeps at most `kept_bytes` of updates (and always the
     /// newest one, however large).
-    pub fn new(kept_bytes: usize) -> Arc<Backlog> {
+    pub fn new(kept_bytes: usize) -> Arc<Backlog<T>> {
         Arc::new(Backlog {
             ring: Mutex::new(Ring {
                 first: 0,
@@ -96,7 +101,7 @@ impl Backlog {
 
     /// Keeps `update` for the followers, dropping the oldest past the
     /// bounds; never waits on a follower.
-    pub fn push(&self, update: Arc<Update>) {
+    pub fn push(&self, update: Arc<T>) {
         let mut ring = self.ring.lock_unpoisoned();
         if ring.closed {
             return;
@@ -131,7 +136,7 @@ impl Backlog {
     }
 
     /// A follower of the updates pushed from now on.
-    pub fn follow(self: &Arc<Self>) -> Follower {
+    pub fn follow(self: &Arc<Self>) -> Follower<T> {
         let mut ring = self.ring.lock_unpoisoned();
         let id = ring.followers;
         ring.followers += 1;
@@ -146,15 +151,15 @@ impl Backlog {
 
 /// One client's place in a world's [`Backlog`]; it stops holding updates
 /// back when dropped.
-pub(crate) struct Follower {
-    backlog: Arc<Backlog>,
+pub(crate) struct Follower<T> {
+    backlog: Arc<Backlog<T>>,
     id: u64,
 }
 
-impl Follower {
+impl<T: Weighed> Follower<T> {
     /// The next update, once pushed; or, if updates it had not taken were
     /// dropped, [`Missed::Behind`] (it goes on from the oldest kept).
-    pub async fn recv(&mut self) -> Result<Arc<Update>, Missed> {
+    pub async fn recv(&mut self) -> Result<Arc<T>, Missed> {
         loop {
             let pushed = self.backlog.pushed.notified();
             tokio::pin!(pushed);
@@ -166,7 +171,7 @@ impl Follower {
         }
     }
 
-    fn take(&self) -> Option<Result<Arc<Update>, Missed>> {
+    fn take(&self) -> Option<Result<Arc<T>, Missed>> {
         let mut ring = self.backlog.ring.lock_unpoisoned();
         if ring.closed {
             return Some(Err(Missed::Closed));
@@ -187,7 +192,7 @@ impl Follower {
     }
 }
 
-impl Drop for Follower {
+impl<T> Drop for Follower<T> {
     fn drop(&mut self) {
         let mut ring = self.backlog.ring.lock_unpoisoned();
         ring.next.remove(&self.id);
@@ -198,20 +203,22 @@ impl Drop for Follower {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stream::view::Routes;
-    use game_host::players::PlayerMessage;
 
-    /// An update of `frame` whose message holds `bytes` bytes.
+    /// An update of a frame, holding some bytes.
+    #[derive(Debug)]
+    struct Update {
+        frame: u64,
+        bytes: usize,
+    }
+
+    impl Weighed for Update {
+        fn kept_bytes(&self) -> usize {
+            self.bytes
+        }
+    }
+
     fn update(frame: u64, bytes: usize) -> Arc<Update> {
-        Arc::new(Update {
-            frame,
-            routes: Routes::default(),
-            messages: vec![PlayerMessage {
-                to: None,
-                channel: "c".into(),
-                payload: "x".repeat(bytes),
-            }],
-        })
+        Arc::new(Update { frame, bytes })
     }
 
     fn frame(taken: Result<Arc<Update>, Missed>) -> u64 {

@@ -27,7 +27,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use super::backlog::{Follower, Missed};
-use super::hub::WorldHub;
+use super::hub::{Update, WorldHub};
 use super::liveness::{Closed, Liveness, close, send_within};
 use super::seats::MAILBOX;
 use super::wire::{Format, Wire, WireMessage, parse_event};
@@ -147,7 +147,7 @@ impl Session {
     async fn serve<S>(
         &self,
         socket: &mut WebSocketStream<S>,
-        mut updates: Follower,
+        mut updates: Follower<Update>,
         mut told: tokio::sync::oneshot::Receiver<&'static str>,
         kept: Vec<PlayerMessage>,
     ) -> Result<std::convert::Infallible, Closed>

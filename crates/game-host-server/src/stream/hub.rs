@@ -10,7 +10,7 @@ use tokio::sync::oneshot;
 
 use anyhow::{Result, bail};
 
-use super::backlog::{Backlog, DEFAULT_KEPT_BYTES, Follower};
+use super::backlog::{Backlog, DEFAULT_KEPT_BYTES, Follower, Weighed};
 use super::seats::{Route, Seats, digest};
 use super::tracker::SceneTracker;
 use super::view::{PlayerViews, Routes, visible};
@@ -35,10 +35,10 @@ pub(crate) struct Update {
     pub messages: Vec<PlayerMessage>,
 }
 
-impl Update {
+impl Weighed for Update {
     /// Bytes it holds for the clients that have not taken it: its views'
     /// updates (each distinct one once) and its messages.
-    pub fn kept_bytes(&self) -> usize {
+    fn kept_bytes(&self) -> usize {
         let messages: usize = self
             .messages
             .iter()
@@ -96,7 +96,7 @@ pub struct WorldHub {
     precision: f32,
     /// Players admitted at once, at most.
     max_players: usize,
-    updates: Arc<Backlog>,
+    updates: Arc<Backlog<Update>>,
     pub(crate) seats: Mutex<Seats>,
     snapshots: Mutex<Vec<(PlayerId, oneshot::Sender<Snapshot>)>>,
     /// Player events for the world's next frame.
@@ -218,7 +218,7 @@ impl WorldHub {
     }
 
     /// Updates from now on.
-    pub(crate) fn subscribe(&self) -> Follower {
+    pub(crate) fn subscribe(&self) -> Follower<Update> {
         self.updates.follow()
     }
 
