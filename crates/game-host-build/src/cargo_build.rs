@@ -72,7 +72,7 @@ fn build_crate(dir: &Path, output: BuildOutput, debug: bool) -> Result<PathBuf> 
     if output == BuildOutput::Inherit {
         say_what_runs(dir, &manifest);
     }
-    let mut command = script_cargo("build");
+    let mut command = script_cargo("build", dir);
     if !debug {
         command.arg("--release");
     }

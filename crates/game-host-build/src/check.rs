@@ -71,7 +71,7 @@ fn check_crate(dir: &Path) -> Result<Checked> {
     say_what_runs(dir, &manifest);
     // From a neutral folder on the host's toolchain (`toolchain`): the
     // crate's `.cargo/config.toml` and `rust-toolchain.toml` do not apply.
-    let mut command = script_cargo("check");
+    let mut command = script_cargo("check", dir);
     command
         .args(["--target", SCRIPT_TARGET, "--manifest-path"])
         .arg(&manifest);

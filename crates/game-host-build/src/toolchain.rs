@@ -18,10 +18,12 @@
 //! scripts and proc macros, and its dependencies' ([`runs_at_build`] names
 //! them).
 //!
-//! What a crate's configuration would set for scripts the host sets
-//! itself ([`script_cargo`]): the 64 KiB stack every script links with (as
-//! this repository's `.cargo/config.toml` sets for its examples). An
-//! author's `RUSTFLAGS` replaces it, as it replaces any configuration's.
+//! What a crate's configuration sets for scripts, the host sets itself
+//! ([`script_cargo`]): the stack a script links with, 64 KiB unless the
+//! crate's own `.cargo/config.toml` names another `-zstack-size` for the
+//! script target (read as data: that number alone is taken from it, within
+//! bounds). An author's `RUSTFLAGS` replaces it, as it replaces any
+//! configuration's.
 
 use std::ffi::OsStr;
 use std::path::Path;
@@ -58,20 +60,53 @@ pub(crate) fn cargo() -> Command {
     rust_tool(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
-/// The stack scripts link with: 64 KiB in linear memory instead of Rust's
-/// default 1 MiB, so that the stack's top, the data and the start of the
-/// heap lie in the part of a pooled memory the host keeps resident between
-/// instances, and spawning a script touches no fresh pages
-/// (docs/benchmarks.md).
-const SCRIPT_STACK: &str =
-    r#"target.wasm32-wasip2.rustflags=["-C", "link-arg=-zstack-size=65536"]"#;
+/// The stack scripts link with unless their crate names another: 64 KiB
+/// in linear memory instead of Rust's default 1 MiB, so that the stack's
+/// top, the data and the start of the heap lie in the part of a pooled
+/// memory the host keeps resident between instances, and spawning a script
+/// touches no fresh pages (docs/benchmarks.md).
+pub const DEFAULT_STACK: u64 = 64 << 10;
 
-/// `cargo SUBCOMMAND` for a script crate: [`cargo`], with the settings
-/// every script is built with.
-pub(crate) fn script_cargo(subcommand: &str) -> Command {
+/// The stack sizes a crate may name.
+const STACK_RANGE: std::ops::RangeInclusive<u64> = (16 << 10)..=(64 << 20);
+
+/// `cargo SUBCOMMAND` for the script crate in `dir`: [`cargo`], with the
+/// stack the crate links with ([`stack_size`]).
+pub(crate) fn script_cargo(subcommand: &str, dir: &Path) -> Command {
+    let stack = format!(
+        r#"target.{SCRIPT_TARGET}.rustflags=["-C", "link-arg=-zstack-size={}"]"#,
+        stack_size(dir)
+    );
     let mut command = cargo();
-    command.args([subcommand, "--config", SCRIPT_STACK]);
+    command.args([subcommand, "--config", &stack]);
     command
+}
+
+/// The stack size the crate in `dir` names in its own
+/// `.cargo/config.toml` (`-C link-arg=-zstack-size=N` in the script
+/// target's `rustflags`, as `host new` writes it), within [`STACK_RANGE`];
+/// else [`DEFAULT_STACK`]. Only that number is read from the file.
+pub fn stack_size(dir: &Path) -> u64 {
+    let named = game_host::files::read_capped(&dir.join(".cargo/config.toml"), 1 << 20)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| toml::from_str::<toml::Value>(&text).ok())
+        .and_then(|config| {
+            let flags = config.get("target")?.get(SCRIPT_TARGET)?.get("rustflags")?;
+            let flags: Vec<&str> = match flags {
+                toml::Value::String(text) => text.split_whitespace().collect(),
+                toml::Value::Array(items) => items.iter().filter_map(|v| v.as_str()).collect(),
+                _ => return None,
+            };
+            flags
+                .iter()
+                .filter_map(|flag| flag.split("-zstack-size=").nth(1))
+                .filter_map(|n| n.parse::<u64>().ok())
+                .next_back()
+        });
+    named
+        .filter(|n| STACK_RANGE.contains(n))
+        .unwrap_or(DEFAULT_STACK)
 }
 
 /// The toolchain to name in `RUSTUP_TOOLCHAIN`, where the host's
@@ -233,6 +268,38 @@ fn summarise(metadata: &Metadata) -> RunsAtBuild {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crates_stack_size_is_the_one_number_taken_from_its_config() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(stack_size(dir.path()), DEFAULT_STACK);
+        std::fs::create_dir(dir.path().join(".cargo")).unwrap();
+        let config = |text: &str| {
+            std::fs::write(dir.path().join(".cargo/config.toml"), text).unwrap();
+            stack_size(dir.path())
+        };
+        let flags = "[build]\nrustc-wrapper = \"evil.sh\"\n[target.wasm32-wasip2]\nrustflags";
+        assert_eq!(
+            config(&format!(
+                "{flags} = [\"-C\", \"link-arg=-zstack-size=1048576\", \"-C\", \"linker=evil\"]"
+            )),
+            1 << 20
+        );
+        assert_eq!(
+            config(&format!("{flags} = \"-Clink-arg=-zstack-size=131072\"")),
+            128 << 10
+        );
+        // Out of bounds, or not a number: the default.
+        assert_eq!(
+            config(&format!("{flags} = [\"link-arg=-zstack-size=1\"]")),
+            DEFAULT_STACK
+        );
+        assert_eq!(
+            config(&format!("{flags} = [\"link-arg=-zstack-size=x\"]")),
+            DEFAULT_STACK
+        );
+        assert_eq!(config("not toml ["), DEFAULT_STACK);
+    }
 
     #[test]
     fn a_rustup_sysroot_names_its_toolchain() {

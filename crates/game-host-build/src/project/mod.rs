@@ -320,8 +320,9 @@ fn wit_version() -> &'static str {
 const CARGO_CONFIG: &str = "\
 # Scripts link with a 64 KiB stack in linear memory instead of Rust's
 # default 1 MiB, so spawning an instance touches no fresh pages. A script
-# that needs a deeper stack raises the number. `cargo component build`
-# builds for wasm32-wasip1, so the setting is given for it too.
+# that needs a deeper stack raises the number (`host build` reads it from
+# here, and nothing else of this file). `cargo component build` builds for
+# wasm32-wasip1, so the setting is given for it too.
 [target.wasm32-wasip2]
 rustflags = [\"-C\", \"link-arg=-zstack-size=65536\"]
 
