@@ -74,9 +74,10 @@ fn checking_a_crate_runs_neither_its_cargo_configuration_nor_its_toolchain() {
     let stderr = common::stderr_of(&output);
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.contains("no errors (cargo check)"), "{stderr}");
-    // What building it runs is named first: the SDK's proc macro, here.
+    // What building it runs is named first: here, the proc macro of the
+    // repository's SDK (which is not the host's own, so it is named).
     assert!(
-        stderr.contains("runs code of its own and of its dependencies on this machine")
+        stderr.contains("runs code of its own or of its dependencies on this machine")
             && stderr.contains("wit-bindgen-rust-macro"),
         "{stderr}"
     );

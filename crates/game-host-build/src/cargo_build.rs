@@ -9,7 +9,8 @@ use serde::Deserialize;
 
 use crate::process;
 use crate::project::sdk;
-use crate::toolchain::{SCRIPT_TARGET, runs_at_build, rust_tool, script_cargo};
+use crate::toolchain::{SCRIPT_TARGET, rust_tool, script_cargo};
+use crate::what_runs::runs_at_build;
 use game_host::files::{MAX_TEXT_FILE, read_capped};
 
 /// What to do with cargo's progress output while building.
@@ -164,12 +165,9 @@ fn diagnostics(stderr: &str) -> String {
 /// crate of `manifest` (in `dir`) runs, before it builds; a failure to
 /// tell is left to the build to report.
 pub(crate) fn say_what_runs(dir: &Path, manifest: &Path) {
-    match runs_at_build(manifest) {
-        Ok(runs) => {
-            if let Some(line) = runs.line(dir) {
-                tracing::info!(target: "host", "{line}");
-            }
-        }
+    let sdk = sdk::sdk_dir().ok().map(|dir| dir.join("script/Cargo.toml"));
+    match runs_at_build(manifest, sdk.as_deref()) {
+        Ok(runs) => tracing::info!(target: "host", "{}", runs.line(dir)),
         Err(error) => tracing::debug!(target: "host", "{error:#}"),
     }
 }

@@ -20,8 +20,9 @@
 //! - [`project`]: new script projects (`host new`) and the SDK shipped
 //!   with the host for them.
 //! - [`toolchain`]: cargo and rustc run on a crate with nothing of the
-//!   crate's choosing (its cargo configuration, its toolchain file), and
-//!   what its build runs named.
+//!   crate's choosing (its cargo configuration, its toolchain file).
+//! - [`what_runs`]: what building a crate runs (build scripts, proc
+//!   macros), beyond what the SDK brings, named before it builds.
 //!
 //! Layers (each module uses only those below it):
 //!
@@ -32,7 +33,9 @@
 //!       /    \     /
 //!  cargo_build  componentize
 //!      |     \      |
-//!   project  toolchain
+//!   project  what_runs
+//!               |
+//!           toolchain
 //!               |
 //!            process (running a tool, collecting its output)
 //! ```
@@ -50,6 +53,7 @@ mod process;
 pub mod project;
 mod source;
 pub mod toolchain;
+pub mod what_runs;
 
 pub use cargo_build::{BuildOutput, build_script_crate, build_script_crate_for_debugger};
 pub use hot_swap::{HotSwapper, SwapOutcome};

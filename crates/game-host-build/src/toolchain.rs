@@ -15,7 +15,7 @@
 //!   default, as it is outside any project.
 //!
 //! What still runs of a crate's is what building Rust runs: its build
-//! scripts and proc macros, and its dependencies' ([`runs_at_build`] names
+//! scripts and proc macros, and its dependencies' (`what_runs` names
 //! them).
 //!
 //! What a crate's configuration sets for scripts, the host sets itself
@@ -29,9 +29,6 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-
-use anyhow::{Context, Result};
-use serde::Deserialize;
 
 /// The target scripts are built for.
 pub const SCRIPT_TARGET: &str = "wasm32-wasip2";
@@ -142,129 +139,6 @@ fn toolchain_of(sysroot: &Path) -> Option<String> {
         .then(|| sysroot.file_name()?.to_str().map(str::to_owned))?
 }
 
-#[derive(Deserialize)]
-struct Metadata {
-    packages: Vec<Package>,
-    resolve: Option<Resolve>,
-}
-
-#[derive(Deserialize)]
-struct Package {
-    id: String,
-    name: String,
-    targets: Vec<Target>,
-}
-
-#[derive(Deserialize)]
-struct Target {
-    kind: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct Resolve {
-    nodes: Vec<Node>,
-}
-
-#[derive(Deserialize)]
-struct Node {
-    id: String,
-}
-
-/// What building a crate runs on this machine, by name.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct RunsAtBuild {
-    /// Crates whose build script (`build.rs`) runs.
-    pub build_scripts: Vec<String>,
-    /// Proc-macro crates, which run inside the compiler.
-    pub proc_macros: Vec<String>,
-}
-
-impl RunsAtBuild {
-    /// One line for the person about to build or check `dir`, or `None`
-    /// when nothing runs.
-    pub fn line(&self, dir: &Path) -> Option<String> {
-        if self.build_scripts.is_empty() && self.proc_macros.is_empty() {
-            return None;
-        }
-        let list = |what: &str, names: &[String]| match names.len() {
-            0 => None,
-            _ => Some(format!("{what} of {}", names.join(", "))),
-        };
-        let parts: Vec<String> = [
-            list("the build scripts", &self.build_scripts),
-            list("the proc macros", &self.proc_macros),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        Some(format!(
-            "building `{}` runs code of its own and of its dependencies on this machine, as any \
-             Rust build does: {}",
-            dir.display(),
-            parts.join("; ")
-        ))
-    }
-}
-
-/// The build scripts and proc macros building the crate of `manifest` runs
-/// (for the script target), as `cargo metadata` resolves them; nothing of
-/// the crate runs to find them.
-pub fn runs_at_build(manifest: &Path) -> Result<RunsAtBuild> {
-    let output = cargo()
-        .args(["metadata", "--format-version", "1", "--filter-platform"])
-        .arg(SCRIPT_TARGET)
-        .arg("--manifest-path")
-        .arg(manifest)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .context("failed to run `cargo metadata` (is Rust installed and on PATH?)")?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        anyhow::bail!(
-            "`cargo metadata` failed: {}",
-            stderr
-                .lines()
-                .find(|l| l.starts_with("error"))
-                .unwrap_or(stderr.trim())
-        );
-    }
-    let metadata: Metadata =
-        serde_json::from_slice(&output.stdout).context("`cargo metadata` printed no metadata")?;
-    Ok(summarise(&metadata))
-}
-
-fn summarise(metadata: &Metadata) -> RunsAtBuild {
-    // Only what the build resolves (`packages` may list more).
-    let resolved: Vec<&str> = match &metadata.resolve {
-        Some(resolve) => resolve.nodes.iter().map(|n| n.id.as_str()).collect(),
-        None => metadata.packages.iter().map(|p| p.id.as_str()).collect(),
-    };
-    let mut runs = RunsAtBuild::default();
-    for package in &metadata.packages {
-        if !resolved.contains(&package.id.as_str()) {
-            continue;
-        }
-        let has = |kind: &str| {
-            package
-                .targets
-                .iter()
-                .any(|t| t.kind.iter().any(|k| k == kind))
-        };
-        if has("custom-build") {
-            runs.build_scripts.push(package.name.clone());
-        }
-        if has("proc-macro") {
-            runs.proc_macros.push(package.name.clone());
-        }
-    }
-    runs.build_scripts.sort();
-    runs.build_scripts.dedup();
-    runs.proc_macros.sort();
-    runs.proc_macros.dedup();
-    runs
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,26 +184,5 @@ mod tests {
             Some("1.99-x86_64-unknown-linux-gnu".to_owned())
         );
         assert_eq!(toolchain_of(Path::new("/usr")), None);
-    }
-
-    #[test]
-    fn build_scripts_and_proc_macros_are_named_once_each() {
-        let metadata: Metadata = serde_json::from_str(
-            r#"{"packages": [
-                {"id": "a", "name": "my-mod", "targets": [{"kind": ["cdylib"]}, {"kind": ["custom-build"]}]},
-                {"id": "b", "name": "derive", "targets": [{"kind": ["proc-macro"]}]},
-                {"id": "c", "name": "unused", "targets": [{"kind": ["custom-build"]}]}
-            ], "resolve": {"nodes": [{"id": "a"}, {"id": "b"}]}}"#,
-        )
-        .unwrap();
-        let runs = summarise(&metadata);
-        assert_eq!(runs.build_scripts, ["my-mod"]);
-        assert_eq!(runs.proc_macros, ["derive"]);
-        let line = runs.line(Path::new("mods/x")).unwrap();
-        assert!(
-            line.ends_with("the build scripts of my-mod; the proc macros of derive"),
-            "{line}"
-        );
-        assert_eq!(RunsAtBuild::default().line(Path::new("x")), None);
     }
 }
