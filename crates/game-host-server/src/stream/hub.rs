@@ -37,28 +37,12 @@ pub(crate) struct Update {
 
 impl Weighed for Update {
     /// Bytes it holds for the clients that have not taken it: its views'
-    /// updates (each distinct one once) and its messages.
+    /// updates (each distinct one once, with the encodings clients made)
+    /// and its messages, all counted into its routes' weight.
     fn kept_bytes(&self) -> usize {
-        let messages: usize = self
-            .messages
-            .iter()
-            .map(|m| m.channel.len() + m.payload.len() + std::mem::size_of::<PlayerMessage>())
-            .sum();
-        let views: usize = match &self.routes.all {
-            Some(all) => all.kept_bytes(),
-            None => {
-                let mut seen: Vec<*const super::view::ViewUpdate> = Vec::new();
-                let mut bytes = 0;
-                for view in self.routes.of.values() {
-                    if !seen.contains(&Arc::as_ptr(view)) {
-                        seen.push(Arc::as_ptr(view));
-                        bytes += view.kept_bytes();
-                    }
-                }
-                bytes
-            }
-        };
-        messages + views
+        self.routes
+            .weight
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -293,6 +277,13 @@ impl WorldHub {
             }
         }
         if listened && (!routes.is_empty() || !messages.is_empty()) {
+            let held: usize = messages
+                .iter()
+                .map(|m| std::mem::size_of::<PlayerMessage>() + m.channel.len() + m.payload.len())
+                .sum();
+            routes
+                .weight
+                .fetch_add(held, std::sync::atomic::Ordering::Relaxed);
             self.updates.push(Arc::new(Update {
                 frame,
                 routes,

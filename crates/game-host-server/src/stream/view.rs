@@ -6,6 +6,7 @@
 //! all their clients.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
@@ -26,6 +27,10 @@ pub(crate) struct ViewUpdate {
     /// Entities gone from the view (out of it, or despawned), in order.
     pub removed: Vec<u32>,
     encoded: [OnceLock<Bytes>; 3],
+    /// The bytes the frame's updates hold, shared by its views
+    /// ([`Routes::weight`]): each view adds what it holds when made, and
+    /// each encoding when a client makes it.
+    weight: Arc<AtomicUsize>,
 }
 
 impl ViewUpdate {
@@ -33,48 +38,58 @@ impl ViewUpdate {
         self.entered.is_empty() && self.changed.is_empty() && self.removed.is_empty()
     }
 
-    /// Bytes it holds: its entities (each counted whole, though the scene
-    /// tracker may share it), the ids it removes, and every encoding of it
-    /// a client has made.
-    pub fn kept_bytes(&self) -> usize {
+    /// Bytes it holds before any encoding: its entities (each counted
+    /// whole, though the scene tracker may share it) and the ids it
+    /// removes.
+    fn held_bytes(&self) -> usize {
         let entity = |state: &EntityState| {
             std::mem::size_of::<EntityState>() + state.name.len() + state.data.kept_bytes()
         };
         let entities: usize = self.entered.iter().map(|s| entity(s)).sum::<usize>()
             + self.changed.iter().map(|(s, _)| entity(s)).sum::<usize>();
-        let encoded: usize = self
-            .encoded
-            .iter()
-            .filter_map(OnceLock::get)
-            .map(Bytes::len)
-            .sum();
-        entities + self.removed.len() * 4 + encoded
+        entities + self.removed.len() * 4
     }
 
-    /// The update in `format`, encoded by the first client that sends it.
+    /// Counts what it holds into its frame's `weight`.
+    fn weighed_in(mut self, weight: &Arc<AtomicUsize>) -> ViewUpdate {
+        weight.fetch_add(self.held_bytes(), Ordering::Relaxed);
+        self.weight = weight.clone();
+        self
+    }
+
+    /// The update in `format`, encoded by the first client that sends it
+    /// (its bytes counted into the frame's weight).
     pub fn bytes(&self, frame: u64, format: Format, precision: f32) -> Bytes {
         self.encoded[format.slot()]
-            .get_or_init(|| match format {
-                Format::Delta => delta::encode_update(
-                    frame,
-                    &self.entered,
-                    &self.changed,
-                    &self.removed,
-                    precision,
-                ),
-                Format::Json | Format::MessagePack => {
-                    let mut changed = self.entered.clone();
-                    changed.extend(self.changed.iter().map(|(state, _)| state.clone()));
-                    Wire {
-                        frame: Some(frame),
-                        changed: Some(&changed),
-                        removed: (!self.removed.is_empty()).then_some(self.removed.as_slice()),
-                        ..Wire::default()
-                    }
-                    .encode(format)
-                }
+            .get_or_init(|| {
+                let bytes = self.encode(frame, format, precision);
+                self.weight.fetch_add(bytes.len(), Ordering::Relaxed);
+                bytes
             })
             .clone()
+    }
+
+    fn encode(&self, frame: u64, format: Format, precision: f32) -> Bytes {
+        match format {
+            Format::Delta => delta::encode_update(
+                frame,
+                &self.entered,
+                &self.changed,
+                &self.removed,
+                precision,
+            ),
+            Format::Json | Format::MessagePack => {
+                let mut changed = self.entered.clone();
+                changed.extend(self.changed.iter().map(|(state, _)| state.clone()));
+                Wire {
+                    frame: Some(frame),
+                    changed: Some(&changed),
+                    removed: (!self.removed.is_empty()).then_some(self.removed.as_slice()),
+                    ..Wire::default()
+                }
+                .encode(format)
+            }
+        }
     }
 }
 
@@ -85,6 +100,10 @@ pub(crate) struct Routes {
     pub of: HashMap<PlayerId, Arc<ViewUpdate>>,
     /// Every player's, where all share one view.
     pub all: Option<Arc<ViewUpdate>>,
+    /// The bytes its views hold, each distinct view once, with every
+    /// encoding a client has made of them so far: what a world's backlog
+    /// counts, read in one load.
+    pub weight: Arc<AtomicUsize>,
 }
 
 impl Routes {
@@ -177,7 +196,8 @@ impl PlayerViews {
                 .all(|p| self.seen.get(p).map(Arc::as_ptr) == before.as_ref().map(Arc::as_ptr));
             if shared && let Some(before) = before {
                 let update = self.diff(&before, &all, tracker, changes);
-                routes.all = (!update.is_empty()).then(|| Arc::new(update));
+                routes.all =
+                    (!update.is_empty()).then(|| Arc::new(update.weighed_in(&routes.weight)));
                 self.seen = players.iter().map(|p| (*p, all.clone())).collect();
                 return routes;
             }
@@ -215,7 +235,7 @@ impl PlayerViews {
             let key = (Arc::as_ptr(&before), Arc::as_ptr(&ids));
             let update = updates.entry(key).or_insert_with(|| {
                 let update = self.diff(&before, &ids, tracker, changes);
-                (!update.is_empty()).then(|| Arc::new(update))
+                (!update.is_empty()).then(|| Arc::new(update.weighed_in(&routes.weight)))
             });
             if let Some(update) = update {
                 routes.of.insert(player, update.clone());
@@ -277,6 +297,31 @@ mod tests {
             update.changed.iter().map(|(s, _)| s.id).collect(),
             update.removed.clone(),
         )
+    }
+
+    #[test]
+    fn a_frames_weight_counts_each_view_once_and_each_encoding_once() {
+        let mut scene = Scene::new();
+        for _ in 0..3 {
+            scene.spawn("e");
+        }
+        let mut tracker = SceneTracker::default();
+        let views = Views::default();
+        let changes = tracker.update(&mut scene, &[]);
+        let routes = PlayerViews::default().update(&[1, 2], &views, &tracker, &changes);
+        // Both players' first view is the same: one update, weighed once.
+        assert_eq!(routes.distinct(), 1);
+        let held = routes.weight.load(Ordering::Relaxed);
+        let view = routes.of(1).unwrap();
+        assert_eq!(held, view.held_bytes());
+        assert!(held >= 3 * std::mem::size_of::<EntityState>(), "{held}");
+        let json = view.bytes(1, Format::Json, 0.001);
+        let delta = view.bytes(1, Format::Delta, 0.001);
+        view.bytes(1, Format::Json, 0.001);
+        assert_eq!(
+            routes.weight.load(Ordering::Relaxed),
+            held + json.len() + delta.len()
+        );
     }
 
     #[test]
