@@ -157,11 +157,12 @@ pub(super) async fn forward(
 /// Passes the players' messages both ways until either side closes (a
 /// close frame goes through, with its code and reason), and says why it
 /// ended. Each hop keeps itself alive: the world's node's pings are
-/// answered here, and the client is pinged from here. A client that
-/// leaves a write waiting `write_timeout`, or is silent for three pings,
-/// is dropped, and the world's node told it left. When the world's node is
-/// lost without a close frame, the client is told to reconnect: the world
-/// resumes on another node, and this one forwards there.
+/// answered here, and each side is pinged from here. A client that leaves
+/// a write waiting `write_timeout`, or is silent for three pings, is
+/// dropped, and the world's node told it left. When the world's node is
+/// lost (its socket fails, or it is silent for three pings: a machine
+/// gone without a word sends no reset), the client is told to reconnect:
+/// the world resumes on another node, and this one forwards there.
 async fn pump<A, B>(
     client: WebSocketStream<A>,
     upstream: WebSocketStream<B>,
@@ -174,6 +175,7 @@ where
     let (mut to_client, mut from_client) = client.split();
     let (mut to_upstream, mut from_upstream) = upstream.split();
     let mut liveness = Liveness::new();
+    let mut upstream_liveness = Liveness::new();
     // What each side is told as it is closed: `None` for the side that
     // closed (its close frame is answered as it is read).
     let (for_client, for_upstream) = loop {
@@ -197,16 +199,21 @@ where
                     Some(Err(_)) | None => break (None, Some(Closed(CloseCode::Away, "the client left".into()))),
                 }
             }
-            message = from_upstream.next() => match message {
-                Some(Ok(Message::Close(frame))) => break (Some(closed_by(frame, "closed")), None),
-                Some(Ok(message @ (Message::Text(_) | Message::Binary(_)))) => {
-                    if let Err(why) = send_within(&mut to_client, message, write_timeout).await {
-                        break dropped(why);
-                    }
+            message = from_upstream.next() => {
+                if let Some(Ok(_)) = &message {
+                    upstream_liveness.heard();
                 }
-                Some(Ok(_)) => {}
-                Some(Err(_)) | None => break (Some(upstream_lost()), None),
-            },
+                match message {
+                    Some(Ok(Message::Close(frame))) => break (Some(closed_by(frame, "closed")), None),
+                    Some(Ok(message @ (Message::Text(_) | Message::Binary(_)))) => {
+                        if let Err(why) = send_within(&mut to_client, message, write_timeout).await {
+                            break dropped(why);
+                        }
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(_)) | None => break (Some(upstream_lost()), None),
+                }
+            }
             due = liveness.due() => {
                 let ping = Message::Ping(Bytes::new());
                 let pinged = match due {
@@ -215,6 +222,17 @@ where
                 };
                 if let Err(why) = pinged {
                     break dropped(why);
+                }
+            }
+            due = upstream_liveness.due() => {
+                let ping = Message::Ping(Bytes::new());
+                let pinged = match due {
+                    Ok(()) => send_within(&mut to_upstream, ping, write_timeout).await,
+                    Err(silent) => Err(silent),
+                };
+                if let Err(silent) = pinged {
+                    tracing::debug!("a forwarded stream's world node: {}", silent.1);
+                    break (Some(upstream_lost()), Some(silent));
                 }
             }
         }
@@ -259,4 +277,86 @@ fn upstream_lost() -> Closed {
         CloseCode::Restart,
         "the world's node was lost: reconnect with your token".into(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use tokio::io::DuplexStream;
+
+    /// A WebSocket pair over an in-memory pipe: the side `pump` holds, and
+    /// its peer.
+    async fn pair(role: Role) -> (WebSocketStream<DuplexStream>, WebSocketStream<DuplexStream>) {
+        let (near, far) = tokio::io::duplex(1 << 20);
+        let other = match role {
+            Role::Server => Role::Client,
+            Role::Client => Role::Server,
+        };
+        (
+            WebSocketStream::from_raw_socket(near, role, None).await,
+            WebSocketStream::from_raw_socket(far, other, None).await,
+        )
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_world_node_gone_silent_sends_the_client_to_reconnect() {
+        let (client_side, mut client) = pair(Role::Server).await;
+        let (upstream_side, upstream) = pair(Role::Client).await;
+        let pumping = tokio::spawn(pump(client_side, upstream_side, Duration::from_secs(5)));
+        // The client answers every ping (reading answers them); the world's
+        // node, its machine gone, never reads nor writes again.
+        let reading = tokio::spawn(async move {
+            let mut close = None;
+            while let Some(Ok(message)) = client.next().await {
+                if let Message::Close(frame) = message {
+                    close = frame;
+                }
+            }
+            close
+        });
+        let ended = pumping.await.unwrap();
+        assert_eq!(ended.0, CloseCode::Restart, "{}", ended.1);
+        let told = reading.await.unwrap().expect("a close frame");
+        assert_eq!(told.code, CloseCode::Restart);
+        assert!(
+            told.reason.contains("reconnect with your token"),
+            "{}",
+            told.reason
+        );
+        drop(upstream);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn messages_pass_both_ways_and_a_close_goes_through() {
+        let (client_side, mut client) = pair(Role::Server).await;
+        let (upstream_side, mut upstream) = pair(Role::Client).await;
+        let pumping = tokio::spawn(pump(client_side, upstream_side, Duration::from_secs(5)));
+        // Far over a client's own 4 KiB cap: the world's node sends it.
+        let big = "x".repeat(100 << 10);
+        upstream.send(Message::text(big.clone())).await.unwrap();
+        assert_eq!(client.next().await.unwrap().unwrap(), Message::text(big));
+        client
+            .send(Message::text("{\"press\": \"up\"}"))
+            .await
+            .unwrap();
+        assert_eq!(
+            upstream.next().await.unwrap().unwrap(),
+            Message::text("{\"press\": \"up\"}")
+        );
+        let frame = CloseFrame {
+            code: CloseCode::Away,
+            reason: "the world ended".into(),
+        };
+        upstream.send(Message::Close(Some(frame))).await.unwrap();
+        let ended = pumping.await.unwrap();
+        assert_eq!(
+            (ended.0, ended.1.as_str()),
+            (CloseCode::Away, "the world ended")
+        );
+        match client.next().await.unwrap().unwrap() {
+            Message::Close(Some(frame)) => assert_eq!(frame.reason, "the world ended"),
+            other => panic!("{other:?}"),
+        }
+    }
 }
