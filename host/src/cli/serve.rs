@@ -107,8 +107,8 @@ pub struct ServeArgs {
 
     /// Bytes of updates each world keeps for players' clients that fall
     /// behind (at most 128 updates, and always the newest): a client behind
-    /// what is kept gets a fresh snapshot. With the default, 50 worlds of
-    /// 5,000 moving entities keep at most 400 MiB for stalled clients.
+    /// what is kept gets a fresh snapshot. With the default, 50 worlds keep
+    /// at most 800 MiB for stalled clients, however large they are.
     #[arg(long, value_name = "BYTES", default_value_t = game_host_server::stream::DEFAULT_KEPT_BYTES as u64,
           value_parser = clap::value_parser!(u64).range((64 << 10)..=(1 << 30)))]
     stream_backlog_bytes: u64,

@@ -22,10 +22,12 @@ use game_host::sync::LockExt;
 /// seconds at 60 Hz), whatever their size.
 pub(crate) const MAX_UPDATES: usize = 128;
 
-/// Bytes of updates a world keeps for its clients by default: 50 worlds of
-/// 5,000 moving entities, each with a client that stopped reading, keep at
-/// most 400 MiB.
-pub const DEFAULT_KEPT_BYTES: usize = 8 << 20;
+/// Bytes of updates a world keeps for its clients by default: 50 worlds
+/// keep at most 800 MiB for clients that stopped reading, whatever their
+/// size. A world of 5,000 entities that all move (about 1.1 MB an update
+/// with its JSON) keeps about 14 updates, a quarter of a second at 60 Hz,
+/// for a client that stalls; a small world keeps all 128.
+pub const DEFAULT_KEPT_BYTES: usize = 16 << 20;
 
 /// What a kept update holds, in bytes: what the byte budget counts.
 pub(crate) trait Weighed {
@@ -107,6 +109,9 @@ impl<T: Weighed> Backlog<T> {
             return;
         }
         ring.updates.push_back(update);
+        // What every follower took goes (a follower that left between the
+        // hub's look and this push leaves nothing behind it).
+        ring.drop_taken();
         while ring.updates.len() > MAX_UPDATES {
             ring.drop_front();
         }
@@ -264,6 +269,19 @@ mod tests {
         // The newest is kept, however large.
         backlog.push(update(51, 50_000));
         assert_eq!(frame(stalled.recv().await), 51);
+    }
+
+    #[tokio::test]
+    async fn with_no_follower_nothing_is_kept() {
+        let backlog = Backlog::new(1 << 20);
+        let follower = backlog.follow();
+        drop(follower);
+        backlog.push(update(1, 10));
+        assert!(backlog.ring.lock_unpoisoned().updates.is_empty());
+        let mut late = backlog.follow();
+        backlog.push(update(2, 10));
+        assert_eq!(frame(late.recv().await), 2);
+        assert!(backlog.ring.lock_unpoisoned().updates.is_empty());
     }
 
     #[tokio::test]

@@ -12,8 +12,9 @@
 //!   bytes, and its player's messages beyond `events_per_second` (with a
 //!   burst; kept across reconnections) are refused, with an error message
 //!   at most once a second;
-//! - hold a slot while gone: it is pinged every 15 s, and one silent for
-//!   45 s is dropped (`liveness`, as a forwarded client is).
+//! - hold a slot while gone: it is pinged every 15 s, and one silent
+//!   through three pings is dropped (`liveness`, as a forwarded client
+//!   is).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
