@@ -250,7 +250,7 @@ fn a_damaged_log_resumes_from_its_last_whole_frame_and_a_wrong_one_fails_its_wor
 fn a_log_whose_header_asks_too_much_fails_its_world_alone() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
-    let first = serve(&state, &["examples/spinning-cube", "--worlds", "3"]);
+    let first = serve(&state, &["examples/spinning-cube", "--worlds", "4"]);
     std::thread::sleep(Duration::from_secs(1));
     first.signal("KILL");
     let log = |world: u32| state.join(format!("worlds/{world}/log.rec"));
@@ -261,15 +261,16 @@ fn a_log_whose_header_asks_too_much_fails_its_world_alone() {
         header["scripts"][0]["instances"] = Value::from(instances);
         std::fs::write(log(world), format!("{header}\n{rest}")).unwrap();
     };
-    // World 2: 2^40 instances, past what a recording may hold (a torn or
-    // hostile state directory); world 3: 900,000, within it and past what
-    // this system can pool.
+    // A torn or hostile state directory: world 2's header asks for 2^40
+    // instances, world 3's for 2,000,000 (past what a recording may hold),
+    // world 4's for 500 (past this server's pool of 300).
     header_says(2, 1 << 40);
-    header_says(3, 900_000);
+    header_says(3, 2_000_000);
+    header_says(4, 500);
 
-    let second = serve(&state, &[]);
+    let second = serve(&state, &["--max-instances", "300"]);
     let text = second.stderr();
-    assert!(text.contains("resumed=1 failed=2"), "{text}");
+    assert!(text.contains("resumed=1 failed=3"), "{text}");
     let failure = |world: u64| {
         text.lines()
             .find(|l| l.contains(&format!("world {world} could not be resumed")))
@@ -282,15 +283,21 @@ fn a_log_whose_header_asks_too_much_fails_its_world_alone() {
         failure(2)
     );
     assert!(
-        failure(3).contains("does not fit in its pool"),
+        failure(3).contains("a recording holds at most 1000000"),
         "{}",
         failure(3)
     );
-    // Listed as failed, and in the metrics.
+    assert!(
+        failure(4).contains("a world of 500 instance(s) does not fit in its pool of 300"),
+        "{}",
+        failure(4)
+    );
+    // Listed as failed (with why, on loopback without a token), and in the
+    // metrics.
     let listed = worlds(&second);
-    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert_eq!(listed.len(), 4, "{listed:?}");
     assert!(listed[0]["frame"].as_u64().is_some(), "{listed:?}");
-    for world in [2, 3] {
+    for world in [2, 3, 4] {
         let shown = listed[world - 1]["failed"].as_str().unwrap();
         assert!(failure(world as u64).ends_with(shown), "{shown}");
         let (status, body) = request("GET", &second.url(&format!("/worlds/{world}")), None);
@@ -299,7 +306,7 @@ fn a_log_whose_header_asks_too_much_fails_its_world_alone() {
     }
     let (_, metrics) = request("GET", &second.url("/metrics"), None);
     assert!(
-        metrics.contains("game_server_resume_failures_total 2"),
+        metrics.contains("game_server_resume_failures_total 3"),
         "{metrics}"
     );
 }

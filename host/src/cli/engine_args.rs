@@ -255,7 +255,7 @@ impl EngineArgs {
                     .filter(|d| !d.is_zero() && !self.debug),
                 start_deadline: Duration::from_secs_f64(self.start_deadline_ms / 1e3),
                 wall_deadline: Duration::from_secs_f64(self.wall_deadline_ms / 1e3),
-                memory: (self.memory_limit_mib as usize) << 20,
+                memory: self.memory_limit(),
                 ..ScriptLimits::default()
             },
             perf_map: self.perf_map,
@@ -303,6 +303,11 @@ impl EngineArgs {
             frame_threads: usize::from(self.frame_threads),
             ..RuntimeConfig::default()
         }
+    }
+
+    /// The most linear memory one instance may use, in bytes.
+    pub fn memory_limit(&self) -> usize {
+        (self.memory_limit_mib as usize) << 20
     }
 
     /// Whether scripts get CPU deadlines (not with `--script-deadline-ms 0`,

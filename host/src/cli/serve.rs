@@ -211,8 +211,8 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         launching
     };
     let launch_room = args.max_worlds.unwrap_or(default_room).max(launching) * per_world;
-    let resuming =
-        resuming.min(ScriptEngine::most_pooled_instances().saturating_sub(launch_room + 64));
+    let most = ScriptEngine::most_pooled_instances(args.engine.memory_limit());
+    let resuming = resuming.min(most.saturating_sub(launch_room + 64));
     let what = format!("--worlds {launching} of {per_world} script(s)");
     let pool = args
         .engine

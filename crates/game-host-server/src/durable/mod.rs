@@ -259,6 +259,10 @@ fn lock(state: &Path) -> Result<File> {
 /// crash, can be megabytes).
 fn last_line(path: &Path) -> Result<Vec<u8>> {
     const CHUNK: u64 = 64 << 10;
+    // Looked at before it is opened: opening a FIFO would wait for a writer.
+    if !std::fs::metadata(path).is_ok_and(|meta| meta.is_file()) {
+        bail!("`{}` is not a regular file", path.display());
+    }
     let mut file =
         File::open(path).with_context(|| format!("failed to open `{}`", path.display()))?;
     let mut end = file.metadata()?.len();

@@ -104,9 +104,19 @@ impl Server {
         durable: &Durable,
         load: &ScriptLoader<'_>,
     ) -> anyhow::Result<u64> {
-        let (world, _room) = resume_world(id, &self.config, durable, load, |n| self.reserve(n))?;
+        let mut reserved = 0;
+        let (world, _room) = resume_world(id, &self.config, durable, load, |n| {
+            reserved = n;
+            self.reserve(n)
+        })?;
         let frame = world.runtime.frame();
         let instances = world.runtime.live_instances();
+        // Scripts that spawned instances as the log replayed need room for
+        // them too.
+        let _more = match instances.saturating_sub(reserved) {
+            0 => None,
+            more => Some(self.reserve(more)?),
+        };
         self.place(world, instances)?;
         Ok(frame)
     }

@@ -63,6 +63,12 @@ impl Recording {
     ///
     /// [`read`]: Recording::read
     pub fn read_header(path: &Path) -> Result<Header> {
+        // Looked at before it is opened: opening a FIFO would wait for a
+        // writer.
+        let regular = std::fs::metadata(path).is_ok_and(|meta| meta.is_file());
+        if !regular {
+            bail!("`{}` is not a regular file", path.display());
+        }
         let file = std::fs::File::open(path)
             .with_context(|| format!("failed to read `{}`", path.display()))?;
         let mut line = Vec::new();

@@ -142,8 +142,11 @@ const KEEP_RESIDENT: usize = 128 << 10;
 /// process has 128 TiB of address space.
 const POOL_ADDRESS_SPACE: u64 = 32 << 40;
 
-/// The default reservation (4 GiB) plus guard (32 MiB) of one memory.
-const DEFAULT_MEMORY_SLOT: u64 = (4 << 30) + (32 << 20);
+/// The guard after each pooled memory.
+const GUARD: u64 = 32 << 20;
+
+/// The default reservation (4 GiB) plus guard of one memory.
+const DEFAULT_MEMORY_SLOT: u64 = (4 << 30) + GUARD;
 
 /// Memory mappings (VMAs) one running instance of a Rust script holds: its
 /// linear memory's stack and heap, its data mapped copy-on-write from the
@@ -167,13 +170,18 @@ fn max_map_count() -> u64 {
 }
 
 impl ScriptEngine {
-    /// The most script instances a pool can hold on this system
-    /// (`vm.max_map_count`, each instance mapping a few areas): what a
-    /// server sizes its pool within when the number comes from data (a
-    /// state directory's logs), not from its operator.
-    pub fn most_pooled_instances() -> usize {
+    /// The most script instances a pool can hold on this system, each
+    /// with memories of at most `memory` bytes: within the memory mappings
+    /// the kernel allows (`vm.max_map_count`, each instance mapping a few
+    /// areas) and the address space the pool may reserve (two memories an
+    /// instance, each its limit and a guard). What a server sizes its pool
+    /// within when the number comes from data (a state directory's logs),
+    /// not from its operator.
+    pub fn most_pooled_instances(memory: usize) -> usize {
         let maps = max_map_count().saturating_sub(MAPS_KEPT) / MAPS_PER_INSTANCE;
-        usize::try_from(maps).unwrap_or(usize::MAX)
+        let slot = (memory as u64).saturating_add(GUARD);
+        let space = POOL_ADDRESS_SPACE / (2 * slot.max(1));
+        usize::try_from(maps.min(space)).unwrap_or(usize::MAX)
     }
 
     /// Creates an engine with `options`.
