@@ -21,13 +21,14 @@ fn program(path: &Path, marker: &Path, what: &str, then: &str) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// `host check DIR`, with cargo found on `PATH` (as a modder's shell finds
-/// it), and `RUSTUP_TOOLCHAIN` as `toolchain` says.
-fn check(dir: &Path, toolchain: Option<&str>) -> std::process::Output {
+/// `host ARGS` run inside the mod's folder `dir` (where cargo and rustup
+/// would apply the mod's files), with cargo found on `PATH` (as a modder's
+/// shell finds it), and `RUSTUP_TOOLCHAIN` as `toolchain` says.
+fn host(dir: &Path, args: &[&str], toolchain: Option<&str>) -> std::process::Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_host"));
     command
-        .args(["check", dir.to_str().unwrap()])
-        .current_dir(dir.parent().unwrap())
+        .args(args)
+        .current_dir(dir)
         .env("NO_COLOR", "1")
         .env_remove("CARGO")
         .env_remove("RUSTC");
@@ -70,7 +71,7 @@ fn checking_a_crate_runs_neither_its_cargo_configuration_nor_its_toolchain() {
     // On the toolchain the host runs under: the check passes, and neither
     // the wrapper nor the mod's toolchain ran.
     let pinned = std::env::var("RUSTUP_TOOLCHAIN").ok();
-    let output = check(&dir, pinned.as_deref());
+    let output = host(&dir, &["check", "."], pinned.as_deref());
     let stderr = common::stderr_of(&output);
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.contains("no errors (cargo check)"), "{stderr}");
@@ -83,9 +84,25 @@ fn checking_a_crate_runs_neither_its_cargo_configuration_nor_its_toolchain() {
     );
     // With no toolchain named: rustup's default, whatever it has; never
     // the mod's (the check may pass, or say the default lacks the target).
-    let output = check(&dir, None);
+    let output = host(&dir, &["check", "."], None);
     let code = output.status.code();
     assert!(matches!(code, Some(0..=2)), "{code:?}");
+    // Building it runs none of them either.
+    let built = tmp.path().join("mod.wasm");
+    let output = host(
+        &dir,
+        &[
+            "build",
+            ".",
+            "-o",
+            built.to_str().unwrap(),
+            "--cache-dir",
+            common::cache_dir().to_str().unwrap(),
+        ],
+        pinned.as_deref(),
+    );
+    assert!(output.status.success(), "{}", common::stderr_of(&output));
+    assert!(built.is_file());
     assert!(
         !marker.exists(),
         "the mod's own programs ran: {}",

@@ -18,7 +18,7 @@ use std::process::Stdio;
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use crate::toolchain::{SCRIPT_TARGET, cargo};
+use crate::toolchain::cargo;
 
 #[derive(Deserialize)]
 struct Metadata {
@@ -97,13 +97,15 @@ impl RunsAtBuild {
     }
 }
 
-/// What building the crate of `manifest` runs (for the script target);
-/// `sdk` is the manifest of the SDK the host ships, whose own dependencies
+/// What building the crate of `manifest` may run (its dependencies for
+/// every platform); `sdk` is the manifest of the SDK the host ships, whose own dependencies
 /// are counted apart.
 pub fn runs_at_build(manifest: &Path, sdk: Option<&Path>) -> Result<RunsAtBuild> {
+    // Every platform's dependencies: a build script's or a proc macro's
+    // run on this machine's, not the script target's, so a filter to either
+    // would leave some out (naming too many is safe; too few is not).
     let output = cargo()
-        .args(["metadata", "--format-version", "1", "--filter-platform"])
-        .arg(SCRIPT_TARGET)
+        .args(["metadata", "--format-version", "1"])
         .arg("--manifest-path")
         .arg(manifest)
         .stdin(Stdio::null())

@@ -1,17 +1,18 @@
 //! The scripts a recording or a world's log names, loaded without building
 //! anything: a recording is data from anywhere, and a crate's `build.rs`
-//! would run as the user. A script is found by its digest; a path the
-//! recording names is opened only inside the folder the caller allows
-//! (`host replay`: the recording's own), and never by a server resuming
-//! its worlds, so a log cannot have any file the host can read compiled on
-//! its word.
+//! would run as the user. A script is found by its digest; a `.wasm` path
+//! the recording names is opened only inside the folder the caller allows
+//! (`host replay`: the recording's own), checked against the digest before
+//! it is compiled, and never by a server resuming its worlds, so a log
+//! cannot have any file the host can read compiled on its word.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use game_host::hex::hex;
 use game_host::record::{RecordedScript, kept};
 use game_host::{ScriptComponent, ScriptEngine};
-use game_host_build::{BuildOutput, ScriptSource};
+use sha2::{Digest, Sha256};
 
 use super::engine_args::{DEFAULT_SCRIPT, DEFAULT_SCRIPT_NAME};
 
@@ -22,17 +23,15 @@ pub struct Lookup<'a> {
     /// Resuming that state directory's worlds: a component it lost is put
     /// back from the cache.
     pub resuming: bool,
-    /// The folder a recorded path may lie in (a `.wasm` file, or a Python
-    /// or JavaScript project); `None`: no recorded path is opened.
+    /// The folder a recorded `.wasm` path may lie in; `None`: no recorded
+    /// path is opened.
     pub paths_within: Option<&'a Path>,
 }
 
 /// The script `recorded` names: a built-in; the component kept under its
 /// digest in the state directory or in the cache; or, where `lookup`
-/// allows a path and the recorded one lies inside it, a `.wasm` file or a
-/// Python or JavaScript project, run live from its sources on the host's
-/// own runtime (nothing of it is built). `None` when none of these gives
-/// it. A kept component has no path: the path a log names is only its
+/// allows a path and the recorded one lies inside it, a `.wasm` file whose
+/// bytes have the recorded digest. `None` when none of these gives it. A kept component has no path: the path a log names is only its
 /// word, so grants keyed by path do not apply to it (grants keyed by
 /// digest do).
 pub fn load_recorded(
@@ -69,26 +68,30 @@ pub fn load_recorded(
         }
         return engine.load_bytes(&recorded.name, &bytes).map(Some);
     }
-    let Some(path) = paths_within.and_then(|folder| inside(folder, Path::new(source))) else {
+    // A `.wasm` file inside the folder allowed, whose bytes are the ones
+    // recorded: read and checked against the digest before anything of it
+    // is compiled. A Python or JavaScript project is never opened on a
+    // recording's word (its folder would be read whole): it is given.
+    let Some(path) = paths_within
+        .and_then(|folder| inside(folder, Path::new(source)))
+        .filter(|path| path.extension().is_some_and(|e| e == "wasm"))
+    else {
         return Ok(None);
     };
-    let path = path.as_path();
-    let could_not = || {
-        format!(
-            "the recorded script `{source}` could not be loaded (give its path after the recording)"
-        )
+    let Ok(bytes) = game_host::files::read_capped(&path, MAX_COMPONENT) else {
+        return Ok(None);
     };
-    match ScriptSource::new(path) {
-        Ok(ScriptSource::File(file)) => engine.load_file(&file).with_context(could_not).map(Some),
-        // A Python or JavaScript project runs live on the host's own
-        // runtime, in the sandbox: nothing of it is built.
-        Ok(project @ ScriptSource::Foreign(..)) => project
-            .load(engine, BuildOutput::Capture)
-            .with_context(could_not)
-            .map(Some),
-        _ => Ok(None),
+    if !hex(&Sha256::digest(&bytes)).eq_ignore_ascii_case(&recorded.sha256) {
+        return Ok(None);
     }
+    engine
+        .load_bytes(&recorded.name, &bytes)
+        .with_context(|| format!("the recorded script `{source}` could not be loaded"))
+        .map(Some)
 }
+
+/// The largest component read from a path a recording names.
+const MAX_COMPONENT: u64 = 256 << 20;
 
 /// `path` (relative to `folder` if it is relative), resolved, if it lies
 /// inside `folder` (links resolved too, so none leads out of it).

@@ -21,8 +21,9 @@ pub struct ReplayArgs {
 
     /// The scripts to replay, in the recording's order, as for `host run`
     /// [default: the components the recording names, by their digest, from
-    /// the cache, or a recorded path inside the recording's folder; nothing
-    /// a recording names is ever built, or opened elsewhere].
+    /// the cache, or a recorded `.wasm` path inside the recording's folder
+    /// with the recorded digest; nothing a recording names is ever built,
+    /// or opened elsewhere].
     scripts: Vec<PathBuf>,
 
     /// Replay scripts whose content differs from what was recorded (with a

@@ -168,8 +168,13 @@ fn read_sources(language: Language, entry: &Path) -> Result<Vec<(PathBuf, Vec<u8
             for item in entries.flatten() {
                 let path = item.path();
                 let hidden = item.file_name().to_string_lossy().starts_with('.');
-                if path.is_dir() && !hidden && item.file_name() != "__pycache__" {
+                // A linked folder is not followed: it could lead out of the
+                // project, or back into it for ever.
+                let folder = item.file_type().is_ok_and(|kind| kind.is_dir());
+                if folder && !hidden && item.file_name() != "__pycache__" {
                     pending.push(path);
+                } else if path.is_dir() {
+                    continue;
                 } else if path != entry && language.is_source(entry, &path) {
                     sources.push((path.clone(), read(&path)?));
                 }
