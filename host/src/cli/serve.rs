@@ -192,6 +192,10 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     }
     let per_world = args.scripts.len().max(1);
     let link = args.fleet.link()?;
+    if token.is_some() || link.is_some() {
+        // What it read must not be read again by a build script it runs.
+        game_host::secrets::keep_from_other_processes();
+    }
     // A node of a fleet keeps its worlds in a working copy.
     let state_dir = match &link {
         Some(link) => Some(fleet::working_dir(args.state_dir.as_deref(), link)?),
