@@ -77,7 +77,7 @@ use tokio::sync::{Semaphore, watch};
 
 use super::Server;
 use crate::stream::StreamLimits;
-use routes::{Answer, Route};
+use routes::{Answer, Asked, Route};
 use shed::{Connection, Connections, Waiting};
 use state::ControlState;
 
@@ -422,12 +422,19 @@ async fn answer(
     {
         return Answer::text(503, format!("{why}\n"));
     }
+    let asked = Asked {
+        starting,
+        trusted: context
+            .token
+            .as_ref()
+            .is_none_or(|token| token.check(&parts.headers).is_ok()),
+    };
     if !route.may_block() {
-        return routes::answer(&context.server, &context.catalog, route, &body, starting);
+        return routes::answer(&context.server, &context.catalog, route, &body, asked);
     }
     let context = context.clone();
     tokio::task::spawn_blocking(move || {
-        routes::answer(&context.server, &context.catalog, route, &body, starting)
+        routes::answer(&context.server, &context.catalog, route, &body, asked)
     })
     .await
     .unwrap_or_else(|error| Answer::error(500, format!("the request failed: {error}")))

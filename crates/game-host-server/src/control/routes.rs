@@ -175,15 +175,26 @@ pub(crate) fn unready(server: &Server, starting: bool) -> Option<&'static str> {
     }
 }
 
+/// What an answer depends on besides the request's route and body.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Asked {
+    /// The server is still launching its first worlds.
+    pub starting: bool,
+    /// The asker may see the server's own details (why a world failed, with
+    /// its paths): it carries the token, or none is set (and the surface
+    /// listens on loopback alone).
+    pub trusted: bool,
+}
+
 /// Answers `route` with the request's `body` (already read, UTF-8).
-/// `starting`: the server is still launching its first worlds.
 pub(crate) fn answer(
     server: &Server,
     catalog: &Catalog,
     route: Route,
     body: &str,
-    starting: bool,
+    asked: Asked,
 ) -> Answer {
+    let starting = asked.starting;
     match route {
         Route::Health => Answer::text(200, "ok\n"),
         Route::Ready => match unready(server, starting) {
@@ -196,8 +207,8 @@ pub(crate) fn answer(
             content_type: "application/openmetrics-text; version=1.0.0; charset=utf-8",
             challenge: false,
         },
-        Route::ListWorlds => Answer::json(200, list_worlds(server)),
-        Route::World(id) => world(server, id),
+        Route::ListWorlds => Answer::json(200, list_worlds(server, asked.trusted)),
+        Route::World(id) => world(server, id, asked.trusted),
         Route::StartWorld if starting => Answer::error(
             503,
             "the server is starting and accepts no new worlds yet (see /readyz)",
@@ -248,9 +259,18 @@ pub(crate) fn answer(
     }
 }
 
+/// Why a world could not be resumed, as `asker` may see it: the whole line
+/// (which names files and scripts by path) only to a trusted one.
+fn failure(why: String, trusted: bool) -> String {
+    match trusted {
+        true => why,
+        false => "it could not be resumed (the server's log says why)".to_owned(),
+    }
+}
+
 /// `GET /worlds`: every running world's status, and each world of the
 /// state directory that could not be resumed, with why (`failed`), by id.
-fn list_worlds(server: &Server) -> serde_json::Value {
+fn list_worlds(server: &Server, trusted: bool) -> serde_json::Value {
     let mut listed: Vec<(WorldId, serde_json::Value)> = server
         .worlds()
         .into_iter()
@@ -260,7 +280,7 @@ fn list_worlds(server: &Server) -> serde_json::Value {
         server
             .not_resumed()
             .into_iter()
-            .map(|(id, why)| (id, json!({ "id": id, "failed": why }))),
+            .map(|(id, why)| (id, json!({ "id": id, "failed": failure(why, trusted) }))),
     );
     listed.sort_by_key(|(id, _)| *id);
     listed.into_iter().map(|(_, world)| world).collect()
@@ -269,9 +289,10 @@ fn list_worlds(server: &Server) -> serde_json::Value {
 /// `GET /worlds/{id}`: the world's status, and each script's time per
 /// frame in milliseconds (median, 99th percentile, last) and in total; a
 /// world that could not be resumed answers 404 with why.
-fn world(server: &Server, id: WorldId) -> Answer {
+fn world(server: &Server, id: WorldId, trusted: bool) -> Answer {
     let Some((status, times)) = server.world(id) else {
         if let Some((_, why)) = server.not_resumed().into_iter().find(|(of, _)| *of == id) {
+            let why = failure(why, trusted);
             return Answer::error(404, format!("world {} could not be resumed: {why}", id.0));
         }
         return Answer::error(404, format!("no world {}", id.0));
