@@ -439,5 +439,9 @@ fn a_fleet_reaches_its_engine_over_tls_and_fails_over_there() {
         assert!(!output.status.success());
         assert!(stderr.contains(expected), "{stderr}");
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        if url.starts_with("rediss://") {
+            // Refused for its certificate, not for anything else.
+            assert!(stderr.contains("certificate"), "{stderr}");
+        }
     }
 }
