@@ -124,6 +124,15 @@ impl Link {
                 _ if error.code() == Some("WRONGPASS") => {
                     anyhow::anyhow!("the fleet's engine refused the password: {error}")
                 }
+                _ if tls && error.to_string().contains("certificate") => anyhow::anyhow!(
+                    "cannot reach the fleet's engine at {}: {error} (its certificate is checked \
+                     against {}: give its CA's with --fleet-ca-file)",
+                    redacted(&config.url),
+                    match config.ca {
+                        Some(_) => "the CA file given",
+                        None => "the system's trusted certificates",
+                    }
+                ),
                 _ => anyhow::anyhow!(
                     "cannot reach the fleet's engine at {}: {error}",
                     redacted(&config.url)
