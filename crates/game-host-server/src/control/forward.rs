@@ -14,14 +14,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use futures_util::{SinkExt, StreamExt};
-use http_body_util::Full;
-use hyper::body::Incoming;
-use hyper::header::{
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::header::{
     CONNECTION, HeaderValue, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_PROTOCOL, UPGRADE,
 };
-use hyper::{Request, Response, StatusCode};
+use axum::http::{Response, StatusCode};
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
 use hyper_util::rt::TokioIo;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Error as WsError;
@@ -31,7 +31,7 @@ use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
 
-use super::routes::Answer;
+use super::answer::Answer;
 use super::state::ControlState;
 use super::upgrade::{stream_slot, websocket_key};
 use crate::stream::{Closed, Liveness, StreamLimits, close, send_within};
@@ -61,8 +61,8 @@ fn configs(limits: &StreamLimits) -> (WebSocketConfig, WebSocketConfig) {
 pub(super) async fn forward(
     context: &Arc<ControlState>,
     address: &str,
-    mut request: Request<Incoming>,
-) -> Result<Response<Full<Bytes>>, Answer> {
+    mut request: Request,
+) -> Result<Response<Body>, Answer> {
     let key = websocket_key(request.headers())?;
     let limits = context.streams;
     let slot = stream_slot(context)?;
@@ -138,7 +138,7 @@ pub(super) async fn forward(
         }
         drop(slot);
     });
-    let mut response = Response::new(Full::new(Bytes::new()));
+    let mut response = Response::new(Body::empty());
     *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
     let headers = response.headers_mut();
     headers.insert(CONNECTION, HeaderValue::from_static("upgrade"));
@@ -248,7 +248,20 @@ where
         None => drop(tokio::time::timeout(quickly, to_upstream.close()).await),
     }
     match for_client {
-        Some(why) => close(&mut to_client, why).await,
+        Some(why) => {
+            close(&mut to_client, why).await;
+            // The closing handshake: the client's own close frame (its
+            // answers to what it read before ours, a pong, come first),
+            // within a second.
+            let _ = tokio::time::timeout(quickly, async {
+                while let Some(Ok(message)) = from_client.next().await {
+                    if message.is_close() {
+                        break;
+                    }
+                }
+            })
+            .await;
+        }
         None => drop(tokio::time::timeout(quickly, to_client.close()).await),
     }
     ended
