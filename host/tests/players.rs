@@ -91,6 +91,19 @@ fn a_player_sees_the_window_open_and_closes_it_with_enter() {
     let (status, body) = request("GET", &serve.url("/worlds"), None);
     assert_eq!(status, 200);
     assert_eq!(json(&body)[0]["players"], 1);
+    // A second player, admitted and not connected: the world's players.
+    let (other, _) = admit(&serve, 1);
+    let (status, body) = request("GET", &serve.url("/worlds/1/players"), None);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        json(&body),
+        serde_json::json!([
+            {"player": player, "connected": true},
+            {"player": other, "connected": false},
+        ])
+    );
+    let (status, _) = request("GET", &serve.url("/worlds/9/players"), None);
+    assert_eq!(status, 404);
     let metrics = request("GET", &serve.url("/metrics"), None).1;
     assert!(metrics.contains("game_server_streams 1"), "{metrics}");
 

@@ -22,6 +22,12 @@ impl Server {
         self.hub(id)?.admit()
     }
 
+    /// The players of a running world, in order, each with whether a
+    /// client of its is connected.
+    pub fn players(&self, id: WorldId) -> Result<Vec<(PlayerId, bool)>> {
+        Ok(self.hub(id)?.seats.lock_unpoisoned().admitted())
+    }
+
     /// Removes a player from a running world (its leave reaches the next
     /// frame, and its client closes).
     pub fn remove_player(&self, id: WorldId, player: PlayerId) -> Result<()> {

@@ -9,7 +9,7 @@ use hyper::HeaderMap;
 use hyper::header::AUTHORIZATION;
 use sha2::{Digest, Sha256};
 
-use super::routes::Answer;
+use super::answer::Answer;
 
 /// The environment variable a token may come from instead of a file.
 pub(crate) const TOKEN_ENV: &str = game_host::secrets::CONTROL_TOKEN_ENV;

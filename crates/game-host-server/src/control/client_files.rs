@@ -18,14 +18,12 @@ const FILES: &[(&str, &str)] = &[
     ("table.js", include_str!("../../../../client/src/table.js")),
 ];
 
-/// The index of file `name`, for a route (which is `Copy`).
-pub(crate) fn index(name: &str) -> Option<usize> {
-    FILES.iter().position(|(n, _)| *n == name)
-}
-
-/// The text of file number `index`.
-pub(crate) fn text(index: usize) -> &'static str {
-    FILES[index].1
+/// The text of file `name`, if it is one of the library's.
+pub(crate) fn text(name: &str) -> Option<&'static str> {
+    FILES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
 }
 
 #[cfg(test)]
@@ -34,8 +32,8 @@ mod tests {
 
     #[test]
     fn every_module_the_library_imports_is_served() {
-        for (name, text) in FILES {
-            for line in text.lines().filter(|l| l.contains(" from \"./")) {
+        for (name, source) in FILES {
+            for line in source.lines().filter(|l| l.contains(" from \"./")) {
                 let imported = line
                     .split("from \"./")
                     .nth(1)
@@ -44,7 +42,7 @@ mod tests {
                     .next()
                     .unwrap();
                 assert!(
-                    index(imported).is_some(),
+                    text(imported).is_some(),
                     "{name} imports {imported}, not served"
                 );
             }

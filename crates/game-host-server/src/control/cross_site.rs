@@ -18,7 +18,7 @@ use std::net::SocketAddr;
 use hyper::HeaderMap;
 use hyper::header::{CONTENT_TYPE, HOST, ORIGIN};
 
-use super::routes::Answer;
+use super::answer::Answer;
 
 /// Checks a request without a token: `changes` when it changes state (or
 /// opens a stream). `listen` is the address the server listens on.

@@ -13,6 +13,7 @@
 //! | `DELETE /worlds/7` | 200 and the world's report (frames, reason, errors, scene) |
 //! | `POST /worlds/7/events` `{"press": "enter"}`, `{"release": "e"}` or `{"send": {"channel": "c", "payload": "p"}}` | 202 |
 //! | `POST /worlds/7/players` | 201 `{"player": 1, "token": "...", "stream": "/worlds/7/stream?token=...", "view": ...}` |
+//! | `GET /worlds/7/players` | its players: `[{"player": 1, "connected": true}, ...]` |
 //! | `DELETE /worlds/7/players/1` | 200; the player leaves the world |
 //! | `GET /worlds/7/stream?token=T` | a WebSocket: the player's stream (see [`crate::stream`]) |
 //! | `GET /worlds/7/view?token=T` | a page that draws the world from the stream and sends its keys |
@@ -43,10 +44,14 @@
 //! A body that is cut off, or not UTF-8, is refused with 400; nothing of it
 //! is used.
 
+mod answer;
 mod auth;
 mod client_files;
 mod cross_site;
+mod extract;
 mod forward;
+mod guard;
+mod handlers;
 mod limits;
 mod redirect;
 mod routes;
@@ -54,7 +59,6 @@ mod shed;
 mod state;
 mod upgrade;
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,28 +66,22 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::Request;
 use hyper::body::Incoming;
-use hyper::header::{
-    CACHE_CONTROL, CONTENT_LENGTH, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HeaderValue,
-    REFERRER_POLICY, WWW_AUTHENTICATE,
-};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{Semaphore, watch};
+use tower::ServiceExt;
 
 use super::Server;
 use crate::stream::StreamLimits;
-use routes::{Answer, Asked, Route};
-use shed::{Connection, Connections, Waiting};
+use shed::{Connection, Connections};
 use state::ControlState;
 
 pub use auth::ControlToken;
+pub use handlers::Catalog;
 pub use limits::ControlLimits;
-pub use routes::Catalog;
 
 /// How the control surface is set up.
 #[derive(Clone, Default)]
@@ -211,6 +209,7 @@ async fn serve(
         .header_read_timeout(limits.header_timeout)
         // Headers and pipelined requests a client may make the host buffer.
         .max_buf_size(64 << 10);
+    let router = routes::router(context.clone());
     let mut warned = Warned::default();
     loop {
         tokio::select! {
@@ -244,13 +243,16 @@ async fn serve(
                         }
                     };
                     let _ = stream.set_nodelay(true);
-                    let context = context.clone();
+                    let router = router.clone();
                     let Connection { waiting, shed, place } = connections.open();
                     let connection = http
                         .serve_connection(
                             TokioIo::new(stream),
-                            service_fn(move |request| {
-                                handle(context.clone(), waiting.clone(), request)
+                            // Each request knows its connection's state
+                            // (`shed`), for the guards and the body reader.
+                            service_fn(move |mut request: Request<Incoming>| {
+                                request.extensions_mut().insert(waiting.clone());
+                                router.clone().oneshot(request)
                             }),
                         )
                         // A player's stream leaves as a WebSocket (`upgrade`).
@@ -317,169 +319,4 @@ impl Warned {
             tracing::warn!("{message}");
         }
     }
-}
-
-async fn handle(
-    context: Arc<ControlState>,
-    waiting: Waiting,
-    request: Request<Incoming>,
-) -> Result<Response<Full<Bytes>>, Infallible> {
-    let route = Route::of(request.method(), request.uri().path());
-    let changes = route
-        .as_ref()
-        .is_ok_and(|route| route.mutates() || matches!(route, Route::Stream(_)));
-    let refused = match context.token {
-        None => cross_site::check(request.headers(), changes, context.listen).err(),
-        Some(_) => None,
-    };
-    let elsewhere = match refused {
-        None => redirect::elsewhere(&context, route.as_ref().ok(), &request).await,
-        Some(_) => None,
-    };
-    let answer = match (refused, route, elsewhere) {
-        (_, Ok(Route::Stream(_)), Some((address, _))) => {
-            match forward::forward(&context, &address, request).await {
-                // As for a stream of this server's own (`upgrade`).
-                Ok(response) => return Ok(response),
-                Err(answer) => answer,
-            }
-        }
-        (_, _, Some((_, response))) => {
-            waiting.waiting();
-            return Ok(response);
-        }
-        (Some(refused), _, None) => refused,
-        (None, Ok(Route::Stream(id)), None) => match upgrade::upgrade(&context, id, request) {
-            Ok(response) => return Ok(response),
-            Err(answer) => answer,
-        },
-        (None, _, None) => answer(&context, &waiting, request).await,
-    };
-    // The answer is on its way: the connection waits on its client again.
-    waiting.waiting();
-    let mut response = Response::new(Full::new(Bytes::from(answer.body)));
-    *response.status_mut() =
-        StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static(answer.content_type));
-    if answer.challenge {
-        headers.insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-    }
-    if answer.content_type.starts_with("text/html") {
-        // The view page's address holds a player's token: no referrer, no
-        // cache, and nothing loaded or connected to but this server.
-        headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
-        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        headers.insert(
-            CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(
-                "default-src 'none'; script-src 'self' 'unsafe-inline'; \
-                 style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'",
-            ),
-        );
-    }
-    Ok(response)
-}
-
-/// Checks the request (route, token, body) in that order, each before
-/// anything later is read, then answers it.
-async fn answer(
-    context: &Arc<ControlState>,
-    waiting: &Waiting,
-    request: Request<Incoming>,
-) -> Answer {
-    let (parts, body) = request.into_parts();
-    let route = match Route::of(&parts.method, parts.uri.path()) {
-        Ok(route) => route,
-        Err(answer) => return answer,
-    };
-    if route.mutates()
-        && let Some(token) = &context.token
-        && let Err(answer) = token.check(&parts.headers)
-    {
-        return answer;
-    }
-    let body = match read_body(&parts.headers, body, &context.limits).await {
-        Ok(body) => body,
-        Err(answer) => return answer,
-    };
-    if !waiting.answering() {
-        // Closed to make room for another client: answer nothing.
-        return Answer::error(
-            503,
-            "the connection was closed to make room for another client",
-        );
-    }
-    let starting = context.starting.load(Ordering::Relaxed);
-    if route == Route::Metrics
-        && let Some(node) = context.fleet.get()
-    {
-        node.publish(&context.server);
-    }
-    if route == Route::Ready
-        && !starting
-        && let Some(why) = context.fleet.get().and_then(|node| node.unready())
-    {
-        return Answer::text(503, format!("{why}\n"));
-    }
-    let asked = Asked {
-        starting,
-        trusted: context
-            .token
-            .as_ref()
-            .is_none_or(|token| token.check(&parts.headers).is_ok()),
-    };
-    if !route.may_block() {
-        return routes::answer(&context.server, &context.catalog, route, &body, asked);
-    }
-    let context = context.clone();
-    tokio::task::spawn_blocking(move || {
-        routes::answer(&context.server, &context.catalog, route, &body, asked)
-    })
-    .await
-    .unwrap_or_else(|error| Answer::error(500, format!("the request failed: {error}")))
-}
-
-/// The whole body as UTF-8 text, within the limits.
-async fn read_body(
-    headers: &hyper::HeaderMap,
-    body: Incoming,
-    limits: &ControlLimits,
-) -> Result<String, Answer> {
-    let too_large = || {
-        Answer::error(
-            413,
-            format!("the body is larger than {} bytes", limits.max_body),
-        )
-    };
-    let declared = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limits.max_body as u64) {
-        return Err(too_large());
-    }
-    let collected = tokio::time::timeout(
-        limits.body_timeout,
-        Limited::new(body, limits.max_body).collect(),
-    )
-    .await
-    .map_err(|_| {
-        Answer::error(
-            408,
-            format!(
-                "the body did not arrive within {} s",
-                limits.body_timeout.as_secs_f64()
-            ),
-        )
-    })?
-    .map_err(|error| {
-        if error.downcast_ref::<LengthLimitError>().is_some() {
-            too_large()
-        } else {
-            Answer::error(400, format!("the body could not be read whole: {error}"))
-        }
-    })?;
-    String::from_utf8(collected.to_bytes().to_vec())
-        .map_err(|_| Answer::error(400, "the body is not UTF-8 text"))
 }

@@ -1,53 +1,80 @@
-//! A fleet's node answers for every world of the fleet: a request for a
-//! world another node holds is redirected to that node (`307`, which
-//! keeps the method and body; a player's stream is forwarded instead, see
-//! `forward`), and `POST /worlds` goes to the node with the most room. The
-//! engine is asked off the event loop.
+//! A fleet's node answers for every world of the fleet: a layer over the
+//! routes that name a world (and over `POST /worlds`) sends the request to
+//! the node that should answer it. A request for a world another node
+//! holds is redirected there (`307`, which keeps the method and body), a
+//! player's stream is forwarded there instead (`forward`: a browser's
+//! WebSocket cannot follow a redirect), and `POST /worlds` goes to the node
+//! with the most room. The fleet's engine is asked off the event loop.
+//! Each layer sits inside its routes' guards: what needs the token is not
+//! sent on (nor is where it would go said) without it.
 
 use std::sync::Arc;
 
-use bytes::Bytes;
-use http_body_util::Full;
-use hyper::body::Incoming;
-use hyper::header::{CONTENT_TYPE, HeaderValue, LOCATION};
-use hyper::{Request, Response, StatusCode};
+use axum::body::Body;
+use axum::extract::{FromRequestParts, RawPathParams, Request, State};
+use axum::http::header::{CONTENT_TYPE, HeaderValue, LOCATION};
+use axum::http::{Method, Response, StatusCode};
+use axum::middleware::Next;
+use axum::response::IntoResponse;
 
-use super::routes::Route;
+use super::extract::world_id;
+use super::forward;
 use super::state::ControlState;
 
-/// The node that should answer a request instead of this one, when
-/// another node of the fleet should (its address), with the redirect to it;
-/// `None` to answer here. (A stream is forwarded there instead, by the
-/// `forward` module, for clients that cannot follow a redirect.)
-pub(super) async fn elsewhere(
-    context: &Arc<ControlState>,
-    route: Option<&Route>,
-    request: &Request<Incoming>,
-) -> Option<(String, Response<Full<Bytes>>)> {
-    let node = context.fleet.get()?.clone();
-    let route = *route?;
-    // What needs the token is not sent on (nor is where it would go said)
-    // without it: the request is answered here, with its refusal.
-    if route.mutates()
-        && let Some(token) = &context.token
-        && token.check(request.headers()).is_err()
-    {
-        return None;
-    }
-    let uri = request.uri();
-    let query = uri.query().unwrap_or_default();
-    let placing = route == Route::StartWorld && !query.split('&').any(|p| p == "placed");
-    let world = route.world();
+/// Where a request goes instead of this node, if anywhere: the node's
+/// address, and whether it places a new world there. The request comes
+/// back whole.
+async fn elsewhere(
+    state: &Arc<ControlState>,
+    request: Request,
+) -> (Request, Option<(String, bool)>) {
+    let Some(node) = state.fleet.get().cloned() else {
+        return (request, None);
+    };
+    let (mut parts, body) = request.into_parts();
+    let world = RawPathParams::from_request_parts(&mut parts, &())
+        .await
+        .ok()
+        .and_then(|params| {
+            let id = params.iter().find(|(key, _)| *key == "id")?.1;
+            world_id(id).ok()
+        });
+    let request = Request::from_parts(parts, body);
+    let placing = request.method() == Method::POST
+        && request.uri().path() == "/worlds"
+        && !request
+            .uri()
+            .query()
+            .unwrap_or_default()
+            .split('&')
+            .any(|p| p == "placed");
     if world.is_none() && !placing {
-        return None;
+        return (request, None);
     }
-    let server = context.server.clone();
+    let server = state.server.clone();
     let address = tokio::task::spawn_blocking(move || match world {
         Some(id) => node.redirect_for(&server, id),
         None => node.place_elsewhere(&server),
     })
     .await
-    .ok()??;
+    .ok()
+    .flatten();
+    (request, address.map(|address| (address, placing)))
+}
+
+/// Redirects a request for a world (or a new world) another node should
+/// answer there.
+pub(super) async fn redirect(
+    State(state): State<Arc<ControlState>>,
+    request: Request,
+    next: Next,
+) -> Response<Body> {
+    let (request, elsewhere) = elsewhere(&state, request).await;
+    let Some((address, placing)) = elsewhere else {
+        return next.run(request).await;
+    };
+    let uri = request.uri();
+    let query = uri.query().unwrap_or_default();
     // A placed world is not placed again by the node it goes to.
     let location = match (placing, query.is_empty()) {
         (true, true) => format!("http://{address}{}?placed", uri.path()),
@@ -55,11 +82,29 @@ pub(super) async fn elsewhere(
         (false, true) => format!("http://{address}{}", uri.path()),
         (false, false) => format!("http://{address}{}?{query}", uri.path()),
     };
+    let Ok(value) = HeaderValue::from_str(&location) else {
+        return next.run(request).await;
+    };
     let body = format!("{{\"redirect\":{}}}\n", serde_json::json!(location));
-    let mut response = Response::new(Full::new(Bytes::from(body)));
+    let mut response = Response::new(Body::from(body));
     *response.status_mut() = StatusCode::TEMPORARY_REDIRECT;
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    headers.insert(LOCATION, HeaderValue::from_str(&location).ok()?);
-    Some((address, response))
+    headers.insert(LOCATION, value);
+    response
+}
+
+/// Forwards a player's stream for a world another node holds there.
+pub(super) async fn forward_stream(
+    State(state): State<Arc<ControlState>>,
+    request: Request,
+    next: Next,
+) -> Response<Body> {
+    match elsewhere(&state, request).await {
+        (request, Some((address, _))) => match forward::forward(&state, &address, request).await {
+            Ok(response) => response,
+            Err(answer) => answer.into_response(),
+        },
+        (request, None) => next.run(request).await,
+    }
 }

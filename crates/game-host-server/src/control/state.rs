@@ -7,14 +7,14 @@ use std::sync::{Arc, OnceLock};
 use tokio::sync::Semaphore;
 
 use super::auth::ControlToken;
+use super::handlers::Catalog;
 use super::limits::ControlLimits;
-use super::routes::Catalog;
 use crate::Server;
 use crate::fleet::Node;
 use crate::stream::StreamLimits;
 
 /// What every request handler shares.
-pub(super) struct ControlState {
+pub(crate) struct ControlState {
     /// The address the server listens on.
     pub listen: std::net::SocketAddr,
     pub server: Arc<Server>,

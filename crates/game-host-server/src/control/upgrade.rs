@@ -7,31 +7,44 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
-use http_body_util::Full;
-use hyper::body::Incoming;
-use hyper::header::{
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::header::{
     CONNECTION, HeaderMap, HeaderValue, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY,
     SEC_WEBSOCKET_PROTOCOL, SEC_WEBSOCKET_VERSION, UPGRADE,
 };
-use hyper::{Request, Response, StatusCode};
+use axum::http::{Response, StatusCode};
+use axum::response::IntoResponse;
 use hyper_util::rt::TokioIo;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 
-use super::routes::Answer;
+use super::answer::Answer;
+use super::extract::WorldParam;
 use super::state::ControlState;
 use crate::WorldId;
 use crate::stream::{Format, Session};
 
+/// `GET /worlds/{id}/stream`: `101` and a session, or why not.
+pub(super) async fn stream(
+    State(context): State<Arc<ControlState>>,
+    WorldParam(id): WorldParam,
+    request: Request,
+) -> Response<Body> {
+    match upgrade(&context, id, request) {
+        Ok(response) => response,
+        Err(answer) => answer.into_response(),
+    }
+}
+
 /// Answers a stream request: `101` and a session, or why not.
-pub(super) fn upgrade(
+fn upgrade(
     context: &Arc<ControlState>,
     id: WorldId,
-    mut request: Request<Incoming>,
-) -> Result<Response<Full<Bytes>>, Answer> {
+    mut request: Request,
+) -> Result<Response<Body>, Answer> {
     let hub = context
         .server
         .hub(id)
@@ -90,7 +103,7 @@ pub(super) fn upgrade(
         session.run(socket).await;
         drop(slot);
     });
-    let mut response = Response::new(Full::new(Bytes::new()));
+    let mut response = Response::new(Body::empty());
     *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
     let headers = response.headers_mut();
     headers.insert(CONNECTION, HeaderValue::from_static("upgrade"));

@@ -138,6 +138,16 @@ impl Seats {
         players
     }
 
+    /// The players admitted now, in order, each with whether a client of
+    /// its is connected.
+    pub fn admitted(&self) -> Vec<(PlayerId, bool)> {
+        let mut players: Vec<(PlayerId, bool)> = (self.by_id.iter())
+            .map(|(player, seat)| (*player, seat.client.is_some()))
+            .collect();
+        players.sort_unstable();
+        players
+    }
+
     /// Players admitted now.
     pub fn len(&self) -> usize {
         self.by_id.len()
