@@ -15,20 +15,10 @@ use serde_json::json;
 use super::answer::Answer;
 use super::client_files;
 use super::extract::{Asked, PlayerParam, WorldParam};
-use super::state::ControlState;
+use super::state::{Catalog, ControlState};
 use crate::stream::parse_event;
 use crate::{Server, StartError, WorldId, WorldSpec};
 use game_host::GrantFile;
-use game_host::guest::engine::ScriptComponent;
-
-/// What `POST /worlds` may start.
-#[derive(Clone, Default)]
-pub struct Catalog {
-    /// Scripts by name; a world with no `scripts` in its body runs all.
-    pub scripts: Vec<ScriptComponent>,
-    /// Frames of a world whose body names none (`None`: until stopped).
-    pub frames: Option<u64>,
-}
 
 /// Whether the server takes new worlds: `None` when it does, else why not.
 pub(crate) fn unready(server: &Server, starting: bool) -> Option<&'static str> {

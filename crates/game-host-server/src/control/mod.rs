@@ -80,8 +80,8 @@ use shed::{Connection, Connections};
 use state::ControlState;
 
 pub use auth::ControlToken;
-pub use handlers::Catalog;
 pub use limits::ControlLimits;
+pub use state::Catalog;
 
 /// How the control surface is set up.
 #[derive(Clone, Default)]

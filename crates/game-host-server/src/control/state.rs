@@ -1,5 +1,5 @@
 //! [`ControlState`]: what every request handler of the control surface
-//! shares.
+//! shares, and the [`Catalog`] of scripts new worlds may run.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
@@ -7,11 +7,11 @@ use std::sync::{Arc, OnceLock};
 use tokio::sync::Semaphore;
 
 use super::auth::ControlToken;
-use super::handlers::Catalog;
 use super::limits::ControlLimits;
 use crate::Server;
 use crate::fleet::Node;
 use crate::stream::StreamLimits;
+use game_host::guest::engine::ScriptComponent;
 
 /// What every request handler shares.
 pub(crate) struct ControlState {
@@ -27,4 +27,13 @@ pub(crate) struct ControlState {
     pub starting: AtomicBool,
     /// The fleet this server is a node of, once it joined.
     pub fleet: OnceLock<Arc<Node>>,
+}
+
+/// What `POST /worlds` may start.
+#[derive(Clone, Default)]
+pub struct Catalog {
+    /// Scripts by name; a world with no `scripts` in its body runs all.
+    pub scripts: Vec<ScriptComponent>,
+    /// Frames of a world whose body names none (`None`: until stopped).
+    pub frames: Option<u64>,
 }
