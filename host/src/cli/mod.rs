@@ -15,6 +15,7 @@ mod replay;
 mod run;
 mod serve;
 mod serve_output;
+mod sidecar;
 mod state_dir;
 
 use std::process::ExitCode;

@@ -25,6 +25,7 @@ use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, repo
 use super::fleet::{self, FleetArgs};
 use super::ranges::{HZ, number_in};
 use super::serve_output::{METRICS_EVERY, Output};
+use super::sidecar::Sidecar;
 use super::state_dir::{keep_components, resume};
 
 #[derive(Debug, Args)]
@@ -174,6 +175,7 @@ pub struct ServeArgs {
     /// its worlds, Health every 2 s while /healthz answers, the free world
     /// slots as the label `world-slots-free`, and Shutdown once SIGTERM
     /// drained it (its worlds moved to other nodes of a fleet, or ended).
+    /// Needs a host built with the `agones` feature.
     #[arg(long)]
     agones: bool,
 
@@ -185,6 +187,9 @@ pub struct ServeArgs {
 }
 
 pub fn serve(args: ServeArgs) -> Result<ExitCode> {
+    if args.agones {
+        super::sidecar::available()?;
+    }
     let output = Output::open(args.dump_worlds.clone(), args.metrics_json.clone())?;
     let token = ControlToken::load(args.control_token_file.as_deref())?;
     if let Some(dir) = &args.record_worlds {
@@ -292,10 +297,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         )?;
     }
     let agones = match args.agones {
-        true => Some(game_host_agones::Agones::start(
-            server.clone(),
-            control.addr(),
-        )?),
+        true => Some(Sidecar::start(server.clone(), control.addr())?),
         false => None,
     };
     control.launched();
