@@ -53,11 +53,16 @@ pub(super) async fn players(
     next.run(request).await
 }
 
+/// Set on a request whose control token was checked and found right, so
+/// that nothing checks it again.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Authorized;
+
 /// A request that changes the worlds: the token, when one is set;
 /// otherwise no other site's.
 pub(super) async fn changes(
     State(state): State<Arc<ControlState>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let checked = match &state.token {
@@ -65,7 +70,10 @@ pub(super) async fn changes(
         None => cross_site::check(request.headers(), true, state.listen),
     };
     match checked {
-        Ok(()) => next.run(request).await,
+        Ok(()) => {
+            request.extensions_mut().insert(Authorized);
+            next.run(request).await
+        }
         Err(refused) => refused.into_response(),
     }
 }
