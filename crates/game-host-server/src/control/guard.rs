@@ -26,27 +26,33 @@ use super::state::ControlState;
 
 /// Without a token, only this server's own names are answered.
 pub(super) async fn hosts(
-    State(state): State<Arc<ControlState>>,
+    state: State<Arc<ControlState>>,
     request: Request,
     next: Next,
 ) -> Response {
-    if state.token.is_none()
-        && let Err(refused) = cross_site::check(request.headers(), false, state.listen)
-    {
-        return refused.into_response();
-    }
-    next.run(request).await
+    without_token(state, request, next, false).await
 }
 
 /// A player's stream: without a token, only from this server's own pages
 /// (its token is the player's, checked by the world's hub).
 pub(super) async fn players(
-    State(state): State<Arc<ControlState>>,
+    state: State<Arc<ControlState>>,
     request: Request,
     next: Next,
 ) -> Response {
+    without_token(state, request, next, true).await
+}
+
+/// The cross-site checks a surface without a token makes (`changes`: of
+/// `Origin` too, not only of `Host`).
+async fn without_token(
+    State(state): State<Arc<ControlState>>,
+    request: Request,
+    next: Next,
+    changes: bool,
+) -> Response {
     if state.token.is_none()
-        && let Err(refused) = cross_site::check(request.headers(), true, state.listen)
+        && let Err(refused) = cross_site::check(request.headers(), changes, state.listen)
     {
         return refused.into_response();
     }

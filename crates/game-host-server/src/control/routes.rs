@@ -57,12 +57,7 @@ where
     H: Handler<T, State>,
     T: 'static,
 {
-    Declared {
-        guard: Guard::Read,
-        method: Method::GET,
-        path,
-        route: get(handler),
-    }
+    change_nothing(Guard::Read, path, handler)
 }
 
 /// A player's stream.
@@ -71,8 +66,17 @@ where
     H: Handler<T, State>,
     T: 'static,
 {
+    change_nothing(Guard::Stream, path, handler)
+}
+
+/// A `GET` route under `guard`.
+fn change_nothing<H, T>(guard: Guard, path: &'static str, handler: H) -> Declared
+where
+    H: Handler<T, State>,
+    T: 'static,
+{
     Declared {
-        guard: Guard::Stream,
+        guard,
         method: Method::GET,
         path,
         route: get(handler),
