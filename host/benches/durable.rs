@@ -197,12 +197,14 @@ fn aged_world(state: &Path, scripts: &[ScriptComponent], frames: u64) -> u64 {
     let suspender = journal.suspender();
     runtime.observe(Box::new(journal));
     for player in 1..=PLAYERS {
-        runtime.push_player(PlayerEvent::Joined(player));
+        runtime.input().player(PlayerEvent::Joined(player));
     }
     for frame in 1..=frames {
         for player in 1..=PLAYERS {
             if let Some(event) = key_at(frame, player) {
-                runtime.push_player(PlayerEvent::Input(PlayerInput { player, event }));
+                runtime
+                    .input()
+                    .player(PlayerEvent::Input(PlayerInput { player, event }));
             }
         }
         runtime.step();

@@ -164,7 +164,11 @@ fn deadlines(c: &mut Criterion) {
             group.bench_function(format!("{name}_{limits_name}"), |b| {
                 b.iter(|| runtime.step())
             });
-            assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+            assert!(
+                runtime.inspect().errors().is_empty(),
+                "{:?}",
+                runtime.inspect().errors()
+            );
         }
     }
     group.finish();

@@ -120,9 +120,17 @@ fn bench(c: &mut Criterion) {
         });
         runtime.spawn(&script).expect("spawn");
         runtime.run_frames(2);
-        assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+        assert!(
+            runtime.inspect().errors().is_empty(),
+            "{:?}",
+            runtime.inspect().errors()
+        );
         group.bench_function(name, |b| b.iter(|| runtime.run_frames(1)));
-        assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+        assert!(
+            runtime.inspect().errors().is_empty(),
+            "{:?}",
+            runtime.inspect().errors()
+        );
     }
     group.finish();
 }

@@ -45,7 +45,7 @@ fn runtime(component: &ScriptComponent, workers: JobWorkers) -> Runtime {
 }
 
 fn cmd(runtime: &mut Runtime, payload: String) {
-    runtime.push_event(Event::Message(ScriptMessage {
+    runtime.input().event(Event::Message(ScriptMessage {
         channel: "cmd".into(),
         payload,
     }));
@@ -60,7 +60,12 @@ fn sleeping(c: &mut Criterion, component: &ScriptComponent) {
     let mut busy = runtime(component, JobWorkers::new(1));
     cmd(&mut busy, "sleep 100000".into());
     busy.run_frames(2);
-    assert_eq!(busy.wait_stats().pending, 100_001, "{:?}", busy.errors());
+    assert_eq!(
+        busy.inspect().wait_stats().pending,
+        100_001,
+        "{:?}",
+        busy.inspect().errors()
+    );
     group.bench_function("frame_100k_sleeping", |b| b.iter(|| busy.step()));
     group.finish();
 }

@@ -131,7 +131,7 @@ fn main() -> anyhow::Result<()> {
     println!(
         "{} frames, {} errors",
         runtime.frame(),
-        runtime.errors().len()
+        runtime.inspect().errors().len()
     );
     if frames > 0 && instances > 0 {
         println!(
@@ -139,7 +139,7 @@ fn main() -> anyhow::Result<()> {
             took.as_nanos() as f64 / (frames * u64::from(instances)) as f64
         );
     }
-    for error in runtime.errors() {
+    for error in runtime.inspect().errors() {
         eprintln!("{}", error.report());
     }
     Ok(())

@@ -73,8 +73,8 @@ fn the_dispatch_path_allocates_nothing_per_frame() {
         "{made} allocations in 1,000 frames of 50 instances"
     );
     assert_eq!(runtime.frame(), 1100);
-    assert_eq!(runtime.live_instances(), 50);
-    assert!(runtime.errors().is_empty());
+    assert_eq!(runtime.inspect().live_instances(), 50);
+    assert!(runtime.inspect().errors().is_empty());
 }
 
 /// Runs the peers script in `mode` (spinning the cube with two host calls
@@ -88,7 +88,7 @@ fn kept_cube_allocations(mode: &str) -> u64 {
     runtime.spawn(&peers).unwrap();
     runtime.run_frames(100);
     let made = allocations_in(&mut runtime, 1000);
-    assert!(runtime.errors().is_empty(), "{mode}");
+    assert!(runtime.inspect().errors().is_empty(), "{mode}");
     let rotation = common::transform(&runtime, "cube").rotation;
     assert_ne!(
         rotation,

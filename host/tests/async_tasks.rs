@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 /// Sends a command to the test script; it runs at the start of the next frame.
 fn cmd(runtime: &mut Runtime, payload: &str) {
-    runtime.push_event(Event::Message(ScriptMessage {
+    runtime.input().event(Event::Message(ScriptMessage {
         channel: "cmd".into(),
         payload: payload.into(),
     }));
@@ -57,11 +57,13 @@ fn timers_join_select_and_until_complete_at_exact_frames() {
 
     // select: the key wins when it comes first, and the timer is withdrawn.
     cmd(&mut runtime, "select"); // frame 42
-    runtime.schedule_event(44, Event::KeyPressed(game_host::Key::Q));
-    let cancelled = runtime.wait_stats().cancelled;
+    runtime
+        .input()
+        .event_at(44, Event::KeyPressed(game_host::Key::Q));
+    let cancelled = runtime.inspect().wait_stats().cancelled;
     runtime.run_frames(10);
     assert_eq!(said(&log, "select key"), ["select key at frame 44"]);
-    assert_eq!(runtime.wait_stats().cancelled, cancelled + 1);
+    assert_eq!(runtime.inspect().wait_stats().cancelled, cancelled + 1);
 }
 
 #[test]
@@ -72,7 +74,7 @@ fn dropping_tasks_withdraws_their_waits_on_the_host() {
     assert_eq!(said(&log, "spawned"), ["spawned at frame 1"]);
 
     // The control listener plus a timer, an event wait and a motion.
-    let waits = runtime.pending_waits(id);
+    let waits = runtime.inspect().pending_waits(id);
     let kinds: Vec<&str> = waits.iter().map(|w| w.what.as_str()).collect();
     assert_eq!(waits.len(), 4, "{kinds:?}");
     assert!(kinds.iter().any(|w| w.starts_with("listener message(cmd)")));
@@ -93,12 +95,13 @@ fn dropping_tasks_withdraws_their_waits_on_the_host() {
     assert!(walker.x > 0.0, "the motion runs: {walker}");
 
     cmd(&mut runtime, "drop-waits");
-    let before = runtime.wait_stats();
+    let before = runtime.inspect().wait_stats();
     runtime.run_frames(1);
     assert_eq!(said(&log, "dropped"), ["dropped at frame 7"]);
-    let after = runtime.wait_stats();
+    let after = runtime.inspect().wait_stats();
     assert_eq!(after.cancelled - before.cancelled, 3);
     let left: Vec<String> = runtime
+        .inspect()
         .pending_waits(id)
         .into_iter()
         .map(|w| w.what)
@@ -107,7 +110,9 @@ fn dropping_tasks_withdraws_their_waits_on_the_host() {
 
     // The walker stopped where it was; nothing fires later.
     let stopped = common::transform(&runtime, "walker").position;
-    runtime.schedule_event(20, Event::KeyPressed(game_host::Key::Q));
+    runtime
+        .input()
+        .event_at(20, Event::KeyPressed(game_host::Key::Q));
     runtime.run_frames(30);
     assert_eq!(common::transform(&runtime, "walker").position, stopped);
     assert!(said(&log, "q pressed").is_empty());
@@ -119,12 +124,12 @@ fn unloading_a_script_leaves_no_waits_behind() {
     cmd(&mut runtime, "spawn-waits");
     cmd(&mut runtime, "sleep 100");
     runtime.run_frames(2);
-    assert_eq!(runtime.wait_stats().pending, 104);
+    assert_eq!(runtime.inspect().wait_stats().pending, 104);
 
     assert!(runtime.despawn(id));
-    assert_eq!(runtime.wait_stats().pending, 0);
+    assert_eq!(runtime.inspect().wait_stats().pending, 0);
     runtime.run_frames(3);
-    assert!(runtime.errors().is_empty());
+    assert!(runtime.inspect().errors().is_empty());
 }
 
 #[test]
@@ -133,13 +138,13 @@ fn sleeping_tasks_get_no_calls() {
     cmd(&mut runtime, "sleep 10000");
     runtime.run_frames(1);
     assert_eq!(said(&log, "sleeping"), ["sleeping at frame 1"]);
-    assert_eq!(runtime.wait_stats().pending, 10_001);
-    let calls = runtime.instance(id).unwrap().calls;
+    assert_eq!(runtime.inspect().wait_stats().pending, 10_001);
+    let calls = runtime.inspect().instance(id).unwrap().calls;
 
     runtime.run_frames(600);
 
-    assert_eq!(runtime.instance(id).unwrap().calls, calls);
-    assert_eq!(runtime.wait_stats().pending, 10_001);
+    assert_eq!(runtime.inspect().instance(id).unwrap().calls, calls);
+    assert_eq!(runtime.inspect().wait_stats().pending, 10_001);
 }
 
 #[test]
@@ -147,11 +152,11 @@ fn next_frame_wakes_every_frame_with_one_call() {
     let (mut runtime, _log, id) = start();
     cmd(&mut runtime, "next-frame 50");
     runtime.run_frames(1);
-    let calls = runtime.instance(id).unwrap().calls;
+    let calls = runtime.inspect().instance(id).unwrap().calls;
     runtime.run_frames(10);
     // 50 tasks woke every frame, delivered in one call per frame.
-    assert_eq!(runtime.instance(id).unwrap().calls, calls + 10);
-    assert_eq!(runtime.wait_stats().pending, 51);
+    assert_eq!(runtime.inspect().instance(id).unwrap().calls, calls + 10);
+    assert_eq!(runtime.inspect().wait_stats().pending, 51);
 }
 
 #[test]
@@ -169,16 +174,16 @@ fn tile_requests_are_deduplicated_and_delivered_at_the_next_frame() {
         said(&log, "tiles ready"),
         ["tiles ready at frame 2", "tiles ready at frame 2"]
     );
-    let stats = runtime.job_stats();
+    let stats = runtime.inspect().job_stats();
     assert_eq!(stats.requests, 8);
     assert_eq!(stats.generated, 4);
     assert_eq!(stats.shared, 4);
-    assert_eq!(runtime.job_outputs::<Terrain>().unwrap().len(), 4);
+    assert_eq!(runtime.inspect().job_outputs::<Terrain>().unwrap().len(), 4);
 
     // Asking again later is served from the cache.
     cmd(&mut runtime, "tiles 4 100");
     runtime.run_frames(2);
-    assert_eq!(runtime.job_stats().generated, 4);
+    assert_eq!(runtime.inspect().job_stats().generated, 4);
     assert_eq!(said(&log, "tiles ready").len(), 4);
 }
 
@@ -200,8 +205,8 @@ fn dropped_tile_requests_are_withdrawn_from_the_job_queue() {
 
     // One worker cannot have made 64 tiles in two frames; the rest were
     // taken off its queue. Only the control listener is left.
-    let stats = runtime.job_stats();
+    let stats = runtime.inspect().job_stats();
     assert_eq!(stats.requests, 64);
     assert!(stats.withdrawn >= 32, "{stats:?}");
-    assert_eq!(runtime.pending_waits(id).len(), 1);
+    assert_eq!(runtime.inspect().pending_waits(id).len(), 1);
 }

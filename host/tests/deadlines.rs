@@ -79,7 +79,7 @@ fn innocent_scripts_on_a_busy_machine_are_never_stopped_and_a_loop_still_is() {
     runtime.run_frames(FRAMES);
     drop(hogs);
 
-    let errors = runtime.errors();
+    let errors = runtime.inspect().errors();
     assert_eq!(
         errors.len(),
         1,
@@ -93,8 +93,8 @@ fn innocent_scripts_on_a_busy_machine_are_never_stopped_and_a_loop_still_is() {
         "{}",
         errors[0]
     );
-    assert_eq!(runtime.live_instances(), INSTANCES);
+    assert_eq!(runtime.inspect().live_instances(), INSTANCES);
     for id in cubes {
-        assert_eq!(runtime.instance(id).unwrap().calls, FRAMES + 1);
+        assert_eq!(runtime.inspect().instance(id).unwrap().calls, FRAMES + 1);
     }
 }

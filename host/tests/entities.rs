@@ -37,6 +37,7 @@ fn after(runtime: &Runtime, name: &str, offset: usize) -> game_host::Transform {
 /// Calls the host has made into the peers script so far.
 fn calls(runtime: &Runtime) -> u64 {
     runtime
+        .inspect()
         .instances()
         .iter()
         .find(|i| i.name == "test_peers")
@@ -64,7 +65,11 @@ fn buffered_writes_move_ten_thousand_entities_in_one_update_call() {
             "entity {i}"
         );
     }
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     // The cube ran beside it: 5 frames at a quarter turn per second.
     let cube = common::transform(&runtime, "cube").rotation;
     let expected = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2 * DT * 5.0);
@@ -76,7 +81,11 @@ fn buffered_writes_of_mixed_kinds_land_in_the_order_made() {
     let mut runtime = peers("peers:mixed");
     // One frame: the reads can only see this frame's writes.
     runtime.run_frames(1);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     let turn = Quat::from_rotation_y(0.5);
     let t: Vec<game_host::Transform> = (0..4).map(|i| after(&runtime, "mixed", i)).collect();
     assert_eq!(t[0].position, Vec3::new(1.0, 2.0, 3.0));
@@ -101,7 +110,11 @@ fn buffered_writes_of_mixed_kinds_land_in_the_order_made() {
 fn transform_component_writes_are_buffered_in_order_and_reads_see_them() {
     let mut runtime = peers("peers:components");
     runtime.run_frames(1);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     let turn = Quat::from_rotation_y(0.5);
     let t: Vec<game_host::Transform> = (0..3).map(|i| after(&runtime, "components", i)).collect();
     assert_eq!(t[0].position, Vec3::new(1.0, 2.0, 3.0));
@@ -125,7 +138,11 @@ fn transform_component_writes_are_buffered_in_order_and_reads_see_them() {
 fn ten_thousand_transform_components_move_in_one_update() {
     let mut runtime = peers("peers:many");
     runtime.run_frames(3);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     for i in [0, 1, 4321, 9_999] {
         assert_eq!(
             common::transform(&runtime, &format!("e{i}")).position,
@@ -152,9 +169,9 @@ fn an_entity_kept_by_id_turns_as_one_kept_by_handle() {
         let mut runtime = peers(mode);
         runtime.run_frames(10);
         assert!(
-            runtime.errors().is_empty(),
+            runtime.inspect().errors().is_empty(),
             "{mode}: {:?}",
-            runtime.errors()
+            runtime.inspect().errors()
         );
         let cube = common::transform(&runtime, "cube").rotation;
         assert!(
@@ -186,7 +203,11 @@ fn a_thousand_behaviours_run_in_one_call_per_frame() {
         );
         assert_eq!((t.position, t.scale), (Vec3::ZERO, Vec3::ONE), "{i}");
     }
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
 }
 
 #[test]
@@ -195,7 +216,11 @@ fn the_swarm_example_orbits_five_thousand_entities() {
     let (mut runtime, log) = common::runtime();
     runtime.spawn(&common::load(&engine, "swarm")).unwrap();
     runtime.run_frames(120);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     assert!(
         log.records()
             .iter()

@@ -16,8 +16,8 @@ fn trap_in_on_message_removes_only_that_script() {
 
     runtime.run_frames(6);
 
-    let [error] = runtime.errors() else {
-        panic!("expected one error, got {:?}", runtime.errors());
+    let [error] = runtime.inspect().errors() else {
+        panic!("expected one error, got {:?}", runtime.inspect().errors());
     };
     assert_eq!(error.script, "test_trap");
     assert_eq!(error.instance, bad);
@@ -47,8 +47,8 @@ fn trap_in_on_message_removes_only_that_script() {
         .collect();
     assert_eq!(alive, ["alive 1", "alive 2", "alive 3"]);
     assert_eq!(common::transform(&runtime, "counter-0").position.x, 6.0);
-    assert_eq!(runtime.dispatch_order(), [(good, 0)]);
-    assert!(runtime.instance(bad).is_none());
+    assert_eq!(runtime.inspect().dispatch_order(), [(good, 0)]);
+    assert!(runtime.inspect().instance(bad).is_none());
 }
 
 #[test]
@@ -65,12 +65,12 @@ fn trap_in_entrypoint_is_returned_and_leaves_nothing_behind() {
         error.to_string().contains("entrypoint refused to start"),
         "{error}"
     );
-    assert_eq!(runtime.errors().len(), 1);
-    assert_eq!(runtime.live_instances(), 0);
+    assert_eq!(runtime.inspect().errors().len(), 1);
+    assert_eq!(runtime.inspect().live_instances(), 0);
     // Its subscription, made before the panic, was discarded.
-    assert!(runtime.dispatch_order().is_empty());
+    assert!(runtime.inspect().dispatch_order().is_empty());
     runtime.run_frames(3);
-    assert_eq!(runtime.errors().len(), 1);
+    assert_eq!(runtime.inspect().errors().len(), 1);
 }
 
 fn load_error(path: &std::path::Path) -> String {
@@ -150,7 +150,11 @@ fn run_and_swap(name: &str, entity: &str) -> (game_host::Runtime, uuid::Uuid) {
         (35.0, 3.0),
         "{name}: the timer restarted after the swap"
     );
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     (runtime, id)
 }
 
@@ -160,8 +164,11 @@ fn a_script_built_against_the_frozen_0_1_wit_still_runs_and_hands_over() {
     // `on-update(id, clock)` once per update id, and with the reserved wake
     // message; it takes its wakes and entity ids by call.
     let (runtime, id) = run_and_swap("compat-0-1-5", "old15");
-    assert_eq!(runtime.instance(id).unwrap().subscriptions, [1, 2]);
-    assert_eq!(runtime.dispatch_order(), [(id, 1), (id, 2)]);
+    assert_eq!(
+        runtime.inspect().instance(id).unwrap().subscriptions,
+        [1, 2]
+    );
+    assert_eq!(runtime.inspect().dispatch_order(), [(id, 1), (id, 2)]);
 }
 
 #[test]
@@ -189,5 +196,5 @@ fn a_script_built_against_wit_0_1_0_still_runs() {
     runtime.spawn(&old).unwrap();
     runtime.run_frames(5);
     assert_eq!(common::transform(&runtime, "old").position.x, 5.0);
-    assert!(runtime.errors().is_empty());
+    assert!(runtime.inspect().errors().is_empty());
 }

@@ -33,18 +33,18 @@ fn message_window_opens_waits_for_enter_and_closes_on_schedule() {
     let window = common::load(&engine, "message-window");
     let (mut runtime, log) = common::runtime();
     let id = runtime.spawn(&window).unwrap();
-    runtime.schedule_event(10, Event::KeyPressed(Key::Enter)); // too early: ignored
-    runtime.schedule_event(40, Event::KeyPressed(Key::Enter));
+    runtime.input().event_at(10, Event::KeyPressed(Key::Enter)); // too early: ignored
+    runtime.input().event_at(40, Event::KeyPressed(Key::Enter));
 
     runtime.run_frames(10);
     let half_open = common::transform(&runtime, "window").scale.y;
     assert!((half_open - 0.5).abs() < 1e-6, "{half_open}");
 
     runtime.run_frames(15); // frame 25: open, waiting for Enter
-    let calls = runtime.instance(id).unwrap().calls;
+    let calls = runtime.inspect().instance(id).unwrap().calls;
     runtime.run_frames(14); // frame 39
     assert_eq!(
-        runtime.instance(id).unwrap().calls,
+        runtime.inspect().instance(id).unwrap().calls,
         calls,
         "woken while waiting"
     );
@@ -60,13 +60,14 @@ fn message_window_opens_waits_for_enter_and_closes_on_schedule() {
         ]
     );
     assert_eq!(common::transform(&runtime, "window").scale.y, 0.0);
-    assert_eq!(runtime.wait_stats().pending, 0);
-    assert!(runtime.errors().is_empty());
+    assert_eq!(runtime.inspect().wait_stats().pending, 0);
+    assert!(runtime.inspect().errors().is_empty());
 }
 
 /// Pending waits as `(task, what)`.
 fn waits(runtime: &Runtime, id: uuid::Uuid) -> Vec<(u32, String)> {
     runtime
+        .inspect()
         .pending_waits(id)
         .into_iter()
         .map(|w| (w.task, w.what))
@@ -87,16 +88,16 @@ fn wander_switch_while_loitering_cancels_the_loiter_timer() {
     assert!(before.contains(&(1, "event key-pressed(space)".to_owned())));
     assert!(before.contains(&(2, format!("timer due at frame {}", frame + 30))));
 
-    let cancelled = runtime.wait_stats().cancelled;
-    runtime.push_event(Event::KeyPressed(Key::Space));
+    let cancelled = runtime.inspect().wait_stats().cancelled;
+    runtime.input().event(Event::KeyPressed(Key::Space));
     runtime.step();
 
-    assert_eq!(runtime.wait_stats().cancelled, cancelled + 1);
+    assert_eq!(runtime.inspect().wait_stats().cancelled, cancelled + 1);
     let after = waits(&runtime, id);
     assert_eq!(after, [(1, "motion of entity 1 to [0, 0, 0]".to_owned())]);
     run_until(&mut runtime, &log, "home", 1000);
     assert_eq!(common::transform(&runtime, "agent").position, Vec3::ZERO);
-    assert_eq!(runtime.wait_stats().pending, 0);
+    assert_eq!(runtime.inspect().wait_stats().pending, 0);
     // The old task never walked on.
     assert_eq!(
         log.messages()
@@ -124,11 +125,11 @@ fn wander_switch_while_walking_cancels_the_movement() {
     );
     let at_switch = common::transform(&runtime, "agent").position;
 
-    let cancelled = runtime.wait_stats().cancelled;
-    runtime.push_event(Event::KeyPressed(Key::Space));
+    let cancelled = runtime.inspect().wait_stats().cancelled;
+    runtime.input().event(Event::KeyPressed(Key::Space));
     runtime.step();
 
-    assert_eq!(runtime.wait_stats().cancelled, cancelled + 1);
+    assert_eq!(runtime.inspect().wait_stats().cancelled, cancelled + 1);
     assert_eq!(
         waits(&runtime, id),
         [(1, "motion of entity 1 to [0, 0, 0]".to_owned())]
@@ -146,7 +147,7 @@ fn wander_switch_while_walking_cancels_the_movement() {
         "{switched} -> {next}"
     );
     run_until(&mut runtime, &log, "home", 1000);
-    assert_eq!(runtime.wait_stats().pending, 0);
+    assert_eq!(runtime.inspect().wait_stats().pending, 0);
 }
 
 fn tile_names(runtime: &Runtime) -> Vec<String> {
@@ -184,7 +185,7 @@ fn terrain_places_tiles_as_the_camera_pans() {
     });
     let placed = common::transform(&runtime, "tile 0/2/0").position;
     assert_eq!(placed, Vec3::new(2.5 * 128.0, tile.mean, 0.5 * 128.0));
-    let stats = runtime.job_stats();
+    let stats = runtime.inspect().job_stats();
     assert_eq!((stats.requests, stats.generated), (12, 12));
 }
 
@@ -199,7 +200,7 @@ fn terrain_instances_share_tile_generation() {
     runtime.run_frames(160);
 
     assert_eq!(tile_names(&runtime).len(), 24);
-    let stats = runtime.job_stats();
+    let stats = runtime.inspect().job_stats();
     assert_eq!(stats.requests, 24);
     assert_eq!(stats.generated, 12);
     assert_eq!(stats.shared, 12);

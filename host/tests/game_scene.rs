@@ -119,10 +119,14 @@ fn scripts_move_an_engines_entities_as_they_move_the_core_scene() {
         for runtime in [&mut own, &mut map] {
             runtime.spawn(&component).unwrap();
             runtime.run_frames(60);
-            assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+            assert!(
+                runtime.inspect().errors().is_empty(),
+                "{:?}",
+                runtime.inspect().errors()
+            );
         }
         // The same entities, names and transforms, bit for bit, in id order.
-        assert_eq!(own.dump(), map.dump(), "{script}");
+        assert_eq!(own.inspect().dump(), map.inspect().dump(), "{script}");
         assert!(writes(&map) >= 60, "{script}: {} writes", writes(&map));
     }
     let mut map = runtime_over(map_scene());
@@ -164,7 +168,7 @@ fn a_despawned_entity_fails_the_scripts_that_use_it_alone() {
             id
         };
         runtime.run_frames(10);
-        let errors = runtime.errors();
+        let errors = runtime.inspect().errors();
         assert_eq!(errors.len(), 3, "{errors:?}");
         let error_of = |instance| {
             let error = errors.iter().find(|e| e.instance == instance).unwrap();
@@ -182,7 +186,7 @@ fn a_despawned_entity_fails_the_scripts_that_use_it_alone() {
         let named = format!("relative: no entity has id {}", id.index());
         assert!(message.contains(&named), "{message}");
         // The other script runs on: its counter entity moved every frame.
-        assert_eq!(runtime.live_instances(), 1);
+        assert_eq!(runtime.inspect().live_instances(), 1);
         assert_eq!(common::transform(&runtime, "counter-0").position.x, 20.0);
     }
 }
@@ -246,7 +250,11 @@ fn scripts_keep_game_data_by_name_and_despawn_entities() {
     let mut scene = runtime.scene().lock_unpoisoned();
     assert_eq!(scene.len(), 1, "only the cube is left");
     assert!(!scene.game_data().unwrap().has(EntityId::from(1), "Health"));
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
 }
 
 #[test]

@@ -184,7 +184,7 @@ fn a_hot_swap_to_a_version_that_asks_for_more_is_refused() {
     );
     runtime.run_frames(3);
     assert_eq!(common::transform(&runtime, "counter-0").position.x, 6.0);
-    assert!(runtime.errors().is_empty());
+    assert!(runtime.inspect().errors().is_empty());
 
     // The same swap under grants that allow it goes through, and the
     // cube moves.
@@ -212,7 +212,7 @@ fn a_hot_swap_to_a_version_that_asks_for_more_is_refused() {
     let turn = glam::Quat::from_rotation_y(0.5);
     assert!(own.rotation.abs_diff_eq(turn, 1e-6), "{}", own.rotation);
     assert_eq!(own.position.y, 0.0);
-    let error = runtime.errors()[0].to_string();
+    let error = runtime.inspect().errors()[0].to_string();
     assert!(error.contains("may not write entity `cube`"), "{error}");
 }
 
@@ -427,7 +427,12 @@ fn reading_entities_and_game_data_is_granted_too() {
         if started.is_ok() {
             runtime.run_frames(2);
         }
-        let errors: Vec<String> = runtime.errors().iter().map(ToString::to_string).collect();
+        let errors: Vec<String> = runtime
+            .inspect()
+            .errors()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         (started, errors)
     };
     let (started, errors) = start("[default]\nreads = []\n", "peers");

@@ -66,7 +66,7 @@ fn swap_mid_run_keeps_id_and_state_and_runs_the_new_code() {
         swapped,
         ["spinning cube swapped in: 1.5708 rad turned so far"]
     );
-    let info = runtime.instance(id).expect("same id");
+    let info = runtime.inspect().instance(id).expect("same id");
     assert_eq!(info.swaps, 1);
     assert_eq!(info.subscriptions, [0]);
 
@@ -81,7 +81,7 @@ fn swap_mid_run_keeps_id_and_state_and_runs_the_new_code() {
     // The turn counter carried over: turn 1 completes at 2*pi.
     runtime.run_frames(60);
     assert!(log.messages().iter().any(|m| m == "turn 1 complete"));
-    assert!(runtime.errors().is_empty());
+    assert!(runtime.inspect().errors().is_empty());
 }
 
 #[test]
@@ -110,11 +110,11 @@ fn failed_restore_keeps_the_old_version_running() {
     );
 
     // Same instance, old code, still spinning at the old speed.
-    let info = runtime.instance(id).unwrap();
+    let info = runtime.inspect().instance(id).unwrap();
     assert_eq!((info.swaps, info.name.as_str()), (0, "spinning_cube"));
     runtime.run_frames(30);
     assert!(rotation(&runtime).abs_diff_eq(Quat::from_rotation_y(FRAC_PI_2), 1e-4));
-    assert!(runtime.errors().is_empty());
+    assert!(runtime.inspect().errors().is_empty());
 }
 
 #[test]
@@ -129,7 +129,7 @@ fn new_code_that_traps_at_start_keeps_the_old_version_running() {
     let message = format!("{:#}", runtime.hot_swap(id, &trap).unwrap_err());
     assert!(message.contains("entrypoint refused to start"), "{message}");
     // Its subscription, made before the panic, was not applied.
-    assert_eq!(runtime.dispatch_order(), [(id, 0)]);
+    assert_eq!(runtime.inspect().dispatch_order(), [(id, 0)]);
     runtime.run_frames(50);
     assert!(rotation(&runtime).abs_diff_eq(Quat::from_rotation_y(FRAC_PI_2), 1e-4));
 }
@@ -142,11 +142,12 @@ fn swap_withdraws_old_waits_and_the_new_code_starts_its_own() {
     let (mut runtime, _log) = common::runtime();
     let id = runtime.spawn(&wander).unwrap();
     runtime.run_frames(10);
-    assert_eq!(runtime.pending_waits(id).len(), 2); // space wait + motion
+    assert_eq!(runtime.inspect().pending_waits(id).len(), 2); // space wait + motion
 
     let report = runtime.hot_swap(id, &window).unwrap();
     assert!(!report.restored, "wander hands no state over");
     let waits: Vec<String> = runtime
+        .inspect()
         .pending_waits(id)
         .into_iter()
         .map(|w| w.what)
@@ -222,7 +223,7 @@ fn watched_file_swaps_on_change_and_survives_bad_versions() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(runtime.instance(id).unwrap().swaps, 1);
+    assert_eq!(runtime.inspect().instance(id).unwrap().swaps, 1);
 
     // The next good version is picked up.
     write_file(&file, &slow);
@@ -230,8 +231,8 @@ fn watched_file_swaps_on_change_and_survives_bad_versions() {
         next_outcome(&mut swapper, &mut runtime, &mut queue),
         SwapOutcome::Swapped { .. }
     ));
-    assert_eq!(runtime.instance(id).unwrap().swaps, 2);
-    assert!(runtime.errors().is_empty());
+    assert_eq!(runtime.inspect().instance(id).unwrap().swaps, 2);
+    assert!(runtime.inspect().errors().is_empty());
     // Each version was reported exactly once.
     std::thread::sleep(Duration::from_millis(500));
     queue.extend(swapper.apply(&mut runtime));
@@ -276,7 +277,7 @@ fn watched_crate_rebuilds_and_swaps_after_a_source_edit() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(runtime.instance(id).unwrap().swaps, 1);
+    assert_eq!(runtime.inspect().instance(id).unwrap().swaps, 1);
 }
 
 #[test]
@@ -297,7 +298,7 @@ fn a_watched_script_that_failed_starts_again_from_its_next_version() {
         runtime.step();
         assert!(swapper.apply(&mut runtime).is_empty());
     }
-    assert_eq!(runtime.live_instances(), 0);
+    assert_eq!(runtime.inspect().live_instances(), 0);
     assert!(swapper.is_waiting());
 
     write_file(&file, &slow);
@@ -311,9 +312,9 @@ fn a_watched_script_that_failed_starts_again_from_its_next_version() {
     runtime.run_frames(10);
     assert_ne!(rotation(&runtime), before, "the new version turns the cube");
     assert_eq!(
-        runtime.errors().len(),
+        runtime.inspect().errors().len(),
         1,
         "only the trap: {:?}",
-        runtime.errors()
+        runtime.inspect().errors()
     );
 }

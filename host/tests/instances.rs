@@ -23,7 +23,7 @@ fn two_instances_have_distinct_v7_ids_and_independent_state() {
     assert_eq!(common::transform(&runtime, "counter-1").position.x, 10.0);
 
     // Both subscribed; dispatch order is subscription order, every frame.
-    assert_eq!(runtime.dispatch_order(), [(a, 0), (b, 0)]);
+    assert_eq!(runtime.inspect().dispatch_order(), [(a, 0), (b, 0)]);
     let ticks: Vec<(u64, Uuid, String)> = log
         .records()
         .into_iter()
@@ -34,7 +34,7 @@ fn two_instances_have_distinct_v7_ids_and_independent_state() {
         .collect();
     assert_eq!(ticks, expected);
 
-    let infos = runtime.instances();
+    let infos = runtime.inspect().instances();
     assert_eq!(infos.len(), 2);
     assert!(infos.iter().all(|i| i.name == "test_counter"));
     assert!(infos.iter().all(|i| i.subscriptions == [0]));
@@ -56,7 +56,7 @@ fn one_load_serves_many_instances() {
         let t = common::transform(&runtime, &format!("counter-{k}"));
         assert_eq!(t.position.x, 3.0, "counter-{k}");
     }
-    assert_eq!(runtime.live_instances(), N);
+    assert_eq!(runtime.inspect().live_instances(), N);
 }
 
 #[test]
@@ -77,5 +77,5 @@ fn despawned_instance_stops_and_its_slot_is_reused() {
     assert_eq!(common::transform(&runtime, "counter-0").position.x, 2.0);
     assert_eq!(common::transform(&runtime, "counter-1").position.x, 6.0);
     assert_eq!(common::transform(&runtime, "counter-2").position.x, 1.0);
-    assert_eq!(runtime.dispatch_order(), [(b, 0), (c, 0)]);
+    assert_eq!(runtime.inspect().dispatch_order(), [(b, 0), (c, 0)]);
 }

@@ -34,6 +34,10 @@ fn spawning_again_faults_in_no_pages() {
             faults < 20,
             "{name}: {faults} page faults in 100 spawn + update + despawn cycles"
         );
-        assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+        assert!(
+            runtime.inspect().errors().is_empty(),
+            "{:?}",
+            runtime.inspect().errors()
+        );
     }
 }

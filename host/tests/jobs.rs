@@ -89,7 +89,7 @@ fn a_second_job_kind_runs_on_the_pool_and_answers_at_the_next_frame_boundary() {
         "a kind registers once"
     );
     runtime.spawn(&compute).unwrap();
-    assert_eq!(runtime.wait_stats().pending, 2);
+    assert_eq!(runtime.inspect().wait_stats().pending, 2);
     runtime.run_frames(3);
 
     // Requested in `entrypoint` (frame 0), delivered at the start of frame 1,
@@ -102,9 +102,9 @@ fn a_second_job_kind_runs_on_the_pool_and_answers_at_the_next_frame_boundary() {
             "17984 primes below 200000 at frame 1"
         ]
     );
-    let stats = runtime.job_stats_of::<PrimeCount>().unwrap();
+    let stats = runtime.inspect().job_stats_of::<PrimeCount>().unwrap();
     assert_eq!((stats.requests, stats.generated), (2, 2));
-    let outputs = runtime.job_outputs::<PrimeCount>().unwrap();
+    let outputs = runtime.inspect().job_outputs::<PrimeCount>().unwrap();
     let counted = outputs.get(&100_000).unwrap();
     assert_eq!(counted.count, 9592);
     assert!(
@@ -115,13 +115,18 @@ fn a_second_job_kind_runs_on_the_pool_and_answers_at_the_next_frame_boundary() {
     // The terrain kind saw none of it.
     assert_eq!(
         runtime
+            .inspect()
             .job_stats_of::<game_host_terrain::Terrain>()
             .unwrap()
             .requests,
         0
     );
-    assert_eq!(runtime.wait_stats().pending, 0);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert_eq!(runtime.inspect().wait_stats().pending, 0);
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
 }
 
 #[test]
@@ -140,7 +145,7 @@ fn a_job_kind_the_runtime_lacks_fails_the_script_naming_the_kind() {
         text.contains("test-compute") || text.contains("test_compute"),
         "{text}"
     );
-    assert_eq!(runtime.live_instances(), 0);
+    assert_eq!(runtime.inspect().live_instances(), 0);
 }
 
 #[test]
@@ -151,11 +156,15 @@ fn one_extension_value_links_the_interface_and_registers_its_job_kind() {
     let compute = common::load(&engine, "compute");
     // Nothing registered by hand: spawning a script of this engine does it.
     let (mut runtime, log) = common::runtime();
-    assert!(runtime.job_stats_of::<PrimeCount>().is_none());
+    assert!(runtime.inspect().job_stats_of::<PrimeCount>().is_none());
     runtime.spawn(&compute).unwrap();
     runtime.spawn(&compute).unwrap();
     runtime.run_frames(2);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     assert_eq!(
         log.messages(),
         [
@@ -166,7 +175,7 @@ fn one_extension_value_links_the_interface_and_registers_its_job_kind() {
         ]
     );
     // Registered once, however many instances started.
-    let stats = runtime.job_stats_of::<PrimeCount>().unwrap();
+    let stats = runtime.inspect().job_stats_of::<PrimeCount>().unwrap();
     assert_eq!((stats.requests, stats.generated), (4, 2));
 }
 
@@ -179,7 +188,7 @@ fn the_core_host_runs_plain_scripts_and_refuses_terrain_naming_the_interface() {
     let (mut runtime, _log) = common::runtime();
     runtime.spawn(&cube).unwrap();
     runtime.run_frames(10);
-    assert!(runtime.errors().is_empty());
+    assert!(runtime.inspect().errors().is_empty());
 
     let error = core
         .load_file(&common::build("terrain"))

@@ -264,10 +264,10 @@ fn a_runtime_hands_players_events_to_scripts_and_takes_their_messages() {
     let engine = common::engine();
     let (mut runtime, _log) = common::runtime();
     runtime.spawn(&common::load(&engine, "arena")).unwrap();
-    runtime.push_player(PlayerEvent::Joined(7));
-    runtime.push_player(PlayerEvent::Joined(9));
+    runtime.input().player(PlayerEvent::Joined(7));
+    runtime.input().player(PlayerEvent::Joined(9));
     runtime.step();
-    assert_eq!(runtime.players(), [7, 9]);
+    assert_eq!(runtime.inspect().players(), [7, 9]);
     let sent = runtime.take_player_messages();
     let to = |to: Option<u64>, channel: &str, payload: &str| PlayerMessage {
         to,
@@ -293,17 +293,17 @@ fn a_runtime_hands_players_events_to_scripts_and_takes_their_messages() {
     );
     let start = common::transform(&runtime, "player-7").position;
     for key in [Key::Right, Key::Right, Key::Up] {
-        runtime.push_player(PlayerEvent::Input(PlayerInput {
+        runtime.input().player(PlayerEvent::Input(PlayerInput {
             player: 7,
             event: Event::KeyPressed(key),
         }));
     }
-    runtime.push_player(PlayerEvent::Left(9));
+    runtime.input().player(PlayerEvent::Left(9));
     runtime.step();
     let moved = common::transform(&runtime, "player-7").position;
     assert_eq!(moved - start, glam::Vec3::new(2.0, 1.0, 0.0));
     assert!(runtime.scene().lock().unwrap().find("player-9").is_none());
-    assert_eq!(runtime.players(), [7]);
+    assert_eq!(runtime.inspect().players(), [7]);
     assert_eq!(
         runtime.take_player_messages(),
         [to(None, "left", "player-9")]
@@ -378,13 +378,17 @@ fn probe_hears(config: RuntimeConfig) -> Vec<String> {
             payload: payload.into(),
         }))
     };
-    runtime.push_player(PlayerEvent::Joined(7));
-    runtime.push_player(message("admin", "give-gold"));
-    runtime.push_player(message("chat", "gg"));
-    runtime.push_player(message("whisper", "psst"));
-    runtime.push_player(input(Event::KeyPressed(Key::Enter)));
+    runtime.input().player(PlayerEvent::Joined(7));
+    runtime.input().player(message("admin", "give-gold"));
+    runtime.input().player(message("chat", "gg"));
+    runtime.input().player(message("whisper", "psst"));
+    runtime.input().player(input(Event::KeyPressed(Key::Enter)));
     runtime.run_frames(3);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     log.messages()
 }
 

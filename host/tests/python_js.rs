@@ -79,7 +79,11 @@ fn python_and_javascript_run_beside_rust_and_fail_alone() {
     runtime.spawn(&javascript).unwrap();
 
     runtime.run_frames(60);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     assert_eq!(common::transform(&runtime, "cube"), cube_alone(&engine, 60));
     assert_near(
         common::transform(&runtime, "py-moon").position,
@@ -113,9 +117,14 @@ fn python_and_javascript_run_beside_rust_and_fail_alone() {
 
     // E makes both fail on purpose; each error is one line naming the
     // script and the language's own account; the cube runs on.
-    runtime.schedule_event(250, Event::KeyPressed(Key::E));
+    runtime.input().event_at(250, Event::KeyPressed(Key::E));
     runtime.run_frames(60);
-    let errors: Vec<String> = runtime.errors().iter().map(ToString::to_string).collect();
+    let errors: Vec<String> = runtime
+        .inspect()
+        .errors()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     assert_eq!(errors.len(), 2, "{errors:?}");
     let python_error = errors
         .iter()
@@ -134,7 +143,7 @@ fn python_and_javascript_run_beside_rust_and_fail_alone() {
         "{js_error}"
     );
     assert!(errors.iter().all(|e| !e.contains('\n')));
-    assert_eq!(runtime.live_instances(), 1);
+    assert_eq!(runtime.inspect().live_instances(), 1);
     assert_eq!(
         common::transform(&runtime, "cube"),
         cube_alone(&engine, 300)
@@ -183,7 +192,11 @@ fn a_watched_python_script_is_rebuilt_and_swapped_with_its_state() {
         }
         other => panic!("{other:?}"),
     }
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
 
     // Twice the speed: the new code takes over the angle and turns faster.
     let faster = source.replace("SPEED = math.pi / 2", "SPEED = math.pi");
@@ -202,7 +215,7 @@ fn a_watched_python_script_is_rebuilt_and_swapped_with_its_state() {
         "{:?}",
         log.messages()
     );
-    let before = runtime.instance(id).unwrap();
+    let before = runtime.inspect().instance(id).unwrap();
     assert_eq!(before.swaps, 1);
     let angle = |runtime: &Runtime| {
         let p = common::transform(runtime, "py-moon").position;
@@ -216,7 +229,11 @@ fn a_watched_python_script_is_rebuilt_and_swapped_with_its_state() {
         (turned - expected).abs() < 1e-4,
         "turned {turned}, expected {expected}"
     );
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     // Each version was reported once; the build reading the files started
     // no other.
     std::thread::sleep(Duration::from_millis(500));
@@ -273,7 +290,11 @@ fn faster_broken_fixed(
     };
     // The old (fast) version runs on.
     assert!((turned(runtime, 10) - 2.0 * 10.0 * dt).abs() < 1e-4);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
 
     // The fix swaps in; the error was reported once (no outcome between).
     std::fs::write(&path, format!("{fast}\n")).unwrap();
@@ -281,9 +302,13 @@ fn faster_broken_fixed(
         SwapOutcome::Swapped { report, .. } => assert!(report.restored),
         other => panic!("{other:?}"),
     }
-    assert_eq!(runtime.instance(id).unwrap().swaps, 2);
+    assert_eq!(runtime.inspect().instance(id).unwrap().swaps, 2);
     assert!((turned(runtime, 10) - 2.0 * 10.0 * dt).abs() < 1e-4);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     std::thread::sleep(Duration::from_millis(500));
     queue.extend(swapper.apply(runtime));
     assert!(queue.is_empty(), "{queue:?}");
@@ -311,7 +336,11 @@ fn started_probe(
     let (mut runtime, log) = common::runtime();
     let id = runtime.spawn(&load(engine, dir)).unwrap();
     runtime.run_frames(60);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     let angle = 60.0 * f64::from(1.0f32 / 60.0);
     assert_near(
         common::transform(&runtime, probe).position,
@@ -547,6 +576,10 @@ fn a_python_script_gets_only_the_interfaces_its_grants_allow() {
     own.run_frames(10);
     own.hot_swap(id, &orbiter).unwrap();
     own.run_frames(10);
-    assert!(own.errors().is_empty(), "{:?}", own.errors());
+    assert!(
+        own.inspect().errors().is_empty(),
+        "{:?}",
+        own.inspect().errors()
+    );
     assert_near(common::transform(&own, "py-moon").position, moon_after(20));
 }

@@ -35,7 +35,11 @@ fn health(runtime: &game_host::Runtime, id: u32) -> Value {
 #[test]
 fn a_script_queries_and_writes_the_components_it_inserted() {
     let (runtime, messages) = reach("[default]\n", 5);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     assert!(
         messages.contains(&"none: 0 (Ok(0), Ok(0))".to_owned()),
         "{messages:?}"
@@ -78,7 +82,11 @@ fn queries_answer_only_what_the_grants_let_a_script_read() {
     // Entities by name: the cube is not the script's, and its grants do
     // not name it, so no query finds or moves it.
     let (runtime, messages) = reach("[default]\nreads = [\"goblin-*\"]\n", 2);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     assert!(
         messages.contains(&"names: goblin-0,goblin-1,goblin-2,ally".to_owned()),
         "{messages:?}"

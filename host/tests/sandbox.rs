@@ -92,10 +92,10 @@ fn beside_cube(engine: &ScriptEngine, mode: &str) -> Run {
     eprintln!("{mode}: entrypoint {spawn:?}, slowest frame {slowest:?}");
     Run {
         cube: common::transform(&runtime, "cube"),
-        errors: runtime.errors().to_vec(),
+        errors: runtime.inspect().errors().to_vec(),
         spawn,
         slowest,
-        live: runtime.live_instances(),
+        live: runtime.inspect().live_instances(),
         frames: runtime.frame(),
         hostile_log: log
             .records()
@@ -159,8 +159,8 @@ fn a_script_may_get_its_own_budget() {
     runtime.spawn(&cube).unwrap();
     runtime.spawn(&trusted).unwrap();
     runtime.run_frames(2);
-    assert_eq!(runtime.errors().len(), 1);
-    let cause = &runtime.errors()[0].cause;
+    assert_eq!(runtime.inspect().errors().len(), 1);
+    let cause = &runtime.inspect().errors()[0].cause;
     assert!(cause.contains("CPU deadline of 20 ms"), "{cause}");
     // What the engine cannot enforce is refused.
     let too_much = ScriptLimits {
@@ -217,7 +217,7 @@ fn an_endless_loop_in_restore_state_fails_the_swap_and_the_old_version_runs_on()
         .filter(|m| m.starts_with("tick"))
         .collect();
     assert_eq!(ticks, ["tick 1", "tick 2", "tick 3", "tick 4"]);
-    assert_eq!(runtime.instance(id).unwrap().swaps, 0);
+    assert_eq!(runtime.inspect().instance(id).unwrap().swaps, 0);
 }
 
 #[test]
@@ -390,16 +390,16 @@ fn a_failed_script_restarts_with_backoff_then_stays_down() {
     runtime.run_frames(FRAMES);
     // Fails at frame 1; restarts after 5 frames (fails at 7), then after 10
     // (fails at 18); then the policy's two restarts are spent.
-    let frames: Vec<u64> = runtime.errors().iter().map(|e| e.frame).collect();
+    let frames: Vec<u64> = runtime.inspect().errors().iter().map(|e| e.frame).collect();
     assert_eq!(frames, [1, 7, 18]);
-    assert!(runtime.errors().iter().all(|e| e.instance == id));
+    assert!(runtime.inspect().errors().iter().all(|e| e.instance == id));
     let starts = log
         .messages()
         .into_iter()
         .filter(|m| m == "started trap-once")
         .count();
     assert_eq!(starts, 3);
-    assert_eq!(runtime.live_instances(), 1);
+    assert_eq!(runtime.inspect().live_instances(), 1);
     assert_eq!(common::transform(&runtime, "cube"), cube_alone());
 }
 

@@ -298,7 +298,7 @@ fn a_world_over_its_budget_is_stopped_and_its_thread_keeps_time() {
     for id in cubes {
         let cube = report(id);
         assert_eq!(cube.reason, EndReason::Finished);
-        assert_eq!(cube.scene, alone.dump());
+        assert_eq!(cube.scene, alone.inspect().dump());
     }
 
     let totals = server.totals();

@@ -44,7 +44,7 @@ fn soak(frames: u64) {
         highest = highest.max(common::memory::status_kib("VmRSS"));
     }
     let end = common::memory::status_kib("VmRSS");
-    let stats = runtime.wait_stats();
+    let stats = runtime.inspect().wait_stats();
     eprintln!(
         "soak: {} frames, 4 churning scripts: RSS {after_warm_up} KiB after warm-up, \
          highest {highest} KiB, {end} KiB at the end; {} log lines, {} waits registered, \
@@ -52,17 +52,21 @@ fn soak(frames: u64) {
         runtime.frame(),
         log.0.load(Ordering::Relaxed),
         stats.registered,
-        runtime.wait_stats().pending
+        runtime.inspect().wait_stats().pending
     );
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
-    assert_eq!(runtime.live_instances(), 4);
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
+    assert_eq!(runtime.inspect().live_instances(), 4);
     // Each script holds at most 3 sleeping tasks and 1 listener-free timer.
     assert!(
-        runtime.wait_stats().pending <= 4 * 4,
+        runtime.inspect().wait_stats().pending <= 4 * 4,
         "{}",
-        runtime.wait_stats().pending
+        runtime.inspect().wait_stats().pending
     );
-    for info in runtime.instances() {
+    for info in runtime.inspect().instances() {
         assert_eq!(info.handles.live, 0);
         assert!(info.handles.highest_index < 8, "{:?}", info.handles);
     }

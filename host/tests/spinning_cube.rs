@@ -27,7 +27,7 @@ fn rotation_after_60_frames_at_60_hz_is_analytic() {
         );
     }
     assert_eq!(runtime.frame(), 60);
-    assert!(runtime.errors().is_empty());
+    assert!(runtime.inspect().errors().is_empty());
     assert_eq!(log.messages(), ["spinning cube started"]);
 }
 
@@ -63,7 +63,7 @@ fn resource_table_does_not_grow_over_100k_frames() {
 
     runtime.run_frames(FRAMES);
 
-    let info = runtime.instance(id).expect("still running");
+    let info = runtime.inspect().instance(id).expect("still running");
     // One `cube-transform()` handle per frame, each dropped by the guest
     // and deleted from the table, so its slot is reused every frame.
     assert_eq!(info.handles.created, FRAMES);
@@ -74,5 +74,5 @@ fn resource_table_does_not_grow_over_100k_frames() {
         info.handles.highest_index
     );
     assert!(info.table_empty);
-    assert!(runtime.errors().is_empty());
+    assert!(runtime.inspect().errors().is_empty());
 }

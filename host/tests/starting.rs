@@ -1,7 +1,7 @@
 //! Starting a script in parts, as a Bevy game does away from its step
-//! (`game-host-bevy`): `Runtime::prepare` on the runtime's thread, then
+//! (`game-host-bevy`): `Starts::prepare` on the runtime's thread, then
 //! `Preparing::build` on any thread (the instance made, a Python or
-//! JavaScript script's sources compiled), then `Runtime::start_prepared`.
+//! JavaScript script's sources compiled), then `Starts::start`.
 //! Scripts built on other threads, in another order, run as if spawned in
 //! the order they were prepared: the same random numbers, clocks and
 //! scene. A Python or JavaScript error raised when the module runs still
@@ -51,7 +51,7 @@ fn scripts_built_on_other_threads_in_another_order_run_as_if_spawned() {
     let (mut prepared, _) = common::runtime();
     let preparing: Vec<_> = scripts
         .iter()
-        .map(|script| prepared.prepare(script).unwrap())
+        .map(|script| prepared.starts().prepare(script).unwrap())
         .collect();
     // Built one at a time on other threads, the last first.
     let mut built: Vec<_> = preparing
@@ -65,12 +65,20 @@ fn scripts_built_on_other_threads_in_another_order_run_as_if_spawned() {
     built.reverse();
     prepared.step();
     for ready in built {
-        prepared.start_prepared(ready).unwrap();
+        prepared.starts().start(ready).unwrap();
     }
     prepared.run_frames(30);
 
-    assert!(spawned.errors().is_empty(), "{:?}", spawned.errors());
-    assert!(prepared.errors().is_empty(), "{:?}", prepared.errors());
+    assert!(
+        spawned.inspect().errors().is_empty(),
+        "{:?}",
+        spawned.inspect().errors()
+    );
+    assert!(
+        prepared.inspect().errors().is_empty(),
+        "{:?}",
+        prepared.inspect().errors()
+    );
     let positions = |runtime: &Runtime| {
         [
             "py-random",
@@ -107,43 +115,57 @@ fn an_error_in_a_prepared_module_names_its_line_and_the_wrong_use_is_refused() {
         (&javascript, "broken.js:2"),
     ] {
         let (mut runtime, log) = common::runtime();
-        let ready = runtime.prepare(&load(&engine, path)).unwrap();
+        let ready = runtime.starts().prepare(&load(&engine, path)).unwrap();
         let ready = ready.build().expect("it compiles, so it builds");
-        let error = format!("{:#}", runtime.start_prepared(ready).unwrap_err());
+        let error = format!("{:#}", runtime.starts().start(ready).unwrap_err());
         let said = format!("{error}\n{}", log.messages().join("\n"));
         assert!(said.contains("at import") && said.contains(line), "{said}");
-        assert_eq!(runtime.errors().len(), 1);
+        assert_eq!(runtime.inspect().errors().len(), 1);
     }
 
     let script = common::load(&engine, "determinism");
     let (mut one, _) = common::runtime();
     let (mut other, _) = common::runtime();
-    let ready = one.prepare(&script).unwrap().build().unwrap();
-    let error = other.start_prepared(ready).unwrap_err().to_string();
+    let ready = one.starts().prepare(&script).unwrap().build().unwrap();
+    let error = other.starts().start(ready).unwrap_err().to_string();
     assert_eq!(
         error,
         "script `test_determinism` was prepared for another runtime"
     );
-    assert_eq!(other.instances().len(), 0);
+    assert_eq!(other.inspect().instances().len(), 0);
 
     // A swap's new version swaps in, and only swaps in.
     let id = one.spawn(&script).unwrap();
-    let new = one.prepare_swap(id, &script).unwrap().build().unwrap();
-    let error = one.start_prepared(new).unwrap_err().to_string();
+    let new = one
+        .starts()
+        .prepare_swap(id, &script)
+        .unwrap()
+        .build()
+        .unwrap();
+    let error = one.starts().start(new).unwrap_err().to_string();
     assert_eq!(
         error,
         "script `test_determinism` was prepared for a swap, not a start"
     );
-    let new = one.prepare_swap(id, &script).unwrap().build().unwrap();
-    let report = one.swap_prepared(new).unwrap();
+    let new = one
+        .starts()
+        .prepare_swap(id, &script)
+        .unwrap()
+        .build()
+        .unwrap();
+    let report = one.starts().swap(new).unwrap();
     assert_eq!(report.instance, id);
-    let ready = one.prepare(&script).unwrap().build().unwrap();
-    let error = one.swap_prepared(ready).unwrap_err().to_string();
+    let ready = one.starts().prepare(&script).unwrap().build().unwrap();
+    let error = one.starts().swap(ready).unwrap_err().to_string();
     assert_eq!(
         error,
         "script `test_determinism` was prepared for a start, not a swap"
     );
-    let info = one.instances();
+    let info = one.inspect().instances();
     assert_eq!((info.len(), info[0].id, info[0].swaps), (1, id, 1));
-    assert!(one.errors().is_empty(), "{:?}", one.errors());
+    assert!(
+        one.inspect().errors().is_empty(),
+        "{:?}",
+        one.inspect().errors()
+    );
 }

@@ -9,7 +9,7 @@ fn changes_made_in_on_message_take_effect_next_frame() {
     let (mut runtime, log) = common::runtime();
     let id = runtime.spawn(&churn).unwrap();
     // entrypoint: subscribe 1, unsubscribe 1, subscribe 1.
-    assert_eq!(runtime.dispatch_order(), [(id, 1)]);
+    assert_eq!(runtime.inspect().dispatch_order(), [(id, 1)]);
 
     runtime.run_frames(12);
 
@@ -31,8 +31,8 @@ fn changes_made_in_on_message_take_effect_next_frame() {
     .map(|(frame, msg)| format!("frame {frame} msg {msg}"));
     assert_eq!(log.messages(), expected);
     assert_eq!(
-        runtime.instance(id).unwrap().subscriptions,
+        runtime.inspect().instance(id).unwrap().subscriptions,
         Vec::<u32>::new()
     );
-    assert!(runtime.errors().is_empty());
+    assert!(runtime.inspect().errors().is_empty());
 }

@@ -134,7 +134,11 @@ fn frame_times(
             start.elapsed().as_nanos() as f64
         })
         .collect();
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
     times.sort_by(f64::total_cmp);
     times
 }

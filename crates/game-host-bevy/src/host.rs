@@ -5,13 +5,13 @@
 //! runs one frame, and gives the world back.
 //!
 //! A script starts in two steps. The step that finds it new takes its
-//! place among the runtime's scripts ([`Runtime::prepare`]) and has its
+//! place among the runtime's scripts ([`Starts::prepare`](game_host::runtime::Starts::prepare)) and has its
 //! instance made on the background queue ([`Making`]), a Python or
 //! JavaScript script's sources compiled there too: milliseconds that no
 //! step waits for. The first step after that runs its `entrypoint`, which
 //! needs the world, and sends [`ScriptStarted`]. Scripts found in one step
 //! start in one step, in the order their entities were made. A changed
-//! asset's new version is made the same way ([`Runtime::prepare_swap`]);
+//! asset's new version is made the same way ([`Starts::prepare_swap`](game_host::runtime::Starts::prepare_swap));
 //! the old one runs until the step that hands its state over.
 
 use std::collections::{HashMap, HashSet};
@@ -139,6 +139,7 @@ impl ScriptHost {
         let state = self.state();
         state
             .runtime
+            .inspect()
             .instance(state.attached.get(&entity)?.instance?)
     }
 
@@ -212,7 +213,7 @@ impl HostState {
         }
         if self.started {
             for event in input.events {
-                self.runtime.push_event(event);
+                self.runtime.input().event(event);
             }
             self.runtime.step();
         }
@@ -299,7 +300,7 @@ impl HostState {
                     instance: None,
                     making: None,
                 };
-                let preparing = component.and_then(|c| self.runtime.prepare(&c));
+                let preparing = component.and_then(|c| self.runtime.starts().prepare(&c));
                 let result = preparing.map(|preparing| {
                     let number = self.making.number();
                     attached.making = Some(number);
@@ -310,7 +311,7 @@ impl HostState {
             }
             Change::Swap(entity, id, component) => {
                 let preparing = component
-                    .and_then(|c| self.runtime.prepare_swap(id, &c))
+                    .and_then(|c| self.runtime.starts().prepare_swap(id, &c))
                     .map_err(|e| ScriptFailed::new(entity, e))?;
                 let number = self.making.number();
                 if let Some(attached) = self.attached.get_mut(&entity) {
@@ -349,14 +350,14 @@ impl HostState {
             let frame = self.runtime.frame();
             let result = match purpose {
                 Purpose::Start => prepared
-                    .and_then(|p| self.runtime.start_prepared(p))
+                    .and_then(|p| self.runtime.starts().start(p))
                     .map(|id| {
                         attached.instance = Some(id);
                         self.started = true;
                         started.push(ScriptStarted { entity, frame });
                     }),
                 Purpose::Swap => prepared
-                    .and_then(|p| self.runtime.swap_prepared(p))
+                    .and_then(|p| self.runtime.starts().swap(p))
                     .map(drop),
             };
             if let Err(e) = result {
@@ -378,7 +379,7 @@ impl HostState {
     /// The failures the runtime recorded since the last step, each with
     /// the entity its script is attached to.
     fn new_errors(&mut self) -> Vec<ScriptFailed> {
-        let errors = &self.runtime.errors()[self.reported..];
+        let errors = &self.runtime.inspect().errors()[self.reported..];
         self.reported += errors.len();
         errors
             .iter()
@@ -387,7 +388,7 @@ impl HostState {
                     .attached
                     .iter_mut()
                     .find(|(_, a)| a.instance == Some(error.instance))?;
-                if !self.runtime.is_alive(error.instance) {
+                if !self.runtime.inspect().is_alive(error.instance) {
                     attached.instance = None;
                 }
                 Some(ScriptFailed::new(entity, anyhow::Error::new(error.clone())))

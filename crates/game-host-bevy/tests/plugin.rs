@@ -57,8 +57,12 @@ fn the_cube_after_120_fixed_steps_is_host_runs_cube() {
         .unwrap();
     runtime.run_frames(120);
 
-    let bevy = ScriptHost::with_runtime(app.world_mut(), |runtime| runtime.dump());
-    assert_eq!(bevy, runtime.dump(), "the same scene, bit for bit");
+    let bevy = ScriptHost::with_runtime(app.world_mut(), |runtime| runtime.inspect().dump());
+    assert_eq!(
+        bevy,
+        runtime.inspect().dump(),
+        "the same scene, bit for bit"
+    );
     let cube = common::transform(&mut app, "cube");
     let (axis, angle) = cube.rotation.to_axis_angle();
     assert!((angle.to_degrees() - 180.0).abs() < 1e-3, "{angle}");

@@ -35,9 +35,11 @@ struct Cell {
 /// The overlay's lines for `runtime`: its last frame's time, then the
 /// scripts that take the most time per frame (median and 99th percentile).
 pub fn overlay_lines(runtime: &Runtime, frame_ms: f64) -> Vec<String> {
-    let times = runtime.script_times();
+    let times = runtime.inspect().script_times();
     let mut scripts_ms = 0.0;
-    runtime.last_frame_times(|_, seconds| scripts_ms += seconds * 1e3);
+    runtime
+        .inspect()
+        .last_frame_times(|_, seconds| scripts_ms += seconds * 1e3);
     let mut lines = vec![
         format!(
             "frame {}  {frame_ms:.2} ms  scripts {scripts_ms:.2} ms",

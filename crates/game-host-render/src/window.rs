@@ -237,7 +237,7 @@ impl ApplicationHandler for App<'_> {
                 if let PhysicalKey::Code(code) = event.physical_key
                     && let Some(key) = key_for_code(code)
                 {
-                    self.runtime.push_event(match event.state {
+                    self.runtime.input().event(match event.state {
                         ElementState::Pressed => Event::KeyPressed(key),
                         ElementState::Released => Event::KeyReleased(key),
                     });

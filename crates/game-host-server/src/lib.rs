@@ -100,10 +100,12 @@ pub struct Server {
 impl Server {
     /// Starts the loop threads (with no worlds yet). Every world's
     /// background jobs run on one set of workers
-    /// ([`RuntimeConfig::job_workers`], made here from `job_threads` unless
-    /// given), and the calls of every world's big frames on one set of
-    /// frame threads ([`RuntimeConfig::frame_pool`], made here from
-    /// `frame_threads` unless given): threads do not grow with worlds.
+    /// ([`RuntimeConfig::job_workers`](game_host::RuntimeConfig::job_workers),
+    /// made here from `job_threads` unless given), and the calls of every
+    /// world's big frames on one set of frame threads
+    /// ([`RuntimeConfig::frame_pool`](game_host::RuntimeConfig::frame_pool),
+    /// made here from `frame_threads` unless given): threads do not grow
+    /// with worlds.
     pub fn start(mut config: ServerConfig) -> Result<Server> {
         // Scripts' times are read every frame: measure the clock's rate
         // now, not on a loop thread's first frame.
@@ -312,7 +314,7 @@ impl Server {
     }
 
     /// World `id`'s status and how long each of its scripts takes per
-    /// frame (see [`Runtime::script_times`](game_host::Runtime::script_times)),
+    /// frame (see [`Inspect::script_times`](game_host::runtime::Inspect::script_times)),
     /// asked of its loop thread alone; `None` when no such world runs.
     pub fn world(&self, id: WorldId) -> Option<(WorldStatus, Vec<ScriptTime>)> {
         let thread = self.threads.get(self.thread_of_world(id)?)?;

@@ -102,7 +102,7 @@ impl LoopThread {
             }
             Order::Send(id, event) => {
                 if let Some(world) = self.worlds.iter_mut().find(|w| w.id == id) {
-                    world.runtime.push_event(event);
+                    world.runtime.input().event(event);
                 }
             }
             Order::Status(reply) => {
@@ -110,7 +110,9 @@ impl LoopThread {
             }
             Order::World(id, reply) => {
                 let world = self.worlds.iter().find(|w| w.id == id);
-                let _ = reply.send(world.map(|w| (w.status(self.index), w.runtime.script_times())));
+                let _ = reply.send(
+                    world.map(|w| (w.status(self.index), w.runtime.inspect().script_times())),
+                );
             }
             Order::Shutdown => return false,
         }
@@ -129,7 +131,7 @@ impl LoopThread {
             world.step();
             let cost = begun.elapsed();
             let seconds = &mut self.script_seconds;
-            world.runtime.last_frame_times(|script, spent| {
+            world.runtime.inspect().last_frame_times(|script, spent| {
                 match seconds.iter_mut().find(|(name, _)| name == script) {
                     Some((_, total)) => *total += spent,
                     None => seconds.push((script.to_owned(), spent)),
@@ -167,7 +169,11 @@ impl LoopThread {
         }
         record.time = start.elapsed();
         record.worlds = self.worlds.len();
-        record.instances = self.worlds.iter().map(|w| w.runtime.live_instances()).sum();
+        record.instances = self
+            .worlds
+            .iter()
+            .map(|w| w.runtime.inspect().live_instances())
+            .sum();
         record.overrun = record.time > self.dt;
         self.count(&record);
         if record.overrun {
@@ -238,7 +244,11 @@ impl LoopThread {
     }
 
     fn publish_population(&mut self) {
-        let instances: usize = self.worlds.iter().map(|w| w.runtime.live_instances()).sum();
+        let instances: usize = self
+            .worlds
+            .iter()
+            .map(|w| w.runtime.inspect().live_instances())
+            .sum();
         self.stats
             .lock_unpoisoned()
             .set_population(self.worlds.len(), instances);

@@ -290,8 +290,8 @@ impl World {
         frames: Option<u64>,
         hub: Arc<WorldHub>,
     ) -> Self {
-        let errors_seen = runtime.errors().len();
-        let lost_writes_seen = runtime.lost_writes();
+        let errors_seen = runtime.inspect().errors().len();
+        let lost_writes_seen = runtime.inspect().lost_writes();
         World {
             id,
             runtime,
@@ -329,10 +329,10 @@ impl World {
     /// that may be overrun at most `overrun_frames - 1` frames in a row.
     pub fn stepped(&mut self, cost: Duration, budget: Duration, overrun_frames: u32) -> Stepped {
         self.last_cost = cost;
-        let errors = self.runtime.errors().len();
+        let errors = self.runtime.inspect().errors().len();
         let new_errors = errors - self.errors_seen;
         self.errors_seen = errors;
-        let lost_writes = self.runtime.lost_writes();
+        let lost_writes = self.runtime.inspect().lost_writes();
         let new_lost_writes = lost_writes - self.lost_writes_seen;
         self.lost_writes_seen = lost_writes;
         self.overrun_streak = if cost > budget {
@@ -342,9 +342,9 @@ impl World {
         };
         let end = if self.frames.is_some_and(|n| self.runtime.frame() >= n) {
             Some(EndReason::Finished)
-        } else if self.runtime.live_instances() == 0
+        } else if self.runtime.inspect().live_instances() == 0
             && errors > 0
-            && self.runtime.pending_restarts() == 0
+            && self.runtime.inspect().pending_restarts() == 0
         {
             Some(EndReason::ScriptsFailed)
         } else if self.overrun_streak >= overrun_frames {
@@ -368,8 +368,8 @@ impl World {
             id: self.id,
             thread,
             frame: self.runtime.frame(),
-            instances: self.runtime.live_instances(),
-            script_errors: self.runtime.errors().len(),
+            instances: self.runtime.inspect().live_instances(),
+            script_errors: self.runtime.inspect().errors().len(),
             players: self.hub.players(),
             last_frame_ms: self.last_cost.as_secs_f64() * 1e3,
         }
@@ -395,11 +395,12 @@ impl World {
             frames: self.runtime.frame(),
             errors: self
                 .runtime
+                .inspect()
                 .errors()
                 .iter()
                 .map(ToString::to_string)
                 .collect(),
-            scene: self.runtime.dump(),
+            scene: self.runtime.inspect().dump(),
             reason,
         }
     }

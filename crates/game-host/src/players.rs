@@ -3,7 +3,7 @@
 //! scripts send to their clients ([`PlayerMessage`]).
 //!
 //! A runtime learns of players only through events queued from outside
-//! (`Runtime::schedule_player`; this module sits below the runtime and
+//! (`runtime.input().player_at`; this module sits below the runtime and
 //! names nothing of it): the server admits them, the runtime delivers the events at a frame's
 //! start, in order with other input, and the recorder writes them down, so
 //! a replay sees the same players join, play and leave.

@@ -14,7 +14,7 @@ pub fn write(world: &mut World, file: Option<&PathBuf>) -> Result<()> {
         world.contains_resource::<ScriptHost>(),
         "no scene to dump: no script ran"
     );
-    let dump = ScriptHost::with_runtime(world, |runtime| runtime.dump());
+    let dump = ScriptHost::with_runtime(world, |runtime| runtime.inspect().dump());
     std::fs::write(file, dump.to_json())
         .map_err(|e| anyhow::anyhow!("failed to write scene dump `{}`: {e}", file.display()))
 }

@@ -36,8 +36,12 @@ fn host_run(scripts: &[&str], frames: u64) -> SceneDump {
         runtime.spawn(&engine.load_file(&file).unwrap()).unwrap();
     }
     runtime.run_frames(frames);
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
-    runtime.dump()
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
+    runtime.inspect().dump()
 }
 
 fn read_dump(file: &Path) -> SceneDump {

@@ -49,7 +49,7 @@ fn run() -> Result<()> {
     let mut runtime = Runtime::new(RuntimeConfig::default());
     runtime.spawn(&cube)?;
     runtime.run_frames(60);
-    if let Some(error) = runtime.errors().first() {
+    if let Some(error) = runtime.inspect().errors().first() {
         anyhow::bail!("the script failed: {error}");
     }
     let mut scene = runtime.scene().lock_unpoisoned();

@@ -185,7 +185,7 @@ pub fn run(mut args: RunArgs) -> Result<ExitCode> {
     )?;
     if swapper.as_ref().is_some_and(HotSwapper::is_waiting) {
         tracing::warn!("waiting for an edit to the script(s) that failed (--watch)");
-    } else if runtime.live_instances() == 0 && load_failures > 0 {
+    } else if runtime.inspect().live_instances() == 0 && load_failures > 0 {
         if scripts.len() == 1 {
             // Its error, printed above, says all.
             return Ok(ExitCode::FAILURE);
@@ -198,15 +198,15 @@ pub fn run(mut args: RunArgs) -> Result<ExitCode> {
             seed: runtime.seed(),
             checkpoint_every: args.world.checkpoint_every,
             canonical_nans: engine.deterministic_floats(),
-            open_to_players: runtime.open_to_players().clone(),
-            player_bytes_per_frame: runtime.player_bytes_per_frame(),
+            open_to_players: runtime.inspect().open_to_players().clone(),
+            player_bytes_per_frame: runtime.inspect().player_bytes_per_frame(),
         };
         let recorder = Recorder::create(file, settings, &started_scripts)?;
         runtime.observe(Box::new(recorder));
     }
     // Queued once a recording would see them.
     for (frame, event) in input {
-        runtime.schedule_event(frame, event);
+        runtime.input().event_at(frame, event);
     }
 
     let started = Instant::now();
@@ -226,7 +226,7 @@ pub fn run(mut args: RunArgs) -> Result<ExitCode> {
     } else {
         tracing::debug!("time in each script's calls:\n{table}");
     }
-    let failures = load_failures + runtime.errors().len();
+    let failures = load_failures + runtime.inspect().errors().len();
     if failures > 0 {
         eprintln!("error: {failures} script failure(s); see the errors above");
         return Ok(ExitCode::FAILURE);
@@ -241,7 +241,7 @@ fn time_table(runtime: &Runtime) -> String {
         "{:<24} {:>8} {:>12} {:>12} {:>12}\n",
         "script", "frames", "p50 ms", "p99 ms", "total ms"
     );
-    for time in runtime.script_times() {
+    for time in runtime.inspect().script_times() {
         table += &format!(
             "{:<24} {:>8} {:>12.4} {:>12.4} {:>12.3}\n",
             time.script,
@@ -362,7 +362,7 @@ fn write_outputs(args: &RunArgs, runtime: &mut Runtime, frame_ms: f64) -> Result
         print_waits(runtime);
     }
     if let Some(file) = &args.dump_scene {
-        std::fs::write(file, runtime.dump().to_json())
+        std::fs::write(file, runtime.inspect().dump().to_json())
             .with_context(|| format!("failed to write scene dump `{}`", file.display()))?;
     }
     Ok(())
@@ -439,8 +439,8 @@ fn screenshot(
 
 /// Prints every instance's pending waits to stderr.
 fn print_waits(runtime: &Runtime) {
-    for instance in runtime.instances() {
-        let waits = runtime.pending_waits(instance.id);
+    for instance in runtime.inspect().instances() {
+        let waits = runtime.inspect().pending_waits(instance.id);
         eprintln!(
             "script `{}` ({}): {} pending wait(s)",
             instance.name,

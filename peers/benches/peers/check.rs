@@ -96,6 +96,10 @@ pub fn same_results(cube: &ScriptComponent, peers: &ScriptComponent, fib_script:
     assert_eq!(fib(black_box(25)), 75_025);
     let mut w = wasm(fib_script, &[]);
     w.step(); // the script asserts fib(25) == 75025 itself
-    assert!(w.errors().is_empty(), "{:?}", w.errors());
+    assert!(
+        w.inspect().errors().is_empty(),
+        "{:?}",
+        w.inspect().errors()
+    );
     println!("checked: the three sides compute the same transforms and results");
 }

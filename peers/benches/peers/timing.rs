@@ -54,7 +54,11 @@ pub(crate) fn lua_side(script: &LuaScript) -> Side<'_> {
 
 /// Fails the benchmark if a script failed while being timed.
 pub(crate) fn assert_ran(runtime: &Runtime) {
-    assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
+    assert!(
+        runtime.inspect().errors().is_empty(),
+        "{:?}",
+        runtime.inspect().errors()
+    );
 }
 
 /// One scenario's medians in ns per operation, by side.

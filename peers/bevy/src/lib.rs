@@ -88,8 +88,12 @@ impl Side {
         match self {
             Side::Idle(_) => {}
             Side::Host(runtime, scenario) => {
-                assert!(runtime.errors().is_empty(), "{:?}", runtime.errors());
-                let dump = runtime.dump();
+                assert!(
+                    runtime.inspect().errors().is_empty(),
+                    "{:?}",
+                    runtime.inspect().errors()
+                );
+                let dump = runtime.inspect().dump();
                 let transforms = dump.entities.iter().map(|e| {
                     (
                         e.name.clone(),

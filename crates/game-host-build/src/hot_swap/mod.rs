@@ -224,7 +224,7 @@ impl HotSwapper {
                 }
             };
             let running = &mut self.running[source];
-            running.ids.retain(|id| runtime.is_alive(*id));
+            running.ids.retain(|id| runtime.inspect().is_alive(*id));
             let mut ok = !running.ids.is_empty() || running.wanted == 0;
             if running.ids.is_empty() && running.wanted > 0 {
                 match start(runtime, &component, running.wanted) {
@@ -252,7 +252,7 @@ impl HotSwapper {
                     .ids
                     .iter()
                     .copied()
-                    .filter(|id| runtime.instance(*id).is_some())
+                    .filter(|id| runtime.inspect().instance(*id).is_some())
                     .collect();
                 for id in &live {
                     match runtime.hot_swap(*id, &component) {
@@ -291,20 +291,20 @@ impl HotSwapper {
                 running.failing = true;
             }
         }
-        self.errors_seen = runtime.errors().len();
+        self.errors_seen = runtime.inspect().errors().len();
         outcomes
     }
 
     /// Drops the instances that failed since the last call; says so when a
     /// source has none left.
     fn notice_failures(&mut self, runtime: &Runtime) {
-        if runtime.errors().len() == self.errors_seen {
+        if runtime.inspect().errors().len() == self.errors_seen {
             return;
         }
-        self.errors_seen = runtime.errors().len();
+        self.errors_seen = runtime.inspect().errors().len();
         for (index, running) in self.running.iter_mut().enumerate() {
             let before = running.ids.len();
-            running.ids.retain(|id| runtime.is_alive(*id));
+            running.ids.retain(|id| runtime.inspect().is_alive(*id));
             if before > 0 && running.ids.is_empty() {
                 running.failing = true;
                 let path = self.sources.lock_unpoisoned()[index]

@@ -110,7 +110,7 @@ impl Server {
             self.reserve(n)
         })?;
         let frame = world.runtime.frame();
-        let instances = world.runtime.live_instances();
+        let instances = world.runtime.inspect().live_instances();
         // Scripts that spawned instances as the log replayed need room for
         // them too.
         let _more = match instances.saturating_sub(reserved) {

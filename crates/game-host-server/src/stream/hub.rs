@@ -179,7 +179,7 @@ impl WorldHub {
     pub(crate) fn deliver(&self, runtime: &mut Runtime) {
         let inputs = std::mem::take(&mut *self.inputs.lock_unpoisoned());
         for event in inputs {
-            runtime.push_player(event);
+            runtime.input().player(event);
         }
     }
 
@@ -259,7 +259,7 @@ impl WorldHub {
         if frame.is_multiple_of(self.every) {
             let snapshots = std::mem::take(&mut *self.snapshots.lock_unpoisoned());
             if listened || !snapshots.is_empty() {
-                let world_views = runtime.views();
+                let world_views = runtime.inspect().views();
                 let changes = {
                     let mut scene = runtime.scene().lock_unpoisoned();
                     tracker.update(&mut *scene, world_views.replicated())

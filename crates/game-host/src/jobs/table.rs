@@ -45,6 +45,10 @@ trait KindTable: Send {
     fn take_ready(&mut self, kind: JobKindId, out: &mut Delivered);
     /// `job KEY`, for wait listings.
     fn describe(&self, job: u64) -> String;
+    #[cfg_attr(
+        not(any(test, feature = "test-util")),
+        expect(dead_code, reason = "read by the test hooks of `Inspect`")
+    )]
     fn stats(&self) -> JobStats;
 }
 
@@ -257,12 +261,20 @@ impl Jobs {
     }
 
     /// Counters of kind `J`, if registered.
+    #[cfg_attr(
+        not(any(test, feature = "test-util")),
+        expect(dead_code, reason = "read by the test hooks of `Inspect`")
+    )]
     pub fn stats_of<J: Job>(&self) -> Option<JobStats> {
         let kind = self.registry.kind_of::<J>()?;
         Some(self.kinds[kind as usize].stats())
     }
 
     /// Counters summed over every kind.
+    #[cfg_attr(
+        not(any(test, feature = "test-util")),
+        expect(dead_code, reason = "read by the test hooks of `Inspect`")
+    )]
     pub fn stats(&self) -> JobStats {
         let mut total = JobStats::default();
         for table in &self.kinds {

@@ -171,8 +171,8 @@ pub fn replay(
     }
     for (frame, input) in &recording.inputs {
         match input {
-            RecordedInput::Event(event) => runtime.schedule_event(*frame, event.clone()),
-            RecordedInput::Player(event) => runtime.schedule_player(*frame, event.clone()),
+            RecordedInput::Event(event) => runtime.input().event_at(*frame, event.clone()),
+            RecordedInput::Player(event) => runtime.input().player_at(*frame, event.clone()),
         }
     }
     let frames = recording.frames();

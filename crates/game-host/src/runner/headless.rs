@@ -49,7 +49,9 @@ impl HeadlessRunner {
         let mut pacing = Pacing::new(Duration::from_secs_f64(runtime.dt()), Instant::now());
         let mut frames = 0;
         while !self.stop.load(Ordering::Relaxed) {
-            if !self.wait_for_fixes && runtime.live_instances() == 0 && !runtime.errors().is_empty()
+            if !self.wait_for_fixes
+                && runtime.inspect().live_instances() == 0
+                && !runtime.inspect().errors().is_empty()
             {
                 tracing::warn!("every script has failed; stopping");
                 break;

@@ -33,7 +33,8 @@ pub struct RuntimeConfig {
     /// keyed by it (see [`crate::determinism`]).
     pub seed: u64,
     /// Sample every instance's wasm stack on each CPU-deadline tick, for
-    /// [`Runtime::take_profiles`] (needs deadlines on; off: no cost).
+    /// [`Runtime::take_profiles`](super::Runtime::take_profiles) (needs
+    /// deadlines on; off: no cost).
     pub profile: bool,
     /// What each script may do (see [`crate::grants`]); empty: everything.
     /// Applied to every instance started (spawns, swaps, restarts).

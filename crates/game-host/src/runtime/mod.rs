@@ -27,14 +27,19 @@
 //! The runtime knows nothing about windows or real time: a runner (the
 //! `runner` module, above this one) decides when to call `step`.
 //!
+//! `Runtime` itself is the frame API; the rest is behind faces borrowed
+//! from it: [`Inspect`] (`inspect()`: what tools look at), [`Input`]
+//! (`input()`: events and players' events from outside) and [`Starts`]
+//! (`starts()`: a start or a swap in parts).
+//!
 //! Files: `config`, `slots` (the instance arena), `dispatch` and `claims`
 //! (the frame's calls on its threads), `starting` (how an instance comes to
-//! life), `commands` (what scripts asked for),
-//! `inspect` (read-only views), `swap`, `observe` (what a recorder sees),
-//! and tables that know nothing of the runtime: `subscriptions`, `waits`,
-//! `motion`, `events`, `restart`, `outbox`, `overwrites` (lost writes).
-//! Only `mod.rs`, `starting`, `inspect`, `swap`, `commands`, `players`
-//! extend it.
+//! life), `starts` (its face), `commands` (what scripts asked for),
+//! `inspect` (read-only views), `input` (what comes in), `swap`, `observe`
+//! (what a recorder sees), and tables that know nothing of the runtime:
+//! `subscriptions`, `waits`, `motion`, `events`, `restart`, `outbox`,
+//! `overwrites` (lost writes). Only `mod.rs`, `starting`, `starts`,
+//! `inspect`, `input`, `swap`, `commands`, `players` extend it.
 
 mod claims;
 mod commands;
@@ -42,6 +47,7 @@ mod config;
 mod dispatch;
 mod events;
 mod granting;
+mod input;
 mod inspect;
 mod motion;
 mod observe;
@@ -52,6 +58,7 @@ mod restart;
 mod script_times;
 mod slots;
 mod starting;
+mod starts;
 mod subscriptions;
 mod swap;
 mod waits;
@@ -62,7 +69,6 @@ use anyhow::Result;
 use uuid::Uuid;
 
 use crate::error::ScriptError;
-use crate::guest::bindings::events::Event;
 use crate::guest::bindings::tasks::Wake;
 use crate::guest::engine::Extension;
 use crate::guest::instance::ScriptInstance;
@@ -84,10 +90,13 @@ use waits::Waits;
 
 pub use config::{DEFAULT_PLAYER_BYTES_PER_FRAME, RuntimeConfig};
 pub use dispatch::{FramePool, frame_threads};
+pub use input::Input;
+pub use inspect::Inspect;
 pub use observe::RunObserver;
 pub use restart::RestartPolicy;
 pub use script_times::ScriptTime;
 pub use starting::{Prepared, Preparing};
+pub use starts::Starts;
 pub use swap::SwapReport;
 pub use waits::{PendingWait, WaitStats};
 
@@ -432,17 +441,10 @@ impl Runtime {
         &self.shared.scene
     }
 
-    /// Queues an event from outside the scripts (a key press, a message)
-    /// for delivery at the start of `frame` (the next frame if that has
-    /// passed). A frame's input is delivered before its script messages.
-    pub fn schedule_event(&mut self, frame: u64, event: Event) {
-        self.schedule_input(frame, Incoming::Event(event));
-    }
-
     /// Queues input from outside (an event, a player's event) for the
     /// start of `frame` (the next frame if that has passed), and lets the
     /// observer see it.
-    fn schedule_input(&mut self, frame: u64, input: Incoming) {
+    pub(super) fn schedule_input(&mut self, frame: u64, input: Incoming) {
         let frame = frame.max(self.frame() + 1);
         if let Some(observer) = self.observer.as_mut() {
             match &input {
@@ -451,11 +453,6 @@ impl Runtime {
             }
         }
         self.events.schedule_input(frame, input);
-    }
-
-    /// Queues an event for delivery at the start of the next frame.
-    pub fn push_event(&mut self, event: Event) {
-        self.schedule_event(0, event);
     }
 
     fn record(&mut self, error: ScriptError) {

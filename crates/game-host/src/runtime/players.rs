@@ -3,39 +3,15 @@
 //! player listeners), and the messages scripts send to their clients.
 
 use super::Runtime;
-use super::events::Incoming;
 use crate::guest::bindings::events::ScriptMessage;
 use crate::players::{PlayerEvent, PlayerId, PlayerMessage};
 use crate::sync::LockExt;
 
 impl Runtime {
-    /// Queues something a player did (joined, left, sent input) for the
-    /// start of `frame` (the next frame if that has passed), in order with
-    /// other input; recorded, like all input.
-    pub fn schedule_player(&mut self, frame: u64, event: PlayerEvent) {
-        self.schedule_input(frame, Incoming::Player(event));
-    }
-
-    /// Queues a player event for the start of the next frame.
-    pub fn push_player(&mut self, event: PlayerEvent) {
-        self.schedule_player(0, event);
-    }
-
-    /// The players in the world now, in the order they joined.
-    pub fn players(&self) -> Vec<PlayerId> {
-        self.shared.players.list()
-    }
-
     /// Takes the messages scripts sent to players since the last call, in
     /// the order they were sent.
     pub fn take_player_messages(&mut self) -> Vec<PlayerMessage> {
         self.outbox.take()
-    }
-
-    /// Which entities each player sees, and the components that stream
-    /// with them, as scripts set them (`views`).
-    pub fn views(&self) -> &crate::views::Views {
-        &self.views
     }
 
     /// Forgets the audiences of despawned entities (after every frame's

@@ -13,7 +13,7 @@ use crate::ticks;
 /// 60 Hz).
 const RECENT: usize = 600;
 
-/// One script's times, as [`Runtime::script_times`](super::Runtime::script_times)
+/// One script's times, as [`Inspect::script_times`](super::Inspect::script_times)
 /// reports them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScriptTime {

@@ -1,10 +1,10 @@
 //! How an instance comes to life: [`Runtime::spawn`] in one call, or in
 //! three parts, so that an embedder can do the costly middle one away from
-//! its frame (a Bevy game's step): [`Runtime::prepare`] takes what must
+//! its frame (a Bevy game's step): [`Starts::prepare`](super::Starts::prepare) takes what must
 //! come from the runtime, in the order its scripts start; on any thread,
 //! [`Preparing::build`] instantiates the component and has a live Python or
 //! JavaScript runtime compile the script's sources (`game:live/loader.
-//! prepare`); [`Runtime::start_prepared`] then runs its `entrypoint`,
+//! prepare`); [`Starts::start`](super::Starts::start) then runs its `entrypoint`,
 //! which must see the scene of a frame boundary. A hot swap comes in the
 //! same parts (`swap`).
 
@@ -19,7 +19,7 @@ use crate::guest::engine::ScriptComponent;
 use crate::guest::instance::ScriptInstance;
 
 /// A script about to start, with all it takes from its runtime: made by
-/// [`Runtime::prepare`], built by [`Preparing::build`] on any thread.
+/// [`Starts::prepare`](super::Starts::prepare), built by [`Preparing::build`] on any thread.
 pub struct Preparing {
     /// The component, with its grants.
     component: ScriptComponent,
@@ -30,13 +30,13 @@ pub struct Preparing {
 }
 
 /// A script instantiated and ready for its `entrypoint`
-/// ([`Runtime::start_prepared`]).
+/// ([`Starts::start`](super::Starts::start)).
 pub struct Prepared {
     pub(super) instance: ScriptInstance,
     /// What its runtime shares: the runtime it must start in.
     shared: RuntimeShared,
     /// Whether it is the new version of a running instance (its id kept),
-    /// for [`Runtime::swap_prepared`], not a start.
+    /// for [`Starts::swap`](super::Starts::swap), not a start.
     pub(super) swap: bool,
 }
 
@@ -79,14 +79,14 @@ impl Runtime {
     /// runtime's instances (its random numbers come from it), taken now.
     /// Scripts prepared in some order get the random numbers they would
     /// have got spawned in that order.
-    pub fn prepare(&mut self, component: &ScriptComponent) -> Result<Preparing> {
+    pub(super) fn prepare(&mut self, component: &ScriptComponent) -> Result<Preparing> {
         self.reserve(component, None)
     }
 
     /// The last part of starting a script: runs the `entrypoint` of an
-    /// instance built from this runtime's [`Runtime::prepare`], as
+    /// instance built from this runtime's [`Starts::prepare`](super::Starts::prepare), as
     /// [`Runtime::spawn`] does.
-    pub fn start_prepared(&mut self, prepared: Prepared) -> Result<Uuid> {
+    pub(super) fn start_prepared(&mut self, prepared: Prepared) -> Result<Uuid> {
         let instance = self.take_prepared(prepared, false)?;
         let id = instance.id();
         if let Err(failed) = self.start(instance) {

@@ -82,6 +82,10 @@ impl Subscriptions {
             .collect()
     }
 
+    #[cfg_attr(
+        not(any(test, feature = "test-util")),
+        expect(dead_code, reason = "read by the test hooks of `Inspect`")
+    )]
     pub fn iter(&self) -> impl Iterator<Item = Subscription> + '_ {
         self.order.iter().copied()
     }

@@ -52,11 +52,15 @@ impl Runtime {
     }
 
     /// The first part of [`Runtime::hot_swap`] in parts, as a start comes
-    /// (see [`Runtime::prepare`]): the new version's grants (no more than
+    /// (see [`Starts::prepare`](super::Starts::prepare)): the new version's grants (no more than
     /// the old one was given), its engine's job kinds and its place among
     /// this runtime's instances, taken now. [`Preparing::build`] makes it,
-    /// on any thread, and [`Runtime::swap_prepared`] swaps it in.
-    pub fn prepare_swap(&mut self, id: Uuid, component: &ScriptComponent) -> Result<Preparing> {
+    /// on any thread, and [`Starts::swap`](super::Starts::swap) swaps it in.
+    pub(super) fn prepare_swap(
+        &mut self,
+        id: Uuid,
+        component: &ScriptComponent,
+    ) -> Result<Preparing> {
         let slot = self
             .slots
             .slot_of(id)
@@ -77,9 +81,9 @@ impl Runtime {
 
     /// The last part of a hot swap in parts: hands the running instance's
     /// state over to `prepared` (from this runtime's
-    /// [`Runtime::prepare_swap`]) as [`Runtime::hot_swap`] does, if that
+    /// [`Starts::prepare_swap`](super::Starts::prepare_swap)) as [`Runtime::hot_swap`] does, if that
     /// instance still runs.
-    pub fn swap_prepared(&mut self, prepared: Prepared) -> Result<SwapReport> {
+    pub(super) fn swap_prepared(&mut self, prepared: Prepared) -> Result<SwapReport> {
         let started = Instant::now();
         let mut new = self.take_prepared(prepared, true)?;
         let component = new.component().clone();

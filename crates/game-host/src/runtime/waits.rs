@@ -110,6 +110,10 @@ pub(crate) struct Waits {
 }
 
 impl Waits {
+    #[cfg_attr(
+        not(any(test, feature = "test-util")),
+        expect(dead_code, reason = "read by the test hooks of `Inspect`")
+    )]
     pub fn stats(&self) -> WaitStats {
         self.stats
     }
@@ -120,6 +124,10 @@ impl Waits {
     }
 
     /// Number of pending waits of all scripts.
+    #[cfg_attr(
+        not(any(test, feature = "test-util")),
+        expect(dead_code, reason = "read by the test hooks of `Inspect`")
+    )]
     pub fn len(&self) -> usize {
         self.map.len()
     }
