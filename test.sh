@@ -18,7 +18,8 @@
 #   declarations; pyright and TypeScript, which check scripts), into
 #   target/test-tools unless those versions are on PATH already.
 #
-# Then `cargo test --release`, with any arguments given here passed on.
+# Then `cargo test --release`, with any arguments given here passed on; with
+# none, then the tests of the CLI's fleet feature (off by default).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -75,4 +76,9 @@ if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
 fi
 
 step "cargo test --release $*"
-exec cargo test --release "$@"
+cargo test --release "$@"
+# The fleet's tests need the CLI's fleet feature (Redis), off by default.
+if [ $# -eq 0 ]; then
+    step "cargo test --release -p game-host-cli --features fleet (the fleet's tests)"
+    cargo test --release -p game-host-cli --features fleet --test fleet --test forwarding
+fi

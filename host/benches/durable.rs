@@ -84,7 +84,7 @@ fn frame_times(scripts: &[ScriptComponent], worlds: usize, seconds: f64, durable
         state: durable.then(|| StateConfig {
             dir: state.path().to_owned(),
             flush_every: 6,
-            fleet: None,
+            directory: None,
         }),
         ..ServerConfig::default()
     })
@@ -223,7 +223,7 @@ fn resume_seconds(state: &Path, scripts: &[ScriptComponent]) -> f64 {
         runtime: runtime_config(),
         canonical_nans: true,
         state: Some(StateConfig {
-            fleet: None,
+            directory: None,
             dir: state.to_owned(),
             flush_every: 6,
         }),

@@ -400,3 +400,35 @@ fn watch_swaps_a_rewritten_component_in_a_real_time_run() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn a_host_without_the_fleet_says_how_to_build_one_that_joins() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = common::run_host(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--fleet",
+            "redis://127.0.0.1:1/",
+        ],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    let line = err
+        .lines()
+        .find(|line| line.starts_with("error: "))
+        .unwrap_or_else(|| panic!("no error line in: {err}"));
+    if cfg!(feature = "fleet") {
+        // A host with the fleet goes on to Redis, and wants its password
+        // before it connects.
+        assert!(line.contains("--fleet") && line.contains("password"), "{err}");
+    } else {
+        assert!(
+            line.contains("built without the fleet")
+                && line.contains("cargo install --path host --features fleet"),
+            "{err}"
+        );
+    }
+}

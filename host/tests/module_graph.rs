@@ -31,6 +31,7 @@ const CRATES: &[(&str, &str)] = &[
     ("crates/game-host/src", "crate::"),
     ("crates/game-host-render/src", "crate::"),
     ("crates/game-host-server/src", "crate::"),
+    ("crates/game-host-fleet/src", "crate::"),
     ("crates/game-host-build/src", "crate::"),
     ("crates/game-host-terrain/src", "crate::"),
     ("crates/game-host-bevy/src", "crate::"),

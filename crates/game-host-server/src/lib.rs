@@ -31,15 +31,23 @@
 //! and [`Server::resume`] (`resume`) brings back those that had not ended
 //! at the next start.
 //!
+//! A server that is a node of a fleet is given the fleet's
+//! [`WorldDirectory`] (`directory`; the Redis fleet is `game-host-fleet`):
+//! world ids come from it, each world is entered there and its logs
+//! copied there, and the control surface sends requests for worlds held
+//! elsewhere there. The fleet's node moves worlds out and in through the
+//! server's own methods (`hand_off`: suspend, tell the clients where it
+//! went, lay out a [`HandedWorld`] and resume it).
+//!
 //! [`control`] serves all of this over HTTP: worlds, players and their
 //! streams (WebSockets), a page to watch and play, `/metrics`, `/healthz`
 //! and `/readyz`.
 
 mod config;
 pub mod control;
+mod directory;
 pub mod durable;
-pub mod engine;
-pub mod fleet;
+mod hand_off;
 mod loop_thread;
 mod metrics;
 mod placement;
@@ -69,7 +77,9 @@ use loop_thread::{LoopThread, Order};
 use shared::Shared;
 
 pub use config::{ServerConfig, WorldSpec};
-pub use metrics::Metrics;
+pub use directory::WorldDirectory;
+pub use hand_off::HandedWorld;
+pub use metrics::{FleetMetrics, Metrics};
 pub use stats::{FrameTimes, ThreadStats, ThreadSummary};
 pub use stream::StreamLimits;
 pub use world::{EndReason, StartError, WorldId, WorldReport, WorldStatus};
@@ -211,15 +221,22 @@ impl Server {
         Ok(id)
     }
 
-    /// An id for a new world: the next of this server's, or of its fleet's.
+    /// An id for a new world: the next of this server's, or of its
+    /// directory's.
     fn new_world_id(&self) -> Result<WorldId> {
-        match self.durable.as_ref().and_then(|d| d.state.fleet.as_ref()) {
-            Some(link) => link
-                .next_world_id(&mut link.conn())
+        match self.directory() {
+            Some(directory) => directory
+                .next_world_id()
                 .map(WorldId)
-                .map_err(|error| anyhow!("the fleet's engine gave no world id: {error}")),
+                .map_err(|error| anyhow!("the fleet's engine gave no world id: {error:#}")),
             None => Ok(WorldId(self.next_id.fetch_add(1, Ordering::Relaxed))),
         }
+    }
+
+    /// The directory this server's worlds are known in beyond it (its
+    /// fleet's), if any.
+    pub fn directory(&self) -> Option<&Arc<dyn WorldDirectory>> {
+        self.durable.as_ref()?.state.directory.as_ref()
     }
 
     /// Hands a built world of `instances` (room held for it) to the least
@@ -255,13 +272,7 @@ impl Server {
         self.end_world(id, EndReason::Stopped)
     }
 
-    /// Suspends a durable world between two of its frames, as a shutdown
-    /// does: its log ends at its last frame, and it resumes elsewhere.
-    pub(crate) fn suspend_world(&self, id: WorldId) -> Result<WorldReport> {
-        self.end_world(id, EndReason::ServerStopped)
-    }
-
-    fn end_world(&self, id: WorldId, reason: EndReason) -> Result<WorldReport> {
+    pub(crate) fn end_world(&self, id: WorldId, reason: EndReason) -> Result<WorldReport> {
         let thread = self.thread_of(id)?;
         let (reply, report) = channel();
         self.threads[thread]

@@ -64,9 +64,10 @@ pub struct Metrics {
     fleet: FleetMetrics,
 }
 
-/// A node of a fleet: its engine, its log's lag, and the worlds that moved.
+/// A node of a fleet: its engine, its log's lag, and the worlds that moved
+/// (set by the fleet's node: see [`WorldDirectory`](crate::WorldDirectory)).
 #[derive(Clone, Default)]
-pub(crate) struct FleetMetrics {
+pub struct FleetMetrics {
     pub engine_up: Gauge,
     pub log_buffered_bytes: Gauge,
     pub logs_lost: Gauge,
@@ -371,7 +372,7 @@ impl Metrics {
     }
 
     /// A fleet node's metrics.
-    pub(crate) fn fleet(&self) -> &FleetMetrics {
+    pub fn fleet(&self) -> &FleetMetrics {
         &self.fleet
     }
 

@@ -240,17 +240,19 @@ impl World {
                     backoff_frames: config.runtime.restart.backoff_frames,
                 })
                 .with_context(|| format!("{id} could not be kept"))?;
-            if let Some(link) = &durable.state.fleet {
+            let directory = durable.state.directory.as_ref();
+            if let Some(directory) = directory {
                 let manifest = std::fs::read(files.manifest())?;
-                link.create_world(&mut link.conn(), id.0, &manifest)
+                directory
+                    .create(id.0, &manifest)
                     .inspect_err(|_| files.remove())
                     .with_context(|| format!("{id} could not be entered in the fleet"))?;
             }
             // A world that cannot be kept is taken out of the fleet again.
             let abandon = |_: &anyhow::Error| {
                 files.remove();
-                if let Some(link) = &durable.state.fleet {
-                    link.abandon(id.0);
+                if let Some(directory) = directory {
+                    directory.abandon(id.0);
                 }
             };
             let journal = Journal::create(

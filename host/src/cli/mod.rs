@@ -8,6 +8,10 @@ mod build;
 mod check;
 mod engine_args;
 mod fleet;
+#[cfg(not(feature = "fleet"))]
+mod fleet_absent;
+#[cfg(feature = "fleet")]
+mod fleet_member;
 mod new;
 mod ranges;
 mod recorded;

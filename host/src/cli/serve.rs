@@ -22,7 +22,11 @@ use game_host_server::{Server, StartError, WorldSpec};
 use game_host_server::{ServerConfig, StreamLimits};
 
 use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
-use super::fleet::{self, FleetArgs};
+use super::fleet::{self, FleetArgs, Joining};
+#[cfg(not(feature = "fleet"))]
+use super::fleet_absent::Membership;
+#[cfg(feature = "fleet")]
+use super::fleet_member::Membership;
 use super::ranges::{HZ, number_in};
 use super::serve_output::{METRICS_EVERY, Output};
 use super::sidecar::Sidecar;
@@ -196,25 +200,25 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         ensure_writable_dir(dir).context("--record-worlds")?;
     }
     let per_world = args.scripts.len().max(1);
-    let link = args.fleet.link()?;
-    if token.is_some() || link.is_some() {
+    let fleet = Membership::connect(&args.fleet)?;
+    if token.is_some() || fleet.is_some() {
         // What it read must not be read again by a build script it runs.
         game_host::secrets::keep_from_other_processes();
     }
     // A node of a fleet keeps its worlds in a working copy.
-    let state_dir = match &link {
-        Some(link) => Some(fleet::working_dir(args.state_dir.as_deref(), link)?),
+    let state_dir = match &fleet {
+        Some(fleet) => Some(fleet.working_dir(args.state_dir.as_deref())?),
         None => args.state_dir.clone(),
     };
-    let launching = args.worlds.unwrap_or(usize::from(link.is_none()));
+    let launching = args.worlds.unwrap_or(usize::from(fleet.is_none()));
     // The worlds a state directory resumes need their instances too, as
     // far as this system can pool them: the number is the logs' word, and
     // a world that does not fit fails alone as it resumes.
-    let resuming = match &link {
+    let resuming = match &fleet {
         Some(_) => 0,
         None => state_dir.as_deref().map_or(0, durable::instances_to_resume),
     };
-    let default_room = if link.is_some() {
+    let default_room = if fleet.is_some() {
         fleet::DEFAULT_ROOM
     } else {
         launching
@@ -231,13 +235,13 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     if let Some(dir) = &state_dir {
         keep_components(&engine, dir, &scripts)?;
     }
-    if let (Some(link), Some(dir)) = (&link, &state_dir) {
-        fleet::share_components(link, dir, &scripts)?;
+    if let (Some(fleet), Some(dir)) = (&fleet, &state_dir) {
+        fleet.share_components(dir, &scripts)?;
     }
     let state = state_dir.as_ref().map(|dir| StateConfig {
         dir: dir.clone(),
         flush_every: (args.flush_ms / 1e3 * args.hz).floor().max(1.0) as u64,
-        fleet: link.clone(),
+        directory: fleet.as_ref().map(|fleet| fleet.directory()),
     });
     let server = Arc::new(Server::start(server_config(
         &args,
@@ -268,16 +272,16 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         control.addr(),
         launching
     );
-    let node = match (link, &state_dir) {
-        (Some(link), Some(dir)) => {
-            Some(
-                args.fleet
-                    .join(link, &server, &control, (&engine, dir, &scripts))?,
-            )
-        }
-        _ => None,
-    };
-    let resumed = match (&state_dir, &node) {
+    if let (Some(fleet), Some(dir)) = (&fleet, &state_dir) {
+        fleet.join(Joining {
+            server: &server,
+            control: &control,
+            engine: &engine,
+            dir,
+            given: &scripts,
+        })?;
+    }
+    let resumed = match (&state_dir, &fleet) {
         (Some(dir), None) => resume(&server, &engine, dir, &scripts),
         _ => false,
     };
@@ -325,12 +329,12 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         &mut output,
     );
     let stopped = Instant::now();
-    if let Some(node) = &node {
-        node.drain(&server);
+    if let Some(fleet) = &fleet {
+        fleet.drain(&server);
     }
     let clean = server.shut_down(Duration::from_secs_f64(args.grace_seconds));
-    if let Some(node) = &node {
-        node.leave(&server);
+    if let Some(fleet) = &fleet {
+        fleet.leave(&server);
     }
     if let Some(agones) = agones
         && let Err(error) = agones.shutdown(Duration::from_secs(10))
@@ -347,7 +351,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         tracing::info!(file = %file.display(), "wrote final metrics");
     }
     drop(control);
-    if node.is_some() && args.state_dir.is_none() {
+    if fleet.is_some() && args.state_dir.is_none() {
         // The working copy of a node that was given none.
         if let Some(dir) = &state_dir {
             let _ = std::fs::remove_dir_all(dir);

@@ -54,9 +54,8 @@ pub(super) async fn health(_: Asked) -> Answer {
 
 /// `GET /readyz`: 200 while the server takes worlds, else 503 and why.
 pub(super) async fn ready(State(state): State<Arc<ControlState>>, asked: Asked) -> Answer {
-    let fleet = state.fleet.get();
     if !asked.starting
-        && let Some(why) = fleet.and_then(|node| node.unready())
+        && let Some(why) = state.server.directory().and_then(|d| d.unready())
     {
         return Answer::text(503, format!("{why}\n"));
     }
@@ -69,8 +68,8 @@ pub(super) async fn ready(State(state): State<Arc<ControlState>>, asked: Asked) 
 /// `GET /metrics`: the Prometheus text exposition.
 pub(super) async fn metrics(State(state): State<Arc<ControlState>>, _: Asked) -> Answer {
     off_loop(&state, |state| {
-        if let Some(node) = state.fleet.get() {
-            node.publish(&state.server);
+        if let Some(directory) = state.server.directory() {
+            directory.publish(state.server.metrics.fleet());
         }
         Answer {
             status: 200,

@@ -142,7 +142,6 @@ impl ControlServer {
             streams: config.streams,
             stream_slots: Arc::new(Semaphore::new(config.streams.max_streams)),
             starting: AtomicBool::new(config.starting),
-            fleet: std::sync::OnceLock::new(),
         });
         let (stop, stopped) = watch::channel(false);
         let serving = context.clone();
@@ -171,12 +170,6 @@ impl ControlServer {
     /// Where it listens.
     pub fn addr(&self) -> SocketAddr {
         self.addr
-    }
-
-    /// The server joined a fleet as `node`: requests for worlds other nodes
-    /// hold are redirected there, and new worlds may go elsewhere.
-    pub fn join_fleet(&self, node: Arc<crate::fleet::Node>) {
-        let _ = self.context.fleet.set(node);
     }
 
     /// The server has launched its first worlds: `/readyz` may answer

@@ -28,7 +28,7 @@ async fn elsewhere(
     state: &Arc<ControlState>,
     request: Request,
 ) -> (Request, Option<(String, bool)>) {
-    let Some(node) = state.fleet.get().cloned() else {
+    let Some(directory) = state.server.directory().cloned() else {
         return (request, None);
     };
     let (mut parts, body) = request.into_parts();
@@ -53,8 +53,10 @@ async fn elsewhere(
     }
     let server = state.server.clone();
     let address = tokio::task::spawn_blocking(move || match world {
-        Some(id) => node.redirect_for(&server, id),
-        None => node.place_elsewhere(&server),
+        // A world this server runs is answered here.
+        Some(id) if server.thread_of_world(id).is_some() => None,
+        Some(id) => directory.locate(id.0),
+        None => directory.place_elsewhere(server.free_slots()),
     })
     .await
     .ok()

@@ -163,7 +163,6 @@ async fn not_allowed(method: Method, uri: Uri) -> Answer {
 mod tests {
     use super::*;
 
-    use std::sync::OnceLock;
     use std::sync::atomic::AtomicBool;
 
     use axum::body::Body;
@@ -191,7 +190,6 @@ mod tests {
             streams: StreamLimits::default(),
             stream_slots: Arc::new(Semaphore::new(1)),
             starting: AtomicBool::new(false),
-            fleet: OnceLock::new(),
         })
     }
 

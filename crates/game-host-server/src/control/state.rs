@@ -1,15 +1,14 @@
 //! [`ControlState`]: what every request handler of the control surface
 //! shares, and the [`Catalog`] of scripts new worlds may run.
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, OnceLock};
 
 use tokio::sync::Semaphore;
 
 use super::auth::ControlToken;
 use super::limits::ControlLimits;
 use crate::Server;
-use crate::fleet::Node;
 use crate::stream::StreamLimits;
 use game_host::guest::engine::ScriptComponent;
 
@@ -25,8 +24,6 @@ pub(crate) struct ControlState {
     /// Streams open now, within `streams.max_streams`.
     pub stream_slots: Arc<Semaphore>,
     pub starting: AtomicBool,
-    /// The fleet this server is a node of, once it joined.
-    pub fleet: OnceLock<Arc<Node>>,
 }
 
 /// What `POST /worlds` may start.

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::Link;
+use crate::WorldDirectory;
 use game_host::GrantFile;
 use game_host::files::{read_capped, write_atomic};
 use game_host::record::{JournalWriter, LogMirror, Recording};
@@ -45,9 +45,10 @@ pub struct StateConfig {
     /// Hand each world's log to the disk every this many frames (the most
     /// frames of input a killed process loses).
     pub flush_every: u64,
-    /// The fleet this server is a node of: every world's logs are copied
-    /// to its engine, and the state directory is this node's working copy.
-    pub fleet: Option<Arc<Link>>,
+    /// The fleet this server is a node of: world ids come from it, every
+    /// world's logs are copied to it, and the state directory is this
+    /// node's working copy.
+    pub directory: Option<Arc<dyn WorldDirectory>>,
 }
 
 impl std::fmt::Debug for StateConfig {
@@ -55,7 +56,7 @@ impl std::fmt::Debug for StateConfig {
         f.debug_struct("StateConfig")
             .field("dir", &self.dir)
             .field("flush_every", &self.flush_every)
-            .field("fleet", &self.fleet.as_ref().map(|link| &link.node))
+            .field("directory", &self.directory.as_ref().map(|d| d.node()))
             .finish()
     }
 }
@@ -93,8 +94,7 @@ impl Durable {
 }
 
 fn mirror(state: &StateConfig) -> Option<Arc<dyn LogMirror>> {
-    let link = state.fleet.as_ref()?;
-    Some(link.mirror.clone())
+    Some(state.directory.as_ref()?.mirror())
 }
 
 /// How a world was started, as its state directory keeps it.

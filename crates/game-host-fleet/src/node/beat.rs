@@ -10,10 +10,9 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Instant;
 
 use super::Node;
-use crate::Server;
-use crate::engine::{Conn, NodeEntry};
-use crate::world::WorldId;
+use crate::coordinator::{Conn, NodeEntry};
 use game_host::sync::LockExt;
+use game_host_server::{FleetMetrics, Server, WorldId};
 
 /// Renewals per lease: a node misses four in a row before it is taken for
 /// dead.
@@ -27,7 +26,7 @@ impl Node {
             true => Some(0),
             false => server.capacity(),
         };
-        self.link.renew(conn, &self.addr, capacity, draining)?;
+        self.link.renew(conn, self.addr(), capacity, draining)?;
         *self.lease_renewed.lock_unpoisoned() = Instant::now();
         Ok(())
     }
@@ -41,7 +40,7 @@ impl Node {
         let mut lapse_said = false;
         while !self.left.load(Ordering::Relaxed) {
             std::thread::sleep(beat);
-            let Some(server) = self.server.upgrade() else {
+            let Some(server) = self.server() else {
                 return;
             };
             if self.left.load(Ordering::Relaxed) {
@@ -76,11 +75,11 @@ impl Node {
         let mut beats = 0u64;
         loop {
             std::thread::sleep(beat);
-            let Some(server) = self.server.upgrade() else {
+            let Some(server) = self.server() else {
                 return;
             };
             beats += 1;
-            self.publish(&server);
+            self.publish_to(server.fleet_metrics());
             if !self.engine_up() {
                 continue;
             }
@@ -137,10 +136,10 @@ impl Node {
             let Ok((id, handed)) = receiver.lock_unpoisoned().recv() else {
                 return;
             };
-            let Some(server) = self.server.upgrade() else {
+            let Some(server) = self.server() else {
                 return;
             };
-            let metrics = server.metrics.fleet();
+            let metrics = server.fleet_metrics();
             match self.claim(&server, &mut conn, id) {
                 Ok(frame) => {
                     let seconds = handed.elapsed().as_secs_f64();
@@ -167,7 +166,7 @@ impl Node {
             self.tell_moving(server, id, &address);
         }
         if server.suspend_world(WorldId(id)).is_ok() {
-            server.metrics.fleet().fenced.inc();
+            server.fleet_metrics().fenced.inc();
             tracing::warn!("world {id} is held by another node: its copy here stopped");
         }
     }
@@ -218,7 +217,7 @@ impl Node {
                 match self.link.assign(conn, world, &dead.id, &taker.id) {
                     Ok(_) => {
                         taker.free = taker.free.map(|free| free.saturating_sub(1));
-                        server.metrics.fleet().failovers.inc();
+                        server.fleet_metrics().failovers.inc();
                     }
                     Err(error) => {
                         handed_all = false;
@@ -235,9 +234,8 @@ impl Node {
     }
 
     /// Sets the fleet's gauges (each beat, and before `/metrics` answers).
-    pub(crate) fn publish(&self, server: &Server) {
+    pub(super) fn publish_to(&self, metrics: &FleetMetrics) {
         let mirror = self.link.mirror.stats();
-        let metrics = server.metrics.fleet();
         let gauge = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
         metrics.engine_up.set(i64::from(mirror.up));
         metrics.log_buffered_bytes.set(gauge(mirror.buffered_bytes));
@@ -251,11 +249,4 @@ pub(super) fn roomiest(nodes: &mut [NodeEntry]) -> Option<&mut NodeEntry> {
         .iter_mut()
         .filter(|n| n.free != Some(0))
         .max_by_key(|n| n.room())
-}
-
-impl Server {
-    /// The running worlds' ids.
-    pub(crate) fn world_ids(&self) -> Vec<WorldId> {
-        self.shared.registry.lock_unpoisoned().ids()
-    }
 }

@@ -6,10 +6,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::Node;
-use crate::Server;
-use crate::engine::Conn;
-use crate::world::WorldId;
+use crate::coordinator::Conn;
 use game_host::sync::LockExt;
+use game_host_server::{Server, WorldId};
 
 /// How long a world's place is remembered for redirects.
 const REMEMBER: Duration = Duration::from_secs(1);
@@ -24,8 +23,10 @@ const MAX_CONNS: usize = 4;
 impl Node {
     /// The address (`HOST:PORT`) of the live node that holds world `id`,
     /// when it is not this one; `None` when this node holds it, or no
-    /// node does. Asks the engine (a blocking call).
+    /// node does (or this node has not joined yet). Asks Redis (a
+    /// blocking call).
     pub fn locate(&self, id: u64) -> Option<String> {
+        self.joined.get()?;
         if let Some((address, at)) = self.routes.lock_unpoisoned().get(&id)
             && at.elapsed() < REMEMBER
         {
@@ -62,22 +63,15 @@ impl Node {
         }
         let nodes = self.link.nodes(conn).ok()?;
         let owner = nodes.iter().find(|n| n.id == entry.owner && n.live)?;
-        (owner.addr != self.addr).then(|| owner.addr.clone())
-    }
-
-    /// Where a request for world `id` should go instead of here, if this
-    /// server does not run it and another node holds it.
-    pub fn redirect_for(&self, server: &Server, id: WorldId) -> Option<String> {
-        if server.thread_of_world(id).is_some() {
-            return None;
-        }
-        self.locate(id.0)
+        (owner.addr != self.addr()).then(|| owner.addr.clone())
     }
 
     /// The address of the node a new world should start on, when it is not
     /// this one: the live node with the most room, if it has more than this
-    /// one (or any room, while this one drains).
-    pub fn place_elsewhere(&self, server: &Server) -> Option<String> {
+    /// one (`free_here` slots, `None` for no bound; or any room, while
+    /// this one drains). `None` until this node joined.
+    pub fn place_elsewhere(&self, free_here: Option<usize>) -> Option<String> {
+        self.joined.get()?;
         let mut conn = self
             .conns
             .lock_unpoisoned()
@@ -95,11 +89,11 @@ impl Node {
             false => nodes
                 .iter()
                 .find(|n| n.id == self.link.node)
-                .map_or_else(|| server.free_slots(), |n| n.free),
+                .map_or(free_here, |n| n.free),
         };
         let best = nodes
             .iter()
-            .filter(|n| n.id != self.link.node && n.addr != self.addr && n.takes_worlds())
+            .filter(|n| n.id != self.link.node && n.addr != self.addr() && n.takes_worlds())
             .max_by_key(|n| n.room())?;
         (best.room() > mine.unwrap_or(usize::MAX)).then(|| best.addr.clone())
     }
@@ -107,8 +101,6 @@ impl Node {
     /// Tells world `id`'s clients, as it is suspended, that it moves to the
     /// node at `address`.
     pub(super) fn tell_moving(&self, server: &Server, id: u64, address: &str) {
-        if let Some(hub) = server.shared.hubs.lock_unpoisoned().get(&WorldId(id)) {
-            hub.moving_to(&format!("http://{address}"));
-        }
+        server.tell_moving(WorldId(id), &format!("http://{address}"));
     }
 }

@@ -1,7 +1,8 @@
-//! The fleet's engine: Redis, which holds what the nodes of a fleet share.
-//! Nothing here runs a consensus of its own: a node's lease is a key with
-//! an expiry, a world's owner is a field only the engine's own scripts
-//! change, and the durability of a world's log is the engine's.
+//! The fleet's coordinator: Redis, which holds what the nodes of a fleet
+//! share (the "fleet's engine" of the messages an operator reads). Nothing
+//! here runs a consensus of its own: a node's lease is a key with an
+//! expiry, a world's owner is a field only Redis's own scripts (`scripts`)
+//! change, and the durability of a world's log is Redis's.
 //!
 //! ```text
 //! fleet:nodes                 hash: node id -> {"addr", "free"} (JSON)
@@ -15,14 +16,14 @@
 //! fleet:component:SHA         a component's bytes, by its SHA-256
 //! ```
 //!
-//! - [`Link`]: a node's link to the engine ([`FleetConfig`]).
+//! - [`Link`]: a node's link to Redis ([`FleetConfig`]).
 //! - `keys`: where each thing is kept in the engine.
-//! - `heal`: what the mirror sends again when the engine lost data.
+//! - `heal`: what the mirror sends again when Redis lost data.
 //! - `conn`: one thread's connection, made again after it fails.
-//! - `scripts`: the engine-side scripts that fence a world's writes.
+//! - `scripts`: the Redis-side scripts that fence a world's writes.
 //! - `records`: a log's records read back and checked.
 //! - [`Mirror`](mirror::Mirror): every log line a node writes, copied to the
-//!   engine off the loop threads, with a bounded buffer while the engine
+//!   coordinator off the loop threads, with a bounded buffer while it
 //!   cannot be reached.
 //! - `registry`: nodes, leases, worlds and claims.
 

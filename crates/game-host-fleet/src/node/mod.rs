@@ -1,48 +1,48 @@
-//! A fleet: servers on many machines, coordinated through one engine
-//! (Redis; see [`engine`](crate::engine)). Each server is a node: it holds
-//! a lease, says how much room it has, and keeps its worlds' logs in the
-//! engine as they run, so that any node can resume any world.
+//! This server as a node of a fleet ([`Node`]), and the
+//! [`WorldDirectory`](game_host_server::WorldDirectory) the server asks.
 //!
 //! - `beat`: the node's thread: renews its lease, takes the worlds handed to
 //!   it, stops copies fenced off, and hands out the worlds of dead nodes.
-//! - `claim`: one world handed to this node, put back together from the
-//!   engine and resumed.
+//! - `claim`: one world handed to this node, put back together from Redis
+//!   and resumed.
 //! - `drain`: on SIGTERM, every world handed to other nodes live.
 //! - `route`: where a world is, for any node to redirect a request there,
 //!   and where a new world goes.
+//! - `directory`: the [`WorldDirectory`](game_host_server::WorldDirectory) the server asks: ids, worlds
+//!   entered and abandoned, their logs' mirror, where a world is.
 
 mod beat;
 mod claim;
+mod directory;
 mod drain;
 mod route;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use crate::Server;
-use crate::engine::Link;
+use crate::coordinator::{Conn, Link};
 use game_host::ScriptComponent;
 use game_host::record::RecordedScript;
+use game_host_server::Server;
 
 pub use drain::DrainReport;
 
 /// Loads the scripts a world's log names (see
-/// [`ScriptLoader`](crate::resume::ScriptLoader)), from any
+/// [`ScriptLoader`](game_host_server::resume::ScriptLoader)), from any
 /// thread, for as long as the node runs.
 pub type SharedLoader =
     Arc<dyn Fn(&RecordedScript) -> Result<ScriptComponent> + Send + Sync + 'static>;
 
-/// This server as a node of a fleet.
+/// This server as a node of a fleet: made before the server starts (it is
+/// the server's [`WorldDirectory`](game_host_server::WorldDirectory)), then joined once the server listens.
 pub struct Node {
     link: Arc<Link>,
-    server: Weak<Server>,
-    /// Where this node's control surface is reached (`HOST:PORT`).
-    addr: String,
-    loader: SharedLoader,
+    /// Set once the node joined.
+    joined: OnceLock<Joined>,
     draining: AtomicBool,
     /// Set once a drain left the fleet: the lease is no longer renewed.
     left: AtomicBool,
@@ -52,57 +52,88 @@ pub struct Node {
     lease_renewed: Mutex<Instant>,
     /// Owners' addresses of worlds asked for lately, for redirects.
     routes: Mutex<HashMap<u64, (Option<String>, Instant)>>,
-    /// Connections to the engine for lookups, kept between them.
-    conns: Mutex<Vec<crate::engine::Conn>>,
+    /// Connections to Redis for lookups, kept between them.
+    conns: Mutex<Vec<Conn>>,
+}
+
+/// What a node knows once it joined.
+struct Joined {
+    server: Weak<Server>,
+    /// Where this node's control surface is reached (`HOST:PORT`).
+    addr: String,
+    loader: SharedLoader,
 }
 
 impl Node {
-    /// Joins the fleet of `link` as the node reached at `addr`, serving
-    /// `server`, whose worlds it keeps in the engine; worlds handed to it
-    /// are loaded with `loader`. Its thread runs until the process ends.
-    pub fn join(
-        link: Arc<Link>,
-        server: &Arc<Server>,
-        addr: String,
-        loader: SharedLoader,
-    ) -> Result<Arc<Node>> {
-        let node = Arc::new(Node {
+    /// A node of the fleet of `link`, not joined yet: the directory a
+    /// server keeps its worlds in (give it to the server's
+    /// [`StateConfig`](game_host_server::durable::StateConfig)).
+    pub fn new(link: Arc<Link>) -> Arc<Node> {
+        Arc::new(Node {
             link,
-            server: Arc::downgrade(server),
-            addr,
-            loader,
+            joined: OnceLock::new(),
             draining: AtomicBool::new(false),
             left: AtomicBool::new(false),
             claiming: Mutex::default(),
             lease_renewed: Mutex::new(Instant::now()),
             routes: Mutex::default(),
             conns: Mutex::default(),
-        });
-        let mut lease = node.link.lease_conn();
-        node.renew(&mut lease, server)
+        })
+    }
+
+    /// Joins the fleet as the node reached at `addr`, serving `server`
+    /// (whose directory this node is); worlds handed to it are loaded with
+    /// `loader`. Its threads run until the process ends.
+    pub fn join(
+        self: &Arc<Self>,
+        server: &Arc<Server>,
+        addr: String,
+        loader: SharedLoader,
+    ) -> Result<()> {
+        let joined = Joined {
+            server: Arc::downgrade(server),
+            addr,
+            loader,
+        };
+        if self.joined.set(joined).is_err() {
+            anyhow::bail!("this node joined its fleet already");
+        }
+        let mut lease = self.link.lease_conn();
+        self.renew(&mut lease, server)
             .context("cannot join the fleet: its engine did not take this node's lease")?;
         std::thread::Builder::new()
             .name("fleet-lease".into())
             .spawn({
-                let node = node.clone();
+                let node = self.clone();
                 move || node.keep_lease(lease)
             })
             .context("failed to start the fleet's lease thread")?;
-        let conn = node.link.conn();
+        let conn = self.link.conn();
         std::thread::Builder::new()
             .name("fleet".into())
             .spawn({
-                let node = node.clone();
+                let node = self.clone();
                 move || node.run(conn)
             })
             .context("failed to start the fleet's thread")?;
         tracing::info!(
-            node = %node.link.node,
+            node = %self.link.node,
             "joined the fleet as http://{} (lease {} ms)",
-            node.addr,
-            node.link.lease.as_millis()
+            self.addr(),
+            self.link.lease.as_millis()
         );
-        Ok(node)
+        Ok(())
+    }
+
+    /// Where this node's control surface is reached (`HOST:PORT`); empty
+    /// until it joined.
+    fn addr(&self) -> &str {
+        self.joined.get().map_or("", |joined| joined.addr.as_str())
+    }
+
+    /// The server this node serves, while it runs (and once joined).
+    fn server(&self) -> Option<Arc<Server>> {
+        self.joined.get()?.server.upgrade()
     }
 
     /// This node's id in the fleet.

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use super::Node;
 use super::beat::roomiest;
-use crate::Server;
+use game_host_server::Server;
 
 /// How long a drain waits for the worlds' last lines to reach the engine.
 const COPY_WITHIN: Duration = Duration::from_secs(10);
@@ -37,7 +37,7 @@ impl Node {
     pub fn drain(&self, server: &Server) -> DrainReport {
         let started = Instant::now();
         self.draining.store(true, Ordering::Relaxed);
-        server.accepting.store(false, Ordering::Relaxed);
+        server.stop_accepting();
         let mut conn = self.link.conn();
         let _ = self.renew(&mut conn, server);
         let ids = server.world_ids();
@@ -77,9 +77,7 @@ impl Node {
             }
         }
         let deadline = Instant::now() + COPY_WITHIN;
-        if let Some(durable) = &server.durable {
-            durable.writer.wait_written(deadline);
-        }
+        server.wait_logs_written(deadline);
         let worlds: HashSet<u64> = plan.iter().map(|(id, _)| id.0).collect();
         let waiting = self.link.mirror.wait_copied(&worlds, deadline);
         for (id, to) in plan {
@@ -91,7 +89,7 @@ impl Node {
             match self.link.assign(&mut conn, id.0, &self.link.node, &to) {
                 Ok(_) => {
                     report.moved += 1;
-                    server.metrics.fleet().moved_out.inc();
+                    server.fleet_metrics().moved_out.inc();
                     self.link.mirror.release(id.0);
                 }
                 Err(error) => {
@@ -116,9 +114,7 @@ impl Node {
     /// worlds handed to it meanwhile) goes to the live nodes at once.
     pub fn leave(&self, server: &Server) {
         let deadline = Instant::now() + COPY_WITHIN;
-        if let Some(durable) = &server.durable {
-            durable.writer.wait_written(deadline);
-        }
+        server.wait_logs_written(deadline);
         let held = self.link.mirror.held_worlds();
         let waiting = self.link.mirror.wait_copied(&held, deadline);
         if !waiting.is_empty() {

@@ -1,6 +1,6 @@
 //! One world handed to this node: its manifest, log and seat log read
-//! back from the engine and checked (see [`engine`](crate::engine)), laid
-//! out in this node's state directory as a durable world's files, the
+//! back from Redis and checked (see [`coordinator`](crate::coordinator)),
+//! laid out in this node's state directory as a durable world's files, the
 //! components its log names fetched by digest, and the world resumed from
 //! them as a server's start resumes one.
 
@@ -8,15 +8,12 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 use super::Node;
-use crate::Server;
-use crate::durable::WorldFiles;
-use crate::engine::mirror::MAX_BUFFER;
-use crate::engine::{Conn, Kind};
-use crate::world::WorldId;
+use crate::coordinator::mirror::MAX_BUFFER;
+use crate::coordinator::{Conn, Kind};
 use game_host::ScriptComponent;
-use game_host::files::write_atomic;
 use game_host::hex::hex;
 use game_host::record::{RecordedScript, kept};
+use game_host_server::{HandedWorld, Server, WorldId};
 
 /// The largest log read back (as from a state directory).
 const MAX_LOG: u64 = 1 << 30;
@@ -35,29 +32,21 @@ impl Node {
         if entry.owner != link.node {
             bail!("it is held by node `{}` now", entry.owner);
         }
-        let durable = server
-            .durable
-            .as_ref()
-            .context("this node keeps no worlds")?;
+        let loader = &self
+            .joined
+            .get()
+            .context("this node has not joined its fleet")?
+            .loader;
+        let components = server
+            .state_dir()
+            .context("this node keeps no worlds")?
+            .to_owned();
         // An older copy of this world still here (from before it moved away)
         // stops, and its last lines are written, before its folder goes: it
         // is released first, so none of them is copied, and written before
         // the world is held again, so none goes out at the new epoch.
         link.mirror.release(id);
-        if server.thread_of_world(WorldId(id)).is_some() {
-            let _ = server.suspend_world(WorldId(id));
-        }
-        durable
-            .writer
-            .wait_written(std::time::Instant::now() + std::time::Duration::from_secs(10));
-        let files = WorldFiles::of(&durable.state.dir, id);
-        if files.dir.exists() {
-            std::fs::remove_dir_all(&files.dir)
-                .with_context(|| format!("failed to clear `{}`", files.dir.display()))?;
-        }
-        std::fs::create_dir_all(&files.dir)
-            .with_context(|| format!("failed to make `{}`", files.dir.display()))?;
-        write_atomic(&files.manifest(), &entry.manifest)?;
+        server.clear_world(WorldId(id))?;
         let log = link.read_log(conn, id, Kind::Log, MAX_LOG)?;
         if let Some(damage) = &log.damage {
             tracing::warn!(
@@ -68,21 +57,23 @@ impl Node {
         if log.bytes.is_empty() {
             bail!("its log in the fleet's engine is empty");
         }
-        write_atomic(&files.log(), &log.bytes)?;
         let seats = link.read_log(conn, id, Kind::Seats, MAX_SEATS)?;
         if let Some(damage) = &seats.damage {
             tracing::warn!("world {id}: its seat log in the fleet's engine is damaged ({damage})");
         }
-        write_atomic(&files.seats(), &seats.bytes)?;
-        // Its writes go to the engine at its new epoch from here on.
+        let world = HandedWorld {
+            manifest: entry.manifest,
+            log: log.bytes,
+            seats: seats.bytes,
+        };
+        // Its writes go to Redis at its new epoch from here on.
         link.mirror.hold(id, entry.epoch);
-        let components = durable.state.dir.clone();
         let load = |recorded: &RecordedScript| -> Result<ScriptComponent> {
             self.fetch_component(&components, &recorded.sha256);
-            (self.loader)(recorded)
+            loader(recorded)
         };
         server
-            .resume_one(WorldId(id), &load)
+            .resume_handed(WorldId(id), &world, &load)
             .inspect_err(|_| link.mirror.release(id))
     }
 
