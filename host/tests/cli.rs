@@ -423,7 +423,10 @@ fn a_host_without_the_fleet_says_how_to_build_one_that_joins() {
     if cfg!(feature = "fleet") {
         // A host with the fleet goes on to Redis, and wants its password
         // before it connects.
-        assert!(line.contains("--fleet") && line.contains("password"), "{err}");
+        assert!(
+            line.contains("--fleet") && line.contains("password"),
+            "{err}"
+        );
     } else {
         assert!(
             line.contains("built without the fleet")

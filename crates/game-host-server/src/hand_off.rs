@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use crate::durable::WorldFiles;
-use crate::resume::ScriptLoader;
+use crate::resume::RecordedLoader;
 use crate::world::WorldId;
 use crate::{Server, WorldReport};
 use game_host::files::write_atomic;
@@ -96,7 +96,7 @@ impl Server {
         &self,
         id: WorldId,
         world: &HandedWorld,
-        load: &ScriptLoader<'_>,
+        load: &RecordedLoader<'_>,
     ) -> Result<u64> {
         let durable = self.durable.as_ref().context("this node keeps no worlds")?;
         let files = WorldFiles::of(&durable.state.dir, id.0);

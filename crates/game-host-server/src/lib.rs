@@ -48,6 +48,7 @@ pub mod control;
 mod directory;
 pub mod durable;
 mod hand_off;
+mod keeping;
 mod loop_thread;
 mod metrics;
 mod placement;

@@ -10,14 +10,15 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use super::config::{ServerConfig, WorldSpec};
-use super::durable::{Durable, Manifest, SeatLog, WorldFiles};
+use super::durable::{Durable, Manifest};
+use super::keeping::Keeping;
 use super::stream::{
     DEFAULT_PRECISION, PlayerViews, SceneTracker, Seats, StreamSettings, WorldHub,
 };
 use game_host::GrantFile;
 use game_host::determinism::world_seed;
 use game_host::players::OpenToPlayers;
-use game_host::record::{Journal, Recorder, RunSettings, Suspender};
+use game_host::record::{RunSettings, Suspender};
 use game_host::runtime::{RestartPolicy, Runtime, RuntimeConfig};
 use game_host::scene::SceneDump;
 
@@ -219,55 +220,17 @@ impl World {
             open_to_players: open_to_players.clone(),
             player_bytes_per_frame: config.runtime.player_bytes_per_frame,
         };
-        let mut seat_log = None;
-        let mut suspender = None;
-        if let Some(dir) = &config.record_dir {
-            let path = dir.join(format!("world-{}.rec", id.0));
-            let recorder = Recorder::create(&path, settings.clone(), &scripts)
-                .with_context(|| format!("{id} could not be recorded"))?;
-            runtime.observe(Box::new(recorder));
-        }
-        if let Some(durable) = durable {
-            let files = WorldFiles::of(&durable.state.dir, id.0);
-            files
-                .create(&Manifest {
-                    id: id.0,
-                    frames: spec.frames,
-                    stream_every: every,
-                    stream_precision: (precision != DEFAULT_PRECISION).then_some(precision),
-                    grants: spec.grants.clone(),
-                    max_restarts: config.runtime.restart.max_restarts,
-                    backoff_frames: config.runtime.restart.backoff_frames,
-                })
-                .with_context(|| format!("{id} could not be kept"))?;
-            let directory = durable.state.directory.as_ref();
-            if let Some(directory) = directory {
-                let manifest = std::fs::read(files.manifest())?;
-                directory
-                    .create(id.0, &manifest)
-                    .inspect_err(|_| files.remove())
-                    .with_context(|| format!("{id} could not be entered in the fleet"))?;
-            }
-            // A world that cannot be kept is taken out of the fleet again.
-            let abandon = |_: &anyhow::Error| {
-                files.remove();
-                if let Some(directory) = directory {
-                    directory.abandon(id.0);
-                }
-            };
-            let journal = Journal::create(
-                &durable.writer,
-                &files.log(),
-                settings,
-                &scripts,
-                durable.state.flush_every,
-            )
-            .inspect_err(abandon)
-            .with_context(|| format!("{id} could not be kept"))?;
-            suspender = Some(journal.suspender());
-            runtime.observe(Box::new(journal));
-            seat_log = Some(SeatLog::open(&files.seats(), durable.mirror()).inspect_err(abandon)?);
-        }
+        let manifest = Manifest {
+            id: id.0,
+            frames: spec.frames,
+            stream_every: every,
+            stream_precision: (precision != DEFAULT_PRECISION).then_some(precision),
+            grants: spec.grants.clone(),
+            max_restarts: config.runtime.restart.max_restarts,
+            backoff_frames: config.runtime.restart.backoff_frames,
+        };
+        let kept = Keeping::start(id.0, config, durable, &manifest, &settings, &scripts)?
+            .keep(&mut runtime);
         let hub = WorldHub::with_seats(
             StreamSettings {
                 every,
@@ -276,21 +239,21 @@ impl World {
             },
             config.max_players,
             open_to_players,
-            (Seats::default(), seat_log),
+            (Seats::default(), kept.seat_log),
             Vec::new(),
         );
-        let world = World::new(id, runtime, spec.frames, hub);
-        Ok(match suspender {
-            Some(suspender) => world.kept_durable(suspender),
-            None => world,
-        })
+        Ok(World::new(id, runtime, spec.frames, hub, kept.suspender))
     }
 
+    /// World `id` of `runtime` (its scripts started, or its log replayed),
+    /// with `hub` for its players, kept by a journal that `suspender`
+    /// suspends if it is kept in a state directory.
     pub(crate) fn new(
         id: WorldId,
         runtime: Runtime,
         frames: Option<u64>,
         hub: Arc<WorldHub>,
+        suspender: Option<Suspender>,
     ) -> Self {
         let errors_seen = runtime.inspect().errors().len();
         let lost_writes_seen = runtime.inspect().lost_writes();
@@ -305,16 +268,7 @@ impl World {
             hub,
             tracker: SceneTracker::default(),
             views: PlayerViews::default(),
-            suspender: None,
-        }
-    }
-
-    /// The same world, kept in a state directory by a journal that
-    /// `suspender` suspends.
-    pub(crate) fn kept_durable(self, suspender: Suspender) -> Self {
-        World {
-            suspender: Some(suspender),
-            ..self
+            suspender,
         }
     }
 

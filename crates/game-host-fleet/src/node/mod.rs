@@ -32,7 +32,7 @@ use game_host_server::Server;
 pub use drain::DrainReport;
 
 /// Loads the scripts a world's log names (see
-/// [`ScriptLoader`](game_host_server::resume::ScriptLoader)), from any
+/// [`RecordedLoader`](game_host_server::resume::RecordedLoader)), from any
 /// thread, for as long as the node runs.
 pub type SharedLoader =
     Arc<dyn Fn(&RecordedScript) -> Result<ScriptComponent> + Send + Sync + 'static>;

@@ -18,7 +18,7 @@ use game_host::record::RecordedScript;
 
 /// Gives the component a log names (checked against its digest), without
 /// building anything: a log is data.
-pub type ScriptLoader<'a> = dyn Fn(&RecordedScript) -> Result<ScriptComponent> + Sync + 'a;
+pub type RecordedLoader<'a> = dyn Fn(&RecordedScript) -> Result<ScriptComponent> + Sync + 'a;
 
 /// What a server's start resumed from its state directory.
 #[derive(Debug, Default, Clone, Serialize)]

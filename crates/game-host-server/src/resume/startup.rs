@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use super::world::resume_world;
-use super::{ResumeReport, ScriptLoader};
+use super::{RecordedLoader, ResumeReport};
 use crate::Server;
 use crate::durable::{Durable, WorldFiles, worlds};
 use crate::world::WorldId;
@@ -19,7 +19,7 @@ impl Server {
     /// loading the scripts their logs name with `load`. Meanwhile
     /// [`Server::is_resuming`] is true (`/readyz` says so). Does nothing
     /// without a state directory.
-    pub fn resume(&self, load: &ScriptLoader<'_>) -> ResumeReport {
+    pub fn resume(&self, load: &RecordedLoader<'_>) -> ResumeReport {
         let Some(durable) = &self.durable else {
             return ResumeReport::default();
         };
@@ -87,7 +87,7 @@ impl Server {
     /// Resumes world `id` of the state directory alone (one a fleet handed
     /// to this node), placing it on a loop thread: the frame it resumed
     /// after.
-    pub(crate) fn resume_one(&self, id: WorldId, load: &ScriptLoader<'_>) -> anyhow::Result<u64> {
+    pub(crate) fn resume_one(&self, id: WorldId, load: &RecordedLoader<'_>) -> anyhow::Result<u64> {
         let durable = self
             .durable
             .as_ref()
@@ -102,7 +102,7 @@ impl Server {
         &self,
         id: WorldId,
         durable: &Durable,
-        load: &ScriptLoader<'_>,
+        load: &RecordedLoader<'_>,
     ) -> anyhow::Result<u64> {
         let mut reserved = 0;
         let (world, _room) = resume_world(id, &self.config, durable, load, |n| {

@@ -10,20 +10,21 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use super::ScriptLoader;
+use super::RecordedLoader;
 use crate::config::ServerConfig;
-use crate::durable::{Durable, SeatLog, WorldFiles, read_seats};
+use crate::durable::{Durable, WorldFiles, read_seats};
+use crate::keeping::Keeping;
 use crate::stream::{DEFAULT_PRECISION, Seats, StreamSettings, WorldHub};
 use crate::world::{MAX_STREAM_EVERY, World, WorldId, check_precision, world_runtime};
 use game_host::files::read_capped;
 use game_host::players::PlayerEvent;
-use game_host::record::{Journal, RecordedInput, Recording, replay};
+use game_host::record::{RecordedInput, Recording, replay};
 
 /// The largest log read back (a world at 60 Hz writes a few MB an hour).
 const MAX_LOG: u64 = 1 << 30;
 
 /// World `id` of the state directory, resumed: its runtime at the log's
-/// last whole frame, observed by its journal again. `reserve` holds room
+/// last whole frame, observed by its journal again ([`Keeping::resume`]). `reserve` holds room
 /// for the instances its log's header starts (bounded as a recording's
 /// are), before any script is loaded or any frame replayed: a log that
 /// asks for more than the server has fails its world alone, at once.
@@ -31,7 +32,7 @@ pub(crate) fn resume_world<R>(
     id: WorldId,
     config: &ServerConfig,
     durable: &Durable,
-    load: &ScriptLoader<'_>,
+    load: &RecordedLoader<'_>,
     reserve: impl FnOnce(usize) -> Result<R>,
 ) -> Result<(World, R)> {
     let files = WorldFiles::of(&durable.state.dir, id.0);
@@ -101,9 +102,7 @@ pub(crate) fn resume_world<R>(
             text.lines().next().unwrap_or_default()
         );
     }
-    let journal = Journal::resume(&durable.writer, &log, &recording, durable.state.flush_every)?;
-    let suspender = journal.suspender();
-    runtime.observe(Box::new(journal));
+    let kept = Keeping::resume(id.0, durable, &recording)?.keep(&mut runtime);
 
     // Its players: those with a seat take it again; a seat whose join the
     // log lost joins at the next frame, and a player the log has joined
@@ -142,13 +141,10 @@ pub(crate) fn resume_world<R>(
         },
         config.max_players,
         header.open_to_players.clone(),
-        (
-            Seats::restored(seats, last),
-            Some(SeatLog::open(&files.seats(), durable.mirror())?),
-        ),
+        (Seats::restored(seats, last), kept.seat_log),
         events,
     );
-    let world = World::new(id, runtime, manifest.frames, hub).kept_durable(suspender);
+    let world = World::new(id, runtime, manifest.frames, hub, kept.suspender);
     Ok((world, room))
 }
 
