@@ -45,7 +45,9 @@ impl Scene {
     }
 }
 
-/// Forwards each call to the scene inside.
+/// Forwards each call to the scene inside. Every method of [`GameScene`]
+/// is forwarded (the test below reads both lists from the source), so an
+/// engine's own version of a method with a default body is the one called.
 macro_rules! forward {
     ($( fn $name:ident(&mut self $(, $arg:ident: $ty:ty)*) -> $ret:ty; )*) => {
         $(
@@ -75,6 +77,7 @@ impl GameScene for AnyScene {
         fn contains(&mut self, id: EntityId) -> bool;
         fn for_each(&mut self, visit: &mut dyn FnMut(EntityId, &str, &Transform)) -> ();
         fn len(&mut self) -> usize;
+        fn is_empty(&mut self) -> bool;
         fn transforms(&mut self, ids: &[u32], out: &mut Vec<f32>) -> Result<(), u32>;
         fn set_transforms(&mut self, ids: &[u32], values: &[[f32; TRANSFORM]]) -> Result<(), u32>;
         fn set_positions(&mut self, ids: &[u32], values: &[[f32; VEC3]]) -> Result<(), u32>;
@@ -87,6 +90,40 @@ impl GameScene for AnyScene {
         match self {
             AnyScene::Own(scene) => scene,
             AnyScene::Engine(scene) => scene.as_any_mut(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The names of the methods declared in `source` (`fn NAME(`), from the
+    /// first line that starts with `start` to the next line that is `end`.
+    fn methods(source: &str, start: &str, end: &str) -> Vec<String> {
+        source
+            .lines()
+            .skip_while(|line| !line.starts_with(start))
+            .skip(1)
+            .take_while(|line| line.trim_end() != end)
+            .filter_map(|line| {
+                let rest = line.trim_start().strip_prefix("fn ")?;
+                Some(rest[..rest.find('(')?].to_owned())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_method_of_the_trait_is_forwarded_to_the_scene_inside() {
+        let declared = methods(include_str!("game_scene.rs"), "pub trait GameScene", "}");
+        let forwarded = methods(include_str!("any.rs"), "    forward! {", "    }");
+        assert!(declared.len() > 15, "the trait was not read: {declared:?}");
+        for method in &declared {
+            // `as_any_mut` is written out below the list: the core's scene
+            // is its own `Any`.
+            assert!(
+                forwarded.contains(method) || method == "as_any_mut",
+                "AnyScene does not forward GameScene::{method}: an engine's own {method} \
+                 would never be called (add it to the `forward!` list)"
+            );
         }
     }
 }
