@@ -1,9 +1,121 @@
 //! Input from outside the scripts: keys and events, the one table that
 //! names every WIT `key` for input files and logs, and input files
 //! (`--input`).
+//!
+//! These are the crate's own types, as the API speaks of them; the WIT
+//! `input` and `events` interfaces' generated types stay under
+//! [`bindings`](crate::guest::bindings), converted where a script's call
+//! crosses (each conversion an exhaustive `match`, so a WIT change that
+//! adds a case fails to compile here rather than being dropped).
 
-pub use crate::guest::bindings::events::{Event, EventFilter, ScriptMessage};
-pub use crate::guest::bindings::input::Key;
+use crate::guest::bindings::{events as wit_events, input as wit_input};
+
+/// Declares [`Key`] with these variants, and its conversions from and to
+/// the WIT `key`.
+macro_rules! keys {
+    ($($variant:ident),* $(,)?) => {
+        /// A key scripts know (the WIT `key`), in WIT order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Key {
+            $($variant,)*
+        }
+
+        impl From<wit_input::Key> for Key {
+            fn from(key: wit_input::Key) -> Key {
+                match key {
+                    $(wit_input::Key::$variant => Key::$variant,)*
+                }
+            }
+        }
+
+        impl From<Key> for wit_input::Key {
+            fn from(key: Key) -> wit_input::Key {
+                match key {
+                    $(Key::$variant => wit_input::Key::$variant,)*
+                }
+            }
+        }
+    };
+}
+
+keys! {
+    Enter, Escape, Space, Tab, Backspace,
+    Up, Down, Left, Right,
+    A, B, C, D, E, F, G, H, I, J, K, L, M,
+    N, O, P, Q, R, S, T, U, V, W, X, Y, Z,
+    Digit0, Digit1, Digit2, Digit3, Digit4,
+    Digit5, Digit6, Digit7, Digit8, Digit9,
+}
+
+/// A message on a channel (the WIT `script-message`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptMessage {
+    pub channel: String,
+    pub payload: String,
+}
+
+/// Something that happened outside the scripts (the WIT `event`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    KeyPressed(Key),
+    KeyReleased(Key),
+    Message(ScriptMessage),
+}
+
+/// Which events a wait accepts (the WIT `event-filter`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventFilter {
+    KeyPressed(Key),
+    KeyReleased(Key),
+    AnyKeyPressed,
+    /// Messages on this channel.
+    Message(String),
+}
+
+impl From<wit_events::ScriptMessage> for ScriptMessage {
+    fn from(message: wit_events::ScriptMessage) -> ScriptMessage {
+        let wit_events::ScriptMessage { channel, payload } = message;
+        ScriptMessage { channel, payload }
+    }
+}
+
+impl From<ScriptMessage> for wit_events::ScriptMessage {
+    fn from(message: ScriptMessage) -> wit_events::ScriptMessage {
+        let ScriptMessage { channel, payload } = message;
+        wit_events::ScriptMessage { channel, payload }
+    }
+}
+
+impl From<wit_events::Event> for Event {
+    fn from(event: wit_events::Event) -> Event {
+        match event {
+            wit_events::Event::KeyPressed(key) => Event::KeyPressed(key.into()),
+            wit_events::Event::KeyReleased(key) => Event::KeyReleased(key.into()),
+            wit_events::Event::Message(message) => Event::Message(message.into()),
+        }
+    }
+}
+
+impl From<Event> for wit_events::Event {
+    fn from(event: Event) -> wit_events::Event {
+        match event {
+            Event::KeyPressed(key) => wit_events::Event::KeyPressed(key.into()),
+            Event::KeyReleased(key) => wit_events::Event::KeyReleased(key.into()),
+            Event::Message(message) => wit_events::Event::Message(message.into()),
+        }
+    }
+}
+
+impl From<wit_events::EventFilter> for EventFilter {
+    fn from(filter: wit_events::EventFilter) -> EventFilter {
+        match filter {
+            wit_events::EventFilter::KeyPressed(key) => EventFilter::KeyPressed(key.into()),
+            wit_events::EventFilter::KeyReleased(key) => EventFilter::KeyReleased(key.into()),
+            wit_events::EventFilter::AnyKeyPressed => EventFilter::AnyKeyPressed,
+            wit_events::EventFilter::Message(channel) => EventFilter::Message(channel),
+        }
+    }
+}
 
 /// Every key: its name in input files and logs, and the key codes that
 /// produce it, by the W3C UI Events `code` names that winit's and Bevy's

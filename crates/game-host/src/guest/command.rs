@@ -1,7 +1,7 @@
 //! [`Command`]: what a script asks of the runtime during a call, applied
 //! after the frame's dispatch.
 
-use super::bindings::events::{EventFilter, ScriptMessage};
+use crate::input::{EventFilter, ScriptMessage};
 use crate::jobs::{ErasedKey, JobKindId};
 use crate::scene::EntityId;
 

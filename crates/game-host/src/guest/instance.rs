@@ -9,12 +9,12 @@ use wasmtime::{Store, Trap, UpdateDeadline};
 use crate::error::{ScriptError, ScriptExport};
 use crate::guest::SceneWrite;
 use crate::guest::bindings::live::LiveIndices;
-use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::bindings::tasks::Wake;
 use crate::guest::engine::{ScriptComponent, arm_deadline};
 use crate::guest::exports::Exports;
 use crate::guest::profile::ScriptProfile;
 use crate::guest::{Command, HandleStats, RuntimeShared, ScriptState};
+use crate::players::PlayerEvent;
 use crate::scene::EntityId;
 
 /// The epoch callback of a profiled store: a sample of the stack, then the

@@ -19,10 +19,10 @@
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::guest::bindings::events::{Event, ScriptMessage};
-use crate::guest::bindings::players::PlayerEvent;
+use crate::input::{Event, ScriptMessage};
 use crate::input::{key_by_name, key_name};
 use crate::players::OpenToPlayers;
+use crate::players::PlayerEvent;
 use crate::scene::{GameScene, entity_digest};
 
 /// The `format` of every recording's header.

@@ -29,9 +29,9 @@ use anyhow::{Context, Result, bail};
 use super::format::{Header, Line, RunSettings};
 use super::log_writer::{JournalWriter, LogFile, Message, WriterShared};
 use super::recording::{MAX_FRAMES, Recording};
-use crate::guest::bindings::events::Event;
-use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::engine::ScriptComponent;
+use crate::input::Event;
+use crate::players::PlayerEvent;
 use crate::runtime::RunObserver;
 use crate::scene::GameScene;
 
@@ -293,7 +293,7 @@ fn sync_dir(path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guest::bindings::events::Event;
+    use crate::input::Event;
     use crate::input::Key;
     use crate::scene::Scene;
 

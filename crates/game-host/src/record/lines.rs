@@ -9,9 +9,9 @@
 use super::format::{
     FORMAT, Header, Input, Line, RecordedEntity, RecordedScript, RunSettings, VERSION, hex,
 };
-use crate::guest::bindings::events::Event;
-use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::engine::ScriptComponent;
+use crate::input::Event;
+use crate::players::PlayerEvent;
 use crate::scene::{GameScene, digest};
 
 impl Header {

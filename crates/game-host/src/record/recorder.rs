@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use super::format::{Header, Line, RunSettings};
-use crate::guest::bindings::events::Event;
-use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::engine::ScriptComponent;
+use crate::input::Event;
+use crate::players::PlayerEvent;
 use crate::runtime::RunObserver;
 use crate::scene::GameScene;
 

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 
 use super::format::{FORMAT, Header, Line, RecordedEntity, RecordedInput, VERSION};
 use crate::files::read_capped;
-use crate::guest::bindings::players::{PlayerEvent, PlayerInput};
+use crate::players::{PlayerEvent, PlayerInput};
 
 /// The largest recording read back (a long match at 60 Hz writes about
 /// 2 MB an hour plus its checkpoints).
@@ -289,7 +289,7 @@ fn parse_header(text: &str) -> Result<Header> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guest::bindings::events::Event;
+    use crate::input::Event;
 
     const HEADER: &str = r#"{"format":"game-host-recording","version":1,"host":"0.1.0","hz":60.0,"seed":7,"checkpoint_every":2,"scripts":[{"name":"a","source":"/a.wasm","sha256":"00","instances":1}]}"#;
 

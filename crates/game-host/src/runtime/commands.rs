@@ -4,7 +4,7 @@
 use super::Runtime;
 use super::waits::{Wait, WaitKey};
 use crate::guest::Command;
-use crate::guest::bindings::events::Event;
+use crate::input::Event;
 use crate::{ScriptError, ScriptExport};
 
 impl Runtime {

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::guest::bindings::events::{Event, EventFilter};
-use crate::guest::bindings::players::PlayerEvent;
 use crate::input::key_name;
+use crate::input::{Event, EventFilter};
+use crate::players::PlayerEvent;
 
 /// What arrives from outside the scripts: an event, or something a player
 /// did (which may carry an event of its own).
@@ -89,7 +89,7 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guest::bindings::input::Key;
+    use crate::input::Key;
 
     #[test]
     fn queue_releases_due_events_in_order() {
@@ -113,7 +113,7 @@ mod tests {
     #[test]
     fn input_comes_before_messages_of_the_same_frame() {
         let message = |text: &str| {
-            Event::Message(crate::guest::bindings::events::ScriptMessage {
+            Event::Message(crate::input::ScriptMessage {
                 channel: "c".into(),
                 payload: text.into(),
             })

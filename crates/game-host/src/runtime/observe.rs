@@ -1,8 +1,8 @@
 //! [`RunObserver`]: what a recorder sees of a run, without the runtime
 //! knowing about files or formats.
 
-use crate::guest::bindings::events::Event;
-use crate::guest::bindings::players::PlayerEvent;
+use crate::input::Event;
+use crate::players::PlayerEvent;
 use crate::scene::GameScene;
 
 /// Watches a run for what a recording needs: every event from outside the

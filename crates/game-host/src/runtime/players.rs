@@ -3,7 +3,7 @@
 //! player listeners), and the messages scripts send to their clients.
 
 use super::Runtime;
-use crate::guest::bindings::events::ScriptMessage;
+use crate::input::ScriptMessage;
 use crate::players::{PlayerEvent, PlayerId, PlayerMessage};
 use crate::sync::LockExt;
 

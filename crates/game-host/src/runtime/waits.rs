@@ -12,8 +12,8 @@ use std::collections::{BinaryHeap, HashMap};
 use glam::Vec3;
 
 use super::events::{describe_filter, matches};
-use crate::guest::bindings::events::{Event, EventFilter};
 use crate::guest::bindings::tasks::{Wake, WakeData};
+use crate::input::{Event, EventFilter};
 use crate::jobs::JobKindId;
 pub(crate) use crate::jobs::WaitKey;
 use crate::scene::EntityId;
@@ -319,7 +319,7 @@ impl Waits {
                 self.take(key);
                 self.event_waits.remove(index);
             }
-            self.finish(key, WakeData::Event(event.clone()), out);
+            self.finish(key, WakeData::Event(event.clone().into()), out);
         }
     }
 
@@ -364,7 +364,7 @@ pub(super) fn tokens(out: &[(u32, Wake)]) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guest::bindings::input::Key;
+    use crate::input::Key;
 
     #[test]
     fn timers_fire_in_due_order_with_time_waited() {

@@ -1,14 +1,15 @@
 //! `game:engine/events` and `game:engine/input`: event waits, listeners and
 //! script-to-script messages.
 
-use crate::guest::bindings::events::{EventFilter, Host, ScriptMessage};
+use crate::guest::bindings::events::{EventFilter, Host};
 use crate::guest::{Command, ScriptState};
+use crate::input::ScriptMessage;
 
 impl Host for ScriptState {
     fn wait_event(&mut self, token: u64, filter: EventFilter) -> wasmtime::Result<()> {
         self.push_command(Command::WaitEvent {
             token,
-            filter,
+            filter: filter.into(),
             persistent: false,
         })
     }
@@ -16,7 +17,7 @@ impl Host for ScriptState {
     fn listen(&mut self, token: u64, filter: EventFilter) -> wasmtime::Result<()> {
         self.push_command(Command::WaitEvent {
             token,
-            filter,
+            filter: filter.into(),
             persistent: true,
         })
     }

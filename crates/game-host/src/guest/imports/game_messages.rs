@@ -5,10 +5,10 @@
 //! type, with the fields as a JSON object, as a game's messages reach
 //! scripts. Grants name the type as a channel (`send`).
 
-use crate::guest::bindings::events::ScriptMessage;
 use crate::guest::bindings::game_data::Field as WitField;
 use crate::guest::bindings::game_messages::Host;
 use crate::guest::{Command, ScriptState};
+use crate::input::ScriptMessage;
 use crate::scene::{Field, fields_json};
 
 impl Host for ScriptState {

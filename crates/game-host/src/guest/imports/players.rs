@@ -1,9 +1,9 @@
 //! `game:engine/players`: the players of a served world, their events, and
 //! messages to their clients.
 
-use crate::guest::bindings::events::ScriptMessage;
 use crate::guest::bindings::players::{Host, PlayerEvent};
 use crate::guest::{Command, ScriptState};
+use crate::input::ScriptMessage;
 
 /// Largest message to players (channel and payload), in bytes: it is sent
 /// to every client it is for, and may wait in mailboxes and backlogs.
@@ -26,7 +26,7 @@ impl Host for ScriptState {
     }
 
     fn take_events(&mut self) -> wasmtime::Result<Vec<PlayerEvent>> {
-        Ok(self.players.take())
+        Ok(self.players.take().into_iter().map(Into::into).collect())
     }
 
     fn list(&mut self) -> wasmtime::Result<Vec<u64>> {

@@ -14,8 +14,6 @@ use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use crate::determinism::seed_wasi;
 use crate::grants::Grants;
-use crate::guest::bindings::events::{Event, EventFilter};
-use crate::guest::bindings::players::PlayerEvent;
 use crate::guest::bindings::runtime::FrameClock as WitFrameClock;
 use crate::guest::bindings::tasks::Wake;
 use crate::guest::command::Command;
@@ -29,9 +27,11 @@ use crate::guest::profile::ScriptProfile;
 use crate::guest::shared::RuntimeShared;
 use crate::guest::turns::Turns;
 use crate::guest::usage::{Charge, Usage};
+use crate::input::{Event, EventFilter};
 use crate::jobs::{ErasedKey, Job, JobRegistry};
 use crate::limits::{Quotas, ScriptLimits};
 use crate::log::{LogLevel, LogSource, ScriptIdentity, ScriptStdio};
+use crate::players::PlayerEvent;
 use crate::scene::SharedScene;
 use crate::time::{FrameClock, FrameTime};
 
