@@ -49,9 +49,10 @@ fn public_methods(source: &str) -> Vec<String> {
             attributes.push(item);
             continue;
         }
+        // `#[cfg(test)]`, `#[cfg(feature = "test-util")]` or both.
         let for_tests = attributes
             .iter()
-            .any(|attribute| attribute.contains("test"));
+            .any(|attribute| attribute.starts_with("#[cfg(") && attribute.contains("test"));
         attributes.clear();
         if let Some(rest) = item.strip_prefix("pub fn ")
             && !for_tests

@@ -146,7 +146,7 @@ impl ScriptHost {
     /// Runs `f` on the runtime with the app's `world` lent to its scene
     /// (see [`BevyScene::lend`]): scripts called in `f` act on the world.
     /// This is how to read the runtime's scene from the game, for example
-    /// `runtime.dump()`. The world is given back even if `f` panics.
+    /// `runtime.inspect().dump()`. The world is given back even if `f` panics.
     pub fn with_runtime<R>(world: &mut World, f: impl FnOnce(&mut Runtime) -> R) -> R {
         let host = ScriptHost::shared(world);
         let mut state = host.lock_unpoisoned();

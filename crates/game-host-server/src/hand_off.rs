@@ -20,8 +20,11 @@ use game_host::sync::LockExt;
 /// A world handed to this server, as its directory keeps it: its files'
 /// bytes (the state directory's `world.json`, `log.rec`, `seats.jsonl`).
 pub struct HandedWorld {
+    /// How the world was started (`world.json`).
     pub manifest: Vec<u8>,
+    /// Its log, a recording (`log.rec`), replayed to its last whole frame.
     pub log: Vec<u8>,
+    /// Its players' seats (`seats.jsonl`).
     pub seats: Vec<u8>,
 }
 
@@ -74,7 +77,10 @@ impl Server {
     /// a copy still running (from before it moved away) is suspended, its
     /// last lines written (within 10 s), and its folder removed.
     pub fn clear_world(&self, id: WorldId) -> Result<()> {
-        let durable = self.durable.as_ref().context("this node keeps no worlds")?;
+        let durable = self
+            .durable
+            .as_ref()
+            .context("this server keeps no worlds")?;
         if self.thread_of_world(id).is_some() {
             let _ = self.suspend_world(id);
         }
@@ -91,14 +97,19 @@ impl Server {
 
     /// Lays out world `id`, handed to this server, in the state directory
     /// and resumes it from those files as a start resumes a world, loading
-    /// its scripts with `load`: the frame it resumed after.
+    /// its scripts with `load`: the frame it resumed after. Call
+    /// [`Server::clear_world`] first: a copy still running here, or its
+    /// folder, is not replaced.
     pub fn resume_handed(
         &self,
         id: WorldId,
         world: &HandedWorld,
         load: &RecordedLoader<'_>,
     ) -> Result<u64> {
-        let durable = self.durable.as_ref().context("this node keeps no worlds")?;
+        let durable = self
+            .durable
+            .as_ref()
+            .context("this server keeps no worlds")?;
         let files = WorldFiles::of(&durable.state.dir, id.0);
         std::fs::create_dir_all(&files.dir)
             .with_context(|| format!("failed to make `{}`", files.dir.display()))?;

@@ -68,13 +68,21 @@ pub struct Metrics {
 /// (set by the fleet's node: see [`WorldDirectory`](crate::WorldDirectory)).
 #[derive(Clone, Default)]
 pub struct FleetMetrics {
+    /// 1 while the fleet's coordinator answers this node.
     pub engine_up: Gauge,
+    /// Bytes of the worlds' logs waiting for the coordinator: its lag.
     pub log_buffered_bytes: Gauge,
+    /// Worlds whose log no longer fit in the buffer for the coordinator.
     pub logs_lost: Gauge,
+    /// Worlds this node handed out from nodes whose lease lapsed.
     pub failovers: Counter,
+    /// Worlds handed to this node that run here now.
     pub moved_in: Counter,
+    /// Worlds this node handed to other nodes as it drained.
     pub moved_out: Counter,
+    /// Worlds handed to this node that could not be resumed.
     pub claim_failures: Counter,
+    /// Copies of worlds stopped here because another node holds them.
     pub fenced: Counter,
     /// Seconds from a world's hand-off to this node to its running here.
     pub claim_seconds: Gauge<f64, AtomicU64>,
@@ -371,8 +379,8 @@ impl Metrics {
         self.durable.logs_lost.set(gauge(logs.lost_logs));
     }
 
-    /// A fleet node's metrics.
-    pub fn fleet(&self) -> &FleetMetrics {
+    /// A fleet node's metrics (see [`Server::fleet_metrics`](crate::Server::fleet_metrics)).
+    pub(crate) fn fleet(&self) -> &FleetMetrics {
         &self.fleet
     }
 

@@ -2,50 +2,43 @@
 //! names every WIT `key` for input files and logs, and input files
 //! (`--input`).
 //!
-//! These are the crate's own types, as the API speaks of them; the WIT
-//! `input` and `events` interfaces' generated types stay under
-//! [`bindings`](crate::guest::bindings), converted where a script's call
-//! crosses (each conversion an exhaustive `match`, so a WIT change that
-//! adds a case fails to compile here rather than being dropped).
+//! These are the crate's own types, as the API speaks of them, players'
+//! events among them; the WIT `input`, `events` and `players` interfaces'
+//! generated types stay under `guest::bindings`, converted where a
+//! script's call crosses (`guest`'s `convert`: each conversion an
+//! exhaustive `match`, so a WIT change that adds a case fails to compile
+//! rather than being dropped).
 
-use crate::guest::bindings::{events as wit_events, input as wit_input};
+use crate::views::PlayerId;
 
-/// Declares [`Key`] with these variants, and its conversions from and to
-/// the WIT `key`.
-macro_rules! keys {
+/// Calls macro `$then` with every key's variant, in WIT order: the one
+/// list [`Key`] is declared from, and its conversions from and to the WIT
+/// `key` (in `guest`) are made from.
+macro_rules! key_variants {
+    ($then:ident) => {
+        $then! {
+            Enter, Escape, Space, Tab, Backspace,
+            Up, Down, Left, Right,
+            A, B, C, D, E, F, G, H, I, J, K, L, M,
+            N, O, P, Q, R, S, T, U, V, W, X, Y, Z,
+            Digit0, Digit1, Digit2, Digit3, Digit4,
+            Digit5, Digit6, Digit7, Digit8, Digit9,
+        }
+    };
+}
+pub(crate) use key_variants;
+
+/// Declares [`Key`] with these variants.
+macro_rules! declare_key {
     ($($variant:ident),* $(,)?) => {
         /// A key scripts know (the WIT `key`), in WIT order.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Key {
             $($variant,)*
         }
-
-        impl From<wit_input::Key> for Key {
-            fn from(key: wit_input::Key) -> Key {
-                match key {
-                    $(wit_input::Key::$variant => Key::$variant,)*
-                }
-            }
-        }
-
-        impl From<Key> for wit_input::Key {
-            fn from(key: Key) -> wit_input::Key {
-                match key {
-                    $(Key::$variant => wit_input::Key::$variant,)*
-                }
-            }
-        }
     };
 }
-
-keys! {
-    Enter, Escape, Space, Tab, Backspace,
-    Up, Down, Left, Right,
-    A, B, C, D, E, F, G, H, I, J, K, L, M,
-    N, O, P, Q, R, S, T, U, V, W, X, Y, Z,
-    Digit0, Digit1, Digit2, Digit3, Digit4,
-    Digit5, Digit6, Digit7, Digit8, Digit9,
-}
+key_variants!(declare_key);
 
 /// A message on a channel (the WIT `script-message`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,49 +65,23 @@ pub enum EventFilter {
     Message(String),
 }
 
-impl From<wit_events::ScriptMessage> for ScriptMessage {
-    fn from(message: wit_events::ScriptMessage) -> ScriptMessage {
-        let wit_events::ScriptMessage { channel, payload } = message;
-        ScriptMessage { channel, payload }
-    }
+/// What happened to the players, in the order it happened (the WIT
+/// `player-event`; [`crate::players`] has the rest of players' plumbing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlayerEvent {
+    /// Admitted to the world.
+    Joined(PlayerId),
+    /// Left, or was removed by the server.
+    Left(PlayerId),
+    /// Input from a player, with its sender.
+    Input(PlayerInput),
 }
 
-impl From<ScriptMessage> for wit_events::ScriptMessage {
-    fn from(message: ScriptMessage) -> wit_events::ScriptMessage {
-        let ScriptMessage { channel, payload } = message;
-        wit_events::ScriptMessage { channel, payload }
-    }
-}
-
-impl From<wit_events::Event> for Event {
-    fn from(event: wit_events::Event) -> Event {
-        match event {
-            wit_events::Event::KeyPressed(key) => Event::KeyPressed(key.into()),
-            wit_events::Event::KeyReleased(key) => Event::KeyReleased(key.into()),
-            wit_events::Event::Message(message) => Event::Message(message.into()),
-        }
-    }
-}
-
-impl From<Event> for wit_events::Event {
-    fn from(event: Event) -> wit_events::Event {
-        match event {
-            Event::KeyPressed(key) => wit_events::Event::KeyPressed(key.into()),
-            Event::KeyReleased(key) => wit_events::Event::KeyReleased(key.into()),
-            Event::Message(message) => wit_events::Event::Message(message.into()),
-        }
-    }
-}
-
-impl From<wit_events::EventFilter> for EventFilter {
-    fn from(filter: wit_events::EventFilter) -> EventFilter {
-        match filter {
-            wit_events::EventFilter::KeyPressed(key) => EventFilter::KeyPressed(key.into()),
-            wit_events::EventFilter::KeyReleased(key) => EventFilter::KeyReleased(key.into()),
-            wit_events::EventFilter::AnyKeyPressed => EventFilter::AnyKeyPressed,
-            wit_events::EventFilter::Message(channel) => EventFilter::Message(channel),
-        }
-    }
+/// Input from one player (the WIT `player-input`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerInput {
+    pub player: PlayerId,
+    pub event: Event,
 }
 
 /// Every key: its name in input files and logs, and the key codes that

@@ -8,46 +8,11 @@
 //! start, in order with other input, and the recorder writes them down, so
 //! a replay sees the same players join, play and leave.
 
-use crate::guest::bindings::players as wit_players;
 pub use crate::guest::players::{KEPT_PLAYER_EVENTS, Roster};
 use crate::input::Event;
+pub use crate::input::{PlayerEvent, PlayerInput};
 
 pub use crate::views::PlayerId;
-
-/// What happened to the players, in the order it happened (the WIT
-/// `player-event`; see [`crate::input`] for how the crate's types and the
-/// generated ones meet).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlayerEvent {
-    /// Admitted to the world.
-    Joined(PlayerId),
-    /// Left, or was removed by the server.
-    Left(PlayerId),
-    /// Input from a player, with its sender.
-    Input(PlayerInput),
-}
-
-/// Input from one player (the WIT `player-input`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlayerInput {
-    pub player: PlayerId,
-    pub event: Event,
-}
-
-impl From<PlayerEvent> for wit_players::PlayerEvent {
-    fn from(event: PlayerEvent) -> wit_players::PlayerEvent {
-        match event {
-            PlayerEvent::Joined(player) => wit_players::PlayerEvent::Joined(player),
-            PlayerEvent::Left(player) => wit_players::PlayerEvent::Left(player),
-            PlayerEvent::Input(PlayerInput { player, event }) => {
-                wit_players::PlayerEvent::Input(wit_players::PlayerInput {
-                    player,
-                    event: event.into(),
-                })
-            }
-        }
-    }
-}
 
 /// A message a script sent to players' clients.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -28,6 +28,8 @@ impl Membership {
         )
     }
 
+    // None of these can be called: there is no membership to call them on.
+
     pub fn working_dir(&self, _: Option<&Path>) -> Result<PathBuf> {
         match *self {}
     }

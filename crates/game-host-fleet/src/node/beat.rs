@@ -21,12 +21,22 @@ const BEATS_PER_LEASE: u32 = 5;
 impl Node {
     /// Renews this node's lease, saying how many worlds it holds at most.
     pub(super) fn renew(&self, conn: &mut Conn, server: &Server) -> redis::RedisResult<()> {
+        self.renew_at(conn, server, self.addr())
+    }
+
+    /// Renews this node's lease as the node reached at `addr`.
+    pub(super) fn renew_at(
+        &self,
+        conn: &mut Conn,
+        server: &Server,
+        addr: &str,
+    ) -> redis::RedisResult<()> {
         let draining = self.draining.load(Ordering::Relaxed);
         let capacity = match draining {
             true => Some(0),
             false => server.capacity(),
         };
-        self.link.renew(conn, self.addr(), capacity, draining)?;
+        self.link.renew(conn, addr, capacity, draining)?;
         *self.lease_renewed.lock_unpoisoned() = Instant::now();
         Ok(())
     }

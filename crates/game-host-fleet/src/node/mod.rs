@@ -95,12 +95,17 @@ impl Node {
             addr,
             loader,
         };
+        if self.joined.get().is_some() {
+            anyhow::bail!("this node joined its fleet already");
+        }
+        // Joined once its first lease is taken: a node whose join failed
+        // is not taken for one.
+        let mut lease = self.link.lease_conn();
+        self.renew_at(&mut lease, server, &joined.addr)
+            .context("cannot join the fleet: its engine did not take this node's lease")?;
         if self.joined.set(joined).is_err() {
             anyhow::bail!("this node joined its fleet already");
         }
-        let mut lease = self.link.lease_conn();
-        self.renew(&mut lease, server)
-            .context("cannot join the fleet: its engine did not take this node's lease")?;
         std::thread::Builder::new()
             .name("fleet-lease".into())
             .spawn({

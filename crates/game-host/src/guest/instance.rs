@@ -14,7 +14,7 @@ use crate::guest::engine::{ScriptComponent, arm_deadline};
 use crate::guest::exports::Exports;
 use crate::guest::profile::ScriptProfile;
 use crate::guest::{Command, HandleStats, RuntimeShared, ScriptState};
-use crate::players::PlayerEvent;
+use crate::input::PlayerEvent;
 use crate::scene::EntityId;
 
 /// The epoch callback of a profiled store: a sample of the stack, then the

@@ -17,13 +17,14 @@
 //!     |   proofs of the grants `view` asks for)
 //!     |
 //!  shared  command  usage  limiter  deadline  live  entity_guard  profile
-//!  pending  turns
+//!  pending  turns  convert (the crate's input types from and to the WIT's)
 //!     |
 //!  bindings (the `bindgen!` output)
 //! ```
 
 pub mod bindings;
 mod command;
+mod convert;
 mod deadline;
 pub mod engine;
 mod entity_guard;

@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use crate::players::PlayerEvent;
+use crate::input::PlayerEvent;
 use crate::sync::LockExt;
 
 /// Player events kept for a script between two of its `take-events`

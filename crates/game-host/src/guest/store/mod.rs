@@ -27,11 +27,11 @@ use crate::guest::profile::ScriptProfile;
 use crate::guest::shared::RuntimeShared;
 use crate::guest::turns::Turns;
 use crate::guest::usage::{Charge, Usage};
+use crate::input::PlayerEvent;
 use crate::input::{Event, EventFilter};
 use crate::jobs::{ErasedKey, Job, JobRegistry};
 use crate::limits::{Quotas, ScriptLimits};
 use crate::log::{LogLevel, LogSource, ScriptIdentity, ScriptStdio};
-use crate::players::PlayerEvent;
 use crate::scene::SharedScene;
 use crate::time::{FrameClock, FrameTime};
 
