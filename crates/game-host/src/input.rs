@@ -66,7 +66,7 @@ pub enum EventFilter {
 }
 
 /// What happened to the players, in the order it happened (the WIT
-/// `player-event`; [`crate::players`] has the rest of players' plumbing).
+/// `player-event`; the `players` module has the rest of players' plumbing).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlayerEvent {
     /// Admitted to the world.
