@@ -427,12 +427,7 @@ fn reading_entities_and_game_data_is_granted_too() {
         if started.is_ok() {
             runtime.run_frames(2);
         }
-        let errors: Vec<String> = runtime
-            .inspect()
-            .errors()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let errors = common::error_lines(&runtime);
         (started, errors)
     };
     let (started, errors) = start("[default]\nreads = []\n", "peers");

@@ -119,12 +119,7 @@ fn python_and_javascript_run_beside_rust_and_fail_alone() {
     // script and the language's own account; the cube runs on.
     runtime.input().event_at(250, Event::KeyPressed(Key::E));
     runtime.run_frames(60);
-    let errors: Vec<String> = runtime
-        .inspect()
-        .errors()
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    let errors = common::error_lines(&runtime);
     assert_eq!(errors.len(), 2, "{errors:?}");
     let python_error = errors
         .iter()

@@ -5,13 +5,15 @@
 //! runs one frame, and gives the world back.
 //!
 //! A script starts in two steps. The step that finds it new takes its
-//! place among the runtime's scripts ([`Starts::prepare`](game_host::runtime::Starts::prepare)) and has its
+//! place among the runtime's scripts
+//! ([`Starts::prepare`](game_host::runtime::Starts::prepare)) and has its
 //! instance made on the background queue ([`Making`]), a Python or
 //! JavaScript script's sources compiled there too: milliseconds that no
 //! step waits for. The first step after that runs its `entrypoint`, which
 //! needs the world, and sends [`ScriptStarted`]. Scripts found in one step
 //! start in one step, in the order their entities were made. A changed
-//! asset's new version is made the same way ([`Starts::prepare_swap`](game_host::runtime::Starts::prepare_swap));
+//! asset's new version is made the same way
+//! ([`Starts::prepare_swap`](game_host::runtime::Starts::prepare_swap));
 //! the old one runs until the step that hands its state over.
 
 use std::collections::{HashMap, HashSet};
@@ -146,7 +148,8 @@ impl ScriptHost {
     /// Runs `f` on the runtime with the app's `world` lent to its scene
     /// (see [`BevyScene::lend`]): scripts called in `f` act on the world.
     /// This is how to read the runtime's scene from the game, for example
-    /// `runtime.inspect().dump()`. The world is given back even if `f` panics.
+    /// `runtime.inspect().dump()`. The world is given back even if `f`
+    /// panics.
     pub fn with_runtime<R>(world: &mut World, f: impl FnOnce(&mut Runtime) -> R) -> R {
         let host = ScriptHost::shared(world);
         let mut state = host.lock_unpoisoned();

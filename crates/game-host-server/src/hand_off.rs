@@ -84,9 +84,7 @@ impl Server {
         if self.thread_of_world(id).is_some() {
             let _ = self.suspend_world(id);
         }
-        durable
-            .writer
-            .wait_written(Instant::now() + std::time::Duration::from_secs(10));
+        self.wait_logs_written(Instant::now() + std::time::Duration::from_secs(10));
         let files = WorldFiles::of(&durable.state.dir, id.0);
         if files.dir.exists() {
             std::fs::remove_dir_all(&files.dir)

@@ -62,14 +62,13 @@ impl Keeping {
             });
         };
         let files = WorldFiles::of(&durable.state.dir, id);
-        files
+        let manifest = files
             .create(manifest)
             .with_context(|| format!("world {id} could not be kept"))?;
         let directory = durable.state.directory.as_ref();
         if let Some(directory) = directory {
-            let bytes = std::fs::read(files.manifest())?;
             directory
-                .create(id, &bytes)
+                .create(id, &manifest)
                 .inspect_err(|_| files.remove())
                 .with_context(|| format!("world {id} could not be entered in the fleet"))?;
         }

@@ -120,6 +120,12 @@ pub fn transform(runtime: &Runtime, name: &str) -> game_host::Transform {
     scene.transform(id).unwrap()
 }
 
+/// The runtime's script errors, one line each.
+pub fn error_lines(runtime: &Runtime) -> Vec<String> {
+    let errors = runtime.inspect().errors();
+    errors.iter().map(ToString::to_string).collect()
+}
+
 /// A copy of a script crate outside the workspace, as an author's own crate
 /// would be, named `package`, with `edit` applied to its `src/lib.rs`. All
 /// such crates share one target directory so rebuilds are incremental: each

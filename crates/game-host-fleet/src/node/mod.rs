@@ -8,8 +8,9 @@
 //! - `drain`: on SIGTERM, every world handed to other nodes live.
 //! - `route`: where a world is, for any node to redirect a request there,
 //!   and where a new world goes.
-//! - `directory`: the [`WorldDirectory`](game_host_server::WorldDirectory) the server asks: ids, worlds
-//!   entered and abandoned, their logs' mirror, where a world is.
+//! - `directory`: the [`WorldDirectory`](game_host_server::WorldDirectory)
+//!   the server asks: ids, worlds entered and abandoned, their logs'
+//!   mirror, where a world is.
 
 mod beat;
 mod claim;
@@ -38,7 +39,8 @@ pub type SharedLoader =
     Arc<dyn Fn(&RecordedScript) -> Result<ScriptComponent> + Send + Sync + 'static>;
 
 /// This server as a node of a fleet: made before the server starts (it is
-/// the server's [`WorldDirectory`](game_host_server::WorldDirectory)), then joined once the server listens.
+/// the server's [`WorldDirectory`](game_host_server::WorldDirectory)), then
+/// joined once the server listens.
 pub struct Node {
     link: Arc<Link>,
     /// Set once the node joined.

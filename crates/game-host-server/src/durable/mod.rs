@@ -155,12 +155,15 @@ impl WorldFiles {
     }
 
     /// Makes the world's folder and writes its manifest (a world id is
-    /// never reused: a folder already there is an error).
-    pub fn create(&self, manifest: &Manifest) -> Result<()> {
+    /// never reused: a folder already there is an error): the manifest's
+    /// bytes, as written.
+    pub fn create(&self, manifest: &Manifest) -> Result<Vec<u8>> {
         std::fs::create_dir_all(self.dir.parent().unwrap_or(&self.dir))
             .and_then(|()| std::fs::create_dir(&self.dir))
             .with_context(|| format!("failed to make `{}`", self.dir.display()))?;
-        write_atomic(&self.manifest(), &serde_json::to_vec_pretty(manifest)?)
+        let bytes = serde_json::to_vec_pretty(manifest)?;
+        write_atomic(&self.manifest(), &bytes)?;
+        Ok(bytes)
     }
 
     /// Removes the folder of a world that could not start (best effort).
