@@ -1,6 +1,8 @@
 //! Builds the built-in default script (`examples/spinning-cube`) for
 //! wasm32-wasip2 so the `host` binary can embed it: an installed `host`
-//! then runs its default from any directory.
+//! then runs its default from any directory. Writes the list of the host
+//! extensions the binary links (`extensions.rs`), from what its
+//! dependencies say they are.
 //!
 //! The script is built by a nested `cargo build` into its own target
 //! directory beside this build's (so the two never wait on each other's
@@ -19,7 +21,6 @@ fn main() {
         "examples/spinning-cube",
         "script",
         "wit",
-        "crates/game-host-terrain/wit",
         "Cargo.lock",
         "Cargo.toml",
     ] {
@@ -27,6 +28,7 @@ fn main() {
     }
 
     let out_dir = PathBuf::from(env("OUT_DIR"));
+    write_extensions(&out_dir);
     let target_dir = nested_target_dir(&out_dir);
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
@@ -63,6 +65,37 @@ fn main() {
     let wasm = target_dir.join(TARGET).join("release/spinning_cube.wasm");
     std::fs::copy(&wasm, out_dir.join("spinning_cube.wasm"))
         .unwrap_or_else(|e| panic!("failed to copy `{}`: {e}", wasm.display()));
+}
+
+/// Writes `$OUT_DIR/extensions.rs`: `linked()`, the extensions of every
+/// dependency that says it is one. An extension crate is a `links` package
+/// whose build script prints `cargo::metadata=extension=<its crate name>`;
+/// Cargo gives that to this script as `DEP_<LINKS>_EXTENSION`, and the
+/// crate offers `extension()` (as `game_host_terrain` does).
+fn write_extensions(out_dir: &Path) {
+    let mut crates: Vec<String> = std::env::vars()
+        .filter(|(key, _)| key.starts_with("DEP_") && key.ends_with("_EXTENSION"))
+        .map(|(key, name)| {
+            let ident = !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            assert!(ident, "{key}: `{name}` is not a crate name");
+            name
+        })
+        .collect();
+    crates.sort();
+    let calls: String = crates
+        .iter()
+        .map(|name| format!("        {name}::extension(),\n"))
+        .collect();
+    let code = format!(
+        "/// The host extensions the binary links, one per dependency that is one\n\
+         /// (written by `build.rs`).\n\
+         pub fn linked() -> Vec<game_host::Extension> {{\n    vec![\n{calls}    ]\n}}\n"
+    );
+    let out = out_dir.join("extensions.rs");
+    std::fs::write(&out, code)
+        .unwrap_or_else(|e| panic!("failed to write `{}`: {e}", out.display()));
 }
 
 /// `<target>/embedded-scripts`, where `<target>` holds this build's OUT_DIR

@@ -1,13 +1,15 @@
 //! Embeds the SDK's sources (`script/` with a stand-alone manifest, and the
-//! WIT it binds: `wit/` and the terrain extension's
-//! `crates/game-host-terrain/wit/`, at the same places relative to
-//! `script/`), which `host new` writes to a data directory so a script
-//! crate anywhere can depend on them (`src/project/sdk.rs`).
+//! WIT it binds, `wit/`), with every extension's guest half (a crate
+//! `crates/<extension>/guest/` and the WIT package `crates/<extension>/wit/`
+//! it binds), at the same places relative to `script/`. `host new` writes
+//! them to a data directory so a script crate anywhere can depend on them
+//! (`src/project/sdk.rs`), and Python and JavaScript scripts are built
+//! against the extensions' WIT (`src/componentize/extensions.rs`).
+//!
+//! An extension is found by that layout, not named here: a crate under
+//! `crates/` with a `guest/` crate beside its `wit/`.
 
 use std::path::{Path, PathBuf};
-
-/// The terrain extension's WIT, which the SDK binds too.
-const TERRAIN_WIT: &str = "crates/game-host-terrain/wit";
 
 fn main() {
     let manifest_dir = PathBuf::from(env("CARGO_MANIFEST_DIR"));
@@ -15,22 +17,55 @@ fn main() {
         .ancestors()
         .nth(2)
         .expect("crates/game-host-build/ is two levels under the workspace");
-    for input in ["script", "wit", TERRAIN_WIT, "Cargo.toml"] {
+    let extensions = extensions(workspace);
+    // A new extension is a new package of the workspace: Cargo.lock changes.
+    let watched = ["script", "wit", "Cargo.toml", "Cargo.lock"].map(String::from);
+    for input in watched.into_iter().chain(
+        extensions
+            .iter()
+            .flat_map(|crate_dir| [format!("{crate_dir}/guest"), format!("{crate_dir}/wit")]),
+    ) {
         println!("cargo:rerun-if-changed={}", workspace.join(input).display());
     }
     let out_dir = PathBuf::from(env("OUT_DIR"));
-    embed_sdk(workspace, &out_dir);
+    embed_sdk(workspace, &extensions, &out_dir);
+}
+
+/// The extensions' crate directories (`crates/game-host-terrain`), sorted:
+/// those with a `guest/Cargo.toml` and a `wit/`.
+fn extensions(workspace: &Path) -> Vec<String> {
+    let crates = workspace.join("crates");
+    let entries = std::fs::read_dir(&crates)
+        .unwrap_or_else(|e| panic!("failed to list `{}`: {e}", crates.display()));
+    let mut found: Vec<String> = entries
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|dir| dir.join("guest/Cargo.toml").is_file() && dir.join("wit").is_dir())
+        .map(|dir| {
+            let name = dir.file_name().expect("a crate directory has a name");
+            format!("crates/{}", name.to_string_lossy())
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// Writes `$OUT_DIR/sdk_files.rs`: `SDK_FILES`, every file of the SDK as
-/// `(path in the SDK directory, contents)`, and `SDK_ID`, the SDK's
-/// version and a hash of those files (the name of its directory).
-fn embed_sdk(workspace: &Path, out_dir: &Path) {
+/// `(path in the SDK directory, contents)`; `SDK_ID`, the SDK's version
+/// and a hash of those files (the name of its directory); `EXTENSION_WIT`,
+/// each extension's WIT package as `(crate directory, [(file name,
+/// text)])`; and `GUEST_CRATES`, each extension's guest crate as
+/// `(crate name, path in the SDK directory, description)`.
+fn embed_sdk(workspace: &Path, extensions: &[String], out_dir: &Path) {
     let manifest = out_dir.join("sdk-Cargo.toml");
     std::fs::write(&manifest, standalone_manifest(workspace))
         .unwrap_or_else(|e| panic!("failed to write `{}`: {e}", manifest.display()));
     let mut files = vec![("script/Cargo.toml".to_owned(), manifest)];
-    for dir in ["script/src", "wit", TERRAIN_WIT] {
+    let mut dirs = vec!["script/src".to_owned(), "wit".to_owned()];
+    for crate_dir in extensions {
+        dirs.push(format!("{crate_dir}/guest"));
+        dirs.push(format!("{crate_dir}/wit"));
+    }
+    for dir in &dirs {
         files_under(workspace, &workspace.join(dir), &mut files);
     }
     files.sort();
@@ -54,9 +89,64 @@ fn embed_sdk(workspace: &Path, out_dir: &Path) {
         env("CARGO_PKG_VERSION"),
         hash as u32
     ));
+    code.push_str(&extension_tables(workspace, extensions));
     let out = out_dir.join("sdk_files.rs");
     std::fs::write(&out, code)
         .unwrap_or_else(|e| panic!("failed to write `{}`: {e}", out.display()));
+}
+
+/// The `EXTENSION_WIT` and `GUEST_CRATES` tables (see [`embed_sdk`]).
+fn extension_tables(workspace: &Path, extensions: &[String]) -> String {
+    let mut wit = String::from(
+        "/// Each extension's WIT package: (crate directory, [(file name, text)]).\n\
+         pub const EXTENSION_WIT: &[(&str, &[(&str, &str)])] = &[\n",
+    );
+    let mut guests = String::from(
+        "/// Each extension's guest crate: (name, path in the SDK, description).\n\
+         pub const GUEST_CRATES: &[(&str, &str, &str)] = &[\n",
+    );
+    for crate_dir in extensions {
+        let mut files = Vec::new();
+        files_under(
+            workspace,
+            &workspace.join(crate_dir).join("wit"),
+            &mut files,
+        );
+        files.sort();
+        wit.push_str(&format!("    ({crate_dir:?}, &[\n"));
+        for (name, path) in files {
+            let file = name.rsplit('/').next().expect("a file name");
+            wit.push_str(&format!(
+                "        ({file:?}, include_str!({:?})),\n",
+                path.display().to_string()
+            ));
+        }
+        wit.push_str("    ]),\n");
+        let guest = format!("{crate_dir}/guest");
+        let manifest = std::fs::read_to_string(workspace.join(&guest).join("Cargo.toml"))
+            .unwrap_or_else(|e| panic!("failed to read `{guest}/Cargo.toml`: {e}"));
+        let value = |key: &str| {
+            manifest
+                .lines()
+                .find_map(|line| line.strip_prefix(key)?.trim().strip_prefix('='))
+                .map(|value| value.trim().trim_matches('"').to_owned())
+                .unwrap_or_else(|| panic!("`{guest}/Cargo.toml` gives no `{key}`"))
+        };
+        let inherits = (manifest.lines())
+            .any(|line| !line.trim_start().starts_with('#') && line.contains("workspace"));
+        assert!(
+            !inherits,
+            "`{guest}/Cargo.toml` must stand alone (it ships as it is): no `workspace` keys"
+        );
+        guests.push_str(&format!(
+            "    ({:?}, {guest:?}, {:?}),\n",
+            value("name "),
+            value("description ")
+        ));
+    }
+    wit.push_str("];\n");
+    guests.push_str("];\n");
+    wit + &guests
 }
 
 /// Every file under `dir`, named relative to `workspace` with `/`.

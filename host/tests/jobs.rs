@@ -182,8 +182,9 @@ fn one_extension_value_links_the_interface_and_registers_its_job_kind() {
 #[test]
 fn the_core_host_runs_plain_scripts_and_refuses_terrain_naming_the_interface() {
     let core = engine_with(Vec::new());
-    // The SDK binds the terrain package, but a script that never calls terrain
-    // does not import it: the core host loads it.
+    // A script that never calls terrain (it does not depend on the
+    // extension's guest crate, `game-terrain`) does not import it: the core
+    // host loads it.
     let cube = common::load(&core, "spinning-cube");
     let (mut runtime, _log) = common::runtime();
     runtime.spawn(&cube).unwrap();

@@ -49,9 +49,9 @@
 //!   clients.
 //! - [`views`]: which entities each player sees, and the components that
 //!   stream to players.
-//! - [`terrain`]: heightmap tiles generated on the host (an extension).
 //! - [`log`]: the host log.
-//! - [`wait`]: awaiting any host wait by token, for extension interfaces.
+//! - [`wait`]: awaiting any host wait by token: what an extension's guest
+//!   half (such as `game-terrain`) builds its async calls on.
 //! - [`prelude`]: the trait, types and combinators most scripts use.
 //! - [`bindings`]: the raw generated bindings.
 //!
@@ -77,7 +77,6 @@ pub mod prelude;
 pub mod query;
 pub mod scene;
 pub mod task;
-pub mod terrain;
 pub mod time;
 pub mod update;
 pub mod views;

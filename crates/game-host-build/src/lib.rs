@@ -41,12 +41,15 @@
 //! ```
 //!
 //! (`check` also reaches `cargo_build`; `editor_types` takes the checkers'
-//! settings from `project`'s templates.)
+//! settings from `project`'s templates. `embedded`, what `build.rs` takes
+//! from the workspace, the SDK's files and the extensions' guest halves,
+//! sits under `project` and `componentize`.)
 
 mod cargo_build;
 pub mod check;
 pub mod componentize;
 pub mod editor_types;
+mod embedded;
 mod hot_swap;
 pub mod needs;
 mod process;

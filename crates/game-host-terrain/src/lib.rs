@@ -6,6 +6,12 @@
 //! an interface and a job kind from outside the core: [`extension`] is one
 //! [`Extension`] value that links the interface and registers the job kind.
 //!
+//! This is the host half. The guest half lives beside it: `guest/`, the
+//! crate `game-terrain` that Rust scripts depend on (`host new` ships it in
+//! the SDK), and `wit/`, which Python and JavaScript scripts that import
+//! `game:terrain` are built against. `build.rs` says this crate is an
+//! extension, so the `host` binary links it by depending on it.
+//!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {
 //! use game_host::{EngineOptions, ScriptEngine};

@@ -16,11 +16,11 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use game_terrain::TileKey;
+use game_terrain::{request_tile, tile_size};
 use script::Script;
 use script::glam::Vec3;
 use script::scene::TransformExt;
-use script::terrain::TileKey;
-use script::terrain::{request_tile, tile_size};
 
 /// Camera speed along +x, units per second.
 pub const SPEED: f32 = 50.0;

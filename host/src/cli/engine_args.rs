@@ -19,6 +19,7 @@ use game_host::{
 };
 use game_host_build::{BuildOutput, ScriptSource};
 
+use super::extensions;
 use super::ranges::number_in;
 
 /// The built-in default script: the spinning-cube example, built from the
@@ -246,7 +247,7 @@ impl EngineArgs {
             },
             pooling: true,
             max_instances,
-            extensions: vec![game_host_terrain::extension()],
+            extensions: extensions::linked(),
             game: self.game.clone(),
             limits: ScriptLimits {
                 // A call stopped at a breakpoint must not be stopped by its

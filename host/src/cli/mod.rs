@@ -7,6 +7,7 @@
 mod build;
 mod check;
 mod engine_args;
+mod extensions;
 mod fleet;
 #[cfg(not(feature = "fleet"))]
 mod fleet_absent;

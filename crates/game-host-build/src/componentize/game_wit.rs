@@ -79,17 +79,6 @@ impl GameWit {
         Ok(GameWit { name, text })
     }
 
-    /// The world a script of this game is built for: `world` of
-    /// `game:engine` at `engine_version`, and the game's imports, in the
-    /// package `package`.
-    pub(crate) fn world(&self, package: &str, world: &str, engine_version: &str) -> String {
-        format!(
-            "package {package};\n\nworld {world} {{\n    include game:engine/{world}@{engine_version};\n    \
-             include {}:game/imports;\n}}\n",
-            self.name
-        )
-    }
-
     /// Feeds what a build of this game's scripts depends on to `hash`.
     pub(crate) fn hash(&self, hash: &mut Sha256) {
         hash.update((self.text.len() as u64).to_le_bytes());

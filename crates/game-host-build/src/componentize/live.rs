@@ -26,9 +26,11 @@ use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 use super::cache::BuildCache;
+use super::extensions;
 use super::tool::run_tool;
 use super::{
-    ENGINE_WIT, GameWit, Language, hash_script_wit, read_sources, tool_version, write_wit,
+    Additions, ENGINE_WIT, GameWit, Language, hash_script_wit, read_sources, script_world,
+    tool_version, write_wit,
 };
 use game_host::LiveSources;
 use game_host::guest::engine::API_VERSION;
@@ -42,21 +44,14 @@ use game_host::{ScriptComponent, ScriptEngine};
 use game_host::LIVE_WIT;
 
 /// The root package of a runtime's build: the script world plus `live`,
-/// each at the version its package declares, and for a game's scripts the
-/// game's typed imports.
-fn runtime_wit(game: Option<&GameWit>) -> String {
-    let game = game.map_or(String::new(), |game| {
-        format!("    include {}:game/imports;\n", game.name)
-    });
-    format!(
-        "package game:live-runtime;
-
-world live-script {{
-    include game:engine/stateful-script@{API_VERSION};
-    include game:live/live@{LIVE_VERSION};
-{game}}}
-",
-    )
+/// each at the version its package declares; for a game's scripts the
+/// game's typed imports, and for scripts that import extensions theirs.
+fn runtime_wit(additions: Additions<'_>) -> String {
+    let includes = [
+        format!("include game:engine/stateful-script@{API_VERSION};"),
+        format!("include game:live/live@{LIVE_VERSION};"),
+    ];
+    script_world("game:live-runtime", RUNTIME_WORLD, &includes, additions)
 }
 
 /// The world a runtime is built for.
@@ -65,8 +60,9 @@ const RUNTIME_WORLD: &str = "live-script";
 impl Language {
     /// The loader's file name in a runtime's build, and its text, with the
     /// versions of the packages it binds filled in (`{{engine-version}}`,
-    /// `{{live-version}}`), and the interfaces: the engine's, and `game`'s.
-    fn loader(self, game: Option<&GameWit>) -> (&'static str, String) {
+    /// `{{live-version}}`), and the interfaces: the engine's, `game`'s and
+    /// the extensions'.
+    fn loader(self, (game, extensions): Additions<'_>) -> (&'static str, String) {
         let (file, text) = match self {
             Language::Python => ("game_live_loader.py", include_str!("loaders/loader.py")),
             Language::JavaScript => ("loader.js", include_str!("loaders/loader.js")),
@@ -116,6 +112,20 @@ impl Language {
             interfaces.push_str(&format!("  \"{game}:game/{name}\": {},\n", camel(name)));
             modules.push_str(&format!("    {},\n", name.replace('-', "_")));
         }
+        // An extension's interfaces are bound by their package's name, so
+        // they cannot clash with an engine interface's binding.
+        for extension in extensions {
+            for name in &extension.interfaces {
+                let package = &extension.package;
+                let binding = camel(&format!("{}-{name}", package.replace(':', "-")));
+                imports.push_str(&format!(
+                    "import * as {binding} from \"{package}/{name}@{}\";\n",
+                    extension.version
+                ));
+                interfaces.push_str(&format!("  \"{package}/{name}\": {binding},\n"));
+                modules.push_str(&format!("    {},\n", name.replace('-', "_")));
+            }
+        }
         let text = text
             .replace("{{engine-imports}}\n", &imports)
             .replace("{{engine-interfaces}}\n", &interfaces)
@@ -128,7 +138,8 @@ impl Language {
 
 /// Loads the script whose entry file is `entry` as `name`, on its
 /// language's runtime (built and compiled on first use; for a project made
-/// for a game, the runtime of its game types). Fails, with the language's
+/// for a game, the runtime of its game types; for a script that imports
+/// extensions, one with theirs). Fails, with the language's
 /// own error naming file and line, when its sources do not compile.
 pub fn load(
     engine: &ScriptEngine,
@@ -142,7 +153,8 @@ pub fn load(
 }
 
 /// [`load`] for sources already read (an engine's assets, say): the entry
-/// module first, on the runtime of `game`'s types, or the engine's alone.
+/// module first, on the runtime of `game`'s types, or the engine's alone,
+/// with the extensions the sources import.
 pub fn load_sources(
     engine: &ScriptEngine,
     language: Language,
@@ -169,11 +181,14 @@ pub fn load_sources(
             game.name
         );
     }
-    let runtime = match game {
-        None => runtime(engine, language, None)?,
-        // The runtime is what the script's game types were built into: a
-        // build for another description is the script's own error.
-        Some(game) => runtime_of(engine, language, Some(game))
+    let texts = sources.files.iter().map(|(_, text)| text.as_bytes());
+    let extensions = extensions::used_by(language, texts);
+    let runtime = match (game, extensions.is_empty()) {
+        (None, true) => runtime(engine, language, (None, &[]))?,
+        // The runtime is what the script's game types and extensions were
+        // built into: a build for another description, or an extension the
+        // engine lacks, is the script's own error.
+        _ => runtime_of(engine, language, (game, &extensions))
             .with_context(|| format!("failed to load {} script `{name}`", language.name()))?,
     };
     let component = runtime.with_live_sources(name, sources);
@@ -218,28 +233,28 @@ pub fn live_sources(language: Language, entry: &Path) -> Result<LiveSources> {
     })
 }
 
-/// The runtime component of `language` (with `game`'s types), kept by
-/// `engine`: built (or read from the build cache) and compiled on first
-/// use.
+/// The runtime component of `language` (with `game`'s types and the
+/// extensions given), kept by `engine`: built (or read from the build
+/// cache) and compiled on first use.
 pub fn runtime(
     engine: &ScriptEngine,
     language: Language,
-    game: Option<&GameWit>,
+    additions: Additions<'_>,
 ) -> Result<ScriptComponent> {
-    runtime_of(engine, language, game)
+    runtime_of(engine, language, additions)
         .with_context(|| format!("failed to load the {} runtime", language.name()))
 }
 
 fn runtime_of(
     engine: &ScriptEngine,
     language: Language,
-    game: Option<&GameWit>,
+    additions: Additions<'_>,
 ) -> Result<ScriptComponent> {
     let version = known_tool_version(language)?;
-    let key = runtime_key(language, &version, game);
+    let key = runtime_key(language, &version, additions);
     let name = format!("{}-runtime", language.name().to_lowercase());
     engine.load_kept(&key, &name, || {
-        build_runtime(language, &version, &key, game, engine.cache_dir())
+        build_runtime(language, &version, &key, additions, engine.cache_dir())
     })
 }
 
@@ -257,21 +272,21 @@ fn known_tool_version(language: Language) -> Result<String> {
 }
 
 /// SHA-256 over what a runtime is built from.
-fn runtime_key(language: Language, version: &str, game: Option<&GameWit>) -> String {
-    let (_, loader) = language.loader(game);
+fn runtime_key(language: Language, version: &str, additions: Additions<'_>) -> String {
+    let (_, loader) = language.loader(additions);
     let mut hash = Sha256::new();
     for part in [
         "runtime",
         language.name(),
         version,
         LIVE_WIT,
-        &runtime_wit(game),
+        &runtime_wit(additions),
         &loader,
     ] {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part);
     }
-    hash_script_wit(&mut hash, game);
+    hash_script_wit(&mut hash, additions);
     hex(&hash.finalize())
 }
 
@@ -280,9 +295,10 @@ fn build_runtime(
     language: Language,
     version: &str,
     key: &str,
-    game: Option<&GameWit>,
+    additions: Additions<'_>,
     cache_dir: Option<&Path>,
 ) -> Result<Vec<u8>> {
+    let (game, extensions) = additions;
     // One build at a time in a process: engines that want the same
     // runtime at once wait for the first and read it from the cache.
     static BUILDING: Mutex<()> = Mutex::new(());
@@ -292,9 +308,9 @@ fn build_runtime(
         return Ok(bytes);
     }
     let work = std::env::temp_dir().join(format!("game-host-runtime-{}", uuid::Uuid::now_v7()));
-    let (file, text) = language.loader(game);
+    let (file, text) = language.loader(additions);
     let loader = work.join("src").join(file);
-    let runtime_wit = runtime_wit(game);
+    let runtime_wit = runtime_wit(additions);
     let game_files = game.map(|game| [("game.wit", game.text.as_str())]);
     let mut deps = vec![
         ("engine", ENGINE_WIT),
@@ -303,6 +319,10 @@ fn build_runtime(
     if let Some(files) = &game_files {
         deps.push(("game", files));
     }
+    let names: Vec<String> = extensions.iter().map(|e| e.dep_name()).collect();
+    for (name, extension) in names.iter().zip(extensions) {
+        deps.push((name, extension.files));
+    }
     let result = write_wit(&work, &[("main.wit", &runtime_wit)], &deps)
         .and_then(|()| {
             std::fs::create_dir_all(work.join("src"))
@@ -310,16 +330,23 @@ fn build_runtime(
                 .context("failed to write the loader")
         })
         .and_then(|()| {
-            let label = match game {
-                None => format!(
+            let with: Vec<String> = (game.iter())
+                .map(|game| format!("game `{}`'s types", game.name))
+                .chain(
+                    extensions
+                        .iter()
+                        .map(|e| format!("extension `{}`", e.package)),
+                )
+                .collect();
+            let label = match with.is_empty() {
+                true => format!(
                     "building the {} runtime (once per {version})",
                     language.name()
                 ),
-                Some(game) => format!(
-                    "building the {} runtime of game `{}`'s types (once per {version} and \
-                 description)",
+                false => format!(
+                    "building the {} runtime with {} (once per {version} and what it adds)",
                     language.name(),
-                    game.name
+                    with.join(" and ")
                 ),
             };
             let name = format!("{}-runtime", language.name().to_lowercase());
@@ -366,29 +393,51 @@ mod tests {
 
     #[test]
     fn the_runtime_key_follows_the_tool_and_the_language() {
-        let key = runtime_key(Language::Python, "componentize-py 0.25.1", None);
+        let key = runtime_key(Language::Python, "componentize-py 0.25.1", (None, &[]));
         assert_eq!(
             key,
-            runtime_key(Language::Python, "componentize-py 0.25.1", None)
+            runtime_key(Language::Python, "componentize-py 0.25.1", (None, &[]))
         );
         assert_ne!(
             key,
-            runtime_key(Language::Python, "componentize-py 0.26.0", None)
+            runtime_key(Language::Python, "componentize-py 0.26.0", (None, &[]))
         );
         assert_ne!(
             key,
-            runtime_key(Language::JavaScript, "componentize-py 0.25.1", None)
+            runtime_key(Language::JavaScript, "componentize-py 0.25.1", (None, &[]))
         );
         let game = GameWit {
             name: "g".into(),
             text: "package g:game;\ninterface game-components {\n}\n".into(),
         };
-        let with_game = runtime_key(Language::Python, "componentize-py 0.25.1", Some(&game));
+        let with_game = runtime_key(
+            Language::Python,
+            "componentize-py 0.25.1",
+            (Some(&game), &[]),
+        );
         assert_ne!(key, with_game);
-        let (_, loader) = Language::JavaScript.loader(Some(&game));
+        let terrain = extensions::all();
+        let with_terrain = runtime_key(
+            Language::Python,
+            "componentize-py 0.25.1",
+            (None, &[&terrain[0]]),
+        );
+        assert_ne!(key, with_terrain);
+        let (_, loader) = Language::JavaScript.loader((Some(&game), &[&terrain[0]]));
         assert!(
             loader.contains("\"g:game/game-components\": gameComponents,"),
             "{loader}"
         );
+        assert!(
+            loader
+                .contains("import * as gameTerrainTerrain from \"game:terrain/terrain@0.1.0\";\n"),
+            "{loader}"
+        );
+        assert!(
+            loader.contains("\"game:terrain/terrain\": gameTerrainTerrain,"),
+            "{loader}"
+        );
+        let (_, loader) = Language::Python.loader((None, &[&terrain[0]]));
+        assert!(loader.contains("    terrain,\n"), "{loader}");
     }
 }

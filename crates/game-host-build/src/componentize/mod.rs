@@ -11,7 +11,8 @@
 //! The world is `stateful-script` when the source defines the state
 //! hand-over exports (`save_state` / `saveState`), else `script`; a
 //! project made for a game (`wit/game.wit`, `game_wit`) adds the game's
-//! typed imports to it.
+//! typed imports to it, and a script that imports an extension's
+//! interface (`extensions`) that extension's.
 //!
 //! That is the shipping path (`host build`: one self-contained component
 //! per script). `host run` takes the live path (`live`): one runtime per
@@ -25,6 +26,7 @@
 
 mod api;
 mod cache;
+mod extensions;
 mod game_wit;
 mod language;
 mod live;
@@ -38,6 +40,7 @@ use sha2::{Digest, Sha256};
 
 use cache::BuildCache;
 pub use cache::MAX_BUILD_CACHE_BYTES;
+pub use extensions::{ExtensionWit, all as extensions, used_by as extensions_used_by};
 pub use game_wit::{GameWit, path_in as game_wit_path, path_in_project as project_game_wit};
 pub use language::{COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION, Language};
 pub use live::{live_sources, load as load_live, load_sources as load_live_sources, runtime};
@@ -64,7 +67,14 @@ pub fn build(
     let game = GameWit::of_project(entry)?;
     let version = tool_version(language)?;
     let world = language.world(&sources);
-    let key = cache_key(language, &version, world, game.as_ref(), &sources);
+    let extensions = uses(language, &sources);
+    let key = cache_key(
+        language,
+        &version,
+        world,
+        (game.as_ref(), &extensions),
+        &sources,
+    );
     let cache = cache_dir.and_then(BuildCache::open);
     if let Some(bytes) = cache.as_ref().and_then(|cache| cache.get(&key)) {
         tracing::debug!(script = name, "build cache hit");
@@ -75,7 +85,7 @@ pub fn build(
     // Build from the sources as read for the key, not from the script's
     // directory: an edit saved during the build must not be cached under
     // the key of the sources before it.
-    let result = write_script_wit(&work, world, game.as_ref())
+    let result = write_script_wit(&work, world, game.as_ref(), &extensions)
         .and_then(|_| snapshot(language, entry, &sources, &work))
         .and_then(|copy| {
             let label = format!(
@@ -98,40 +108,74 @@ pub(crate) fn world_of(language: Language, entry: &Path) -> Result<&'static str>
     Ok(language.world(&read_sources(language, entry)?))
 }
 
+/// The extensions a script's sources import.
+fn uses(language: Language, sources: &[(PathBuf, Vec<u8>)]) -> Vec<&'static ExtensionWit> {
+    extensions::used_by(language, sources.iter().map(|(_, text)| text.as_slice()))
+}
+
+/// What a script's world adds to the engine's: the game's typed imports
+/// (`wit/game.wit`), if it was made for a game, and the extensions it
+/// imports.
+pub type Additions<'a> = (Option<&'a GameWit>, &'a [&'static ExtensionWit]);
+
 /// Writes the WIT a script is built against for `world` into `work/wit`
 /// and returns that directory: the engine's package, with `world` in it;
-/// for a script of `game`, a package of its own whose `world` includes the
-/// engine's and the game's imports.
+/// for a script of a game or one that imports extensions, a package of
+/// its own whose `world` includes the engine's, the game's imports and
+/// each extension's.
 pub(crate) fn write_script_wit(
     work: &Path,
     world: &str,
     game: Option<&GameWit>,
+    extensions: &[&'static ExtensionWit],
 ) -> Result<PathBuf> {
-    match game {
-        None => write_wit(work, ENGINE_WIT, &[])?,
-        Some(game) => write_wit(
-            work,
-            &[(
-                "main.wit",
-                &game.world(GAME_SCRIPT_PACKAGE, world, API_VERSION),
-            )],
-            &[
-                ("engine", ENGINE_WIT),
-                ("game", &[("game.wit", &game.text)]),
-            ],
-        )?,
+    if game.is_none() && extensions.is_empty() {
+        write_wit(work, ENGINE_WIT, &[])?;
+        return Ok(work.join("wit"));
     }
+    let game_files = game.map(|game| [("game.wit", game.text.as_str())]);
+    let names: Vec<String> = extensions.iter().map(|e| e.dep_name()).collect();
+    let mut deps: Vec<(&str, WitFiles<'_>)> = vec![("engine", ENGINE_WIT)];
+    if let Some(files) = &game_files {
+        deps.push(("game", files));
+    }
+    for (name, extension) in names.iter().zip(extensions) {
+        deps.push((name, extension.files));
+    }
+    let includes = [format!("include game:engine/{world}@{API_VERSION};")];
+    let main = script_world(GAME_SCRIPT_PACKAGE, world, &includes, (game, extensions));
+    write_wit(work, &[("main.wit", &main)], &deps)?;
     Ok(work.join("wit"))
+}
+
+/// The package `package` with one world, `world`: `includes`, then what
+/// `additions` adds (the game's imports, each extension's).
+pub(crate) fn script_world(
+    package: &str,
+    world: &str,
+    includes: &[String],
+    (game, extensions): Additions<'_>,
+) -> String {
+    let game = game.map(|game| format!("include {}:game/imports;", game.name));
+    let lines = (includes.iter().cloned())
+        .chain(game)
+        .chain(extensions.iter().map(|e| e.include()));
+    let body: String = lines.map(|line| format!("    {line}\n")).collect();
+    format!("package {package};\n\nworld {world} {{\n{body}}}\n")
 }
 
 /// The package holding the world of a game's script.
 const GAME_SCRIPT_PACKAGE: &str = "game:game-script";
 
-/// Feeds the WIT a script of `game` (or none) is built against to `hash`.
-pub(crate) fn hash_script_wit(hash: &mut Sha256, game: Option<&GameWit>) {
+/// Feeds the WIT a script is built against (the engine's, and what
+/// `additions` adds) to `hash`.
+pub(crate) fn hash_script_wit(hash: &mut Sha256, (game, extensions): Additions<'_>) {
     hash_wit(hash, ENGINE_WIT);
     if let Some(game) = game {
         game.hash(hash);
+    }
+    for extension in extensions {
+        hash_wit(hash, extension.files);
     }
 }
 
@@ -140,11 +184,12 @@ pub(crate) fn hash_script_wit(hash: &mut Sha256, game: Option<&GameWit>) {
 pub fn fingerprint(language: Language, entry: &Path) -> Result<String> {
     let sources = read_sources(language, entry)?;
     let game = GameWit::of_project(entry)?;
+    let extensions = uses(language, &sources);
     Ok(cache_key(
         language,
         "",
         language.world(&sources),
-        game.as_ref(),
+        (game.as_ref(), &extensions),
         &sources,
     ))
 }
@@ -281,7 +326,7 @@ fn cache_key(
     language: Language,
     version: &str,
     world: &str,
-    game: Option<&GameWit>,
+    additions: Additions<'_>,
     sources: &[(PathBuf, Vec<u8>)],
 ) -> String {
     let mut hash = Sha256::new();
@@ -289,7 +334,7 @@ fn cache_key(
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part);
     }
-    hash_script_wit(&mut hash, game);
+    hash_script_wit(&mut hash, additions);
     let root = sources[0].0.parent().unwrap_or(Path::new("."));
     for (path, text) in sources {
         let relative = path.strip_prefix(root).unwrap_or(path).to_string_lossy();
@@ -308,8 +353,15 @@ mod tests {
     #[test]
     fn the_cache_key_changes_with_any_source_or_the_tool() {
         let sources = |text: &[u8]| vec![(PathBuf::from("/s/app.py"), text.to_vec())];
-        let key =
-            |version, text| cache_key(Language::Python, version, "script", None, &sources(text));
+        let key = |version, text| {
+            cache_key(
+                Language::Python,
+                version,
+                "script",
+                (None, &[]),
+                &sources(text),
+            )
+        };
         assert_eq!(key("v1", b"a"), key("v1", b"a"));
         assert_ne!(key("v1", b"a"), key("v1", b"b"));
         assert_ne!(key("v1", b"a"), key("v2", b"a"));
@@ -321,9 +373,17 @@ mod tests {
             Language::Python,
             "v1",
             "script",
-            Some(&game),
+            (Some(&game), &[]),
             &sources(b"a"),
         );
         assert_ne!(key("v1", b"a"), with_game);
+        let terrain = cache_key(
+            Language::Python,
+            "v1",
+            "script",
+            (None, &[&extensions::all()[0]]),
+            &sources(b"a"),
+        );
+        assert_ne!(key("v1", b"a"), terrain);
     }
 }

@@ -59,7 +59,8 @@ pub(super) fn tool_version(language: Language) -> Result<Result<String, String>>
 /// The jco release whose `guest-types` fails on every WIT path.
 const BROKEN_JCO: &str = "1.35.0";
 
-/// Writes `language`'s stubs of `world` (with `game`'s types) into `out`
+/// Writes `language`'s stubs of `world` (with `game`'s types and every
+/// extension's interfaces, which a script may import) into `out`
 /// (created).
 pub(super) fn write(
     language: Language,
@@ -70,7 +71,8 @@ pub(super) fn write(
     // The host's own one line if the directory cannot be written.
     std::fs::create_dir(out).with_context(|| format!("failed to create `{}`", out.display()))?;
     let work = std::env::temp_dir().join(format!("game-host-types-{}", uuid::Uuid::now_v7()));
-    let wit = componentize::write_script_wit(&work, world, game);
+    let extensions: Vec<_> = componentize::extensions().iter().collect();
+    let wit = componentize::write_script_wit(&work, world, game, &extensions);
     let result = wit.and_then(|wit| match language {
         Language::Python => python(&wit, world, out),
         Language::JavaScript => javascript(&wit, world, out),

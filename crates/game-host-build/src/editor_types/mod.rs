@@ -157,7 +157,8 @@ fn stamp(world: &str, tool_version: &str, game: Option<&GameWit>) -> String {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part);
     }
-    componentize::hash_script_wit(&mut hash, game);
+    let extensions: Vec<_> = componentize::extensions().iter().collect();
+    componentize::hash_script_wit(&mut hash, (game, &extensions));
     hex(&hash.finalize())
 }
 

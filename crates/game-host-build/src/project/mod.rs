@@ -332,11 +332,14 @@ rustflags = [\"-C\", \"link-arg=-zstack-size=65536\"]
 
 fn cargo_toml(name: &str, sdk: &Path) -> String {
     // TOML basic strings escape `\` and `"`.
-    let sdk = sdk
-        .display()
-        .to_string()
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"");
+    let toml = |path: &Path| {
+        path.display()
+            .to_string()
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"")
+    };
+    let sdk_root = toml(sdk.parent().unwrap_or(sdk));
+    let sdk = toml(sdk);
     format!(
         "[package]
 name = \"{name}\"
@@ -352,7 +355,7 @@ crate-type = [\"cdylib\"]
 [dependencies]
 # The SDK shipped with `host` {version}, written by `host new`.
 script = {{ path = \"{sdk}\" }}
-
+{extensions}
 # What the script needs, for a game that grants each script only part of the
 # API (the host's README: Grants); `host build` embeds it in the component.
 # [package.metadata.game.needs]
@@ -364,7 +367,28 @@ script = {{ path = \"{sdk}\" }}
 ",
         rust_version = SDK_RUST_VERSION,
         version = env!("CARGO_PKG_VERSION"),
+        extensions = extension_lines(&sdk_root),
     )
+}
+
+/// Commented dependencies on the extensions' guest crates, which ship in
+/// the SDK beside `script/` (`sdk_root`): a script that calls an
+/// extension imports its WIT package, and only hosts with that extension
+/// load it.
+fn extension_lines(sdk_root: &str) -> String {
+    if sdk::GUEST_CRATES.is_empty() {
+        return String::new();
+    }
+    let mut lines = String::from(
+        "# The host's extensions, for a script that calls one (only a host with that\n\
+         # extension loads the script then):\n",
+    );
+    for (name, path, description) in sdk::GUEST_CRATES {
+        lines.push_str(&format!(
+            "# {description}\n# {name} = {{ path = \"{sdk_root}/{path}\" }}\n"
+        ));
+    }
+    lines
 }
 
 /// The SDK's `rust-version`.

@@ -5,7 +5,9 @@
 //! entry for it. The binary carries both (embedded by `build.rs`, with a
 //! stand-alone manifest) and writes them to
 //! `<data dir>/sdk/<version>-<hash>/`, the directory `host new` points a
-//! crate's `script` dependency at. The hash names the exact sources, so a
+//! crate's `script` dependency at. The extensions' guest crates (such as
+//! `game-terrain`) are written there too, beside `script/` as in this
+//! repository. The hash names the exact sources, so a
 //! newer host never changes the SDK under an existing project, and a
 //! directory that differs from what this host ships (edited, half written)
 //! is written again before use.
@@ -16,7 +18,7 @@ use anyhow::{Context, Result};
 
 use game_host::files::{MAX_TEXT_FILE, host_dir, read_capped};
 
-include!(concat!(env!("OUT_DIR"), "/sdk_files.rs"));
+pub use crate::embedded::{GUEST_CRATES, SDK_FILES, SDK_ID};
 
 /// Where the host keeps data of its own: `$GAME_HOST_DATA_DIR`, else
 /// `$XDG_DATA_HOME/game-host`, else `~/.local/share/game-host`.
@@ -95,6 +97,8 @@ mod tests {
             "wit/worlds.wit",
             "wit/runtime.wit",
             "crates/game-host-terrain/wit/terrain.wit",
+            "crates/game-host-terrain/guest/Cargo.toml",
+            "crates/game-host-terrain/guest/src/lib.rs",
         ] {
             assert!(names.contains(&name), "{names:?}");
         }

@@ -1,6 +1,7 @@
 //! Why a component does not fit the host's `game:engine` API, when the
-//! cause is known: a release of it this host does not provide, or a
-//! network import (scripts get no network).
+//! cause is known: a release of it this host does not provide, a network
+//! import (scripts get no network), or an extension's interface the host
+//! was not given.
 
 use wasmtime::component::Component;
 
@@ -11,10 +12,16 @@ use crate::guest::v0_1;
 /// [`v0_1::VERSION`].
 pub const API_VERSION: &str = env!("GAME_ENGINE_VERSION");
 
-/// Why a component failed to link, when the cause is known: the first
-/// `game:engine` import whose version this host cannot provide, or a
-/// network import (scripts get no network).
-pub(super) fn api_mismatch(component: &Component, engine: &wasmtime::Engine) -> Option<String> {
+/// Why a component failed to link with `error`, when the cause is known:
+/// the first `game:engine` import whose version this host cannot provide;
+/// else the import the linker's error names, if it is a network interface
+/// (scripts get no network) or another package's (an extension's, such as
+/// `game:terrain/terrain`, which this host was not given).
+pub(super) fn api_mismatch(
+    component: &Component,
+    engine: &wasmtime::Engine,
+    error: &str,
+) -> Option<String> {
     let imports: Vec<String> = component
         .component_type()
         .imports(engine)
@@ -27,10 +34,17 @@ pub(super) fn api_mismatch(component: &Component, engine: &wasmtime::Engine) -> 
             version_mismatch(version)
         })
         .or_else(|| {
-            let network = imports
-                .iter()
-                .find(|name| name.starts_with("wasi:http/") || name.starts_with("wasi:sockets/"))?;
-            Some(network_import(network))
+            let missing = imports.iter().find(|name| error.contains(name.as_str()))?;
+            if missing.starts_with("wasi:http/") || missing.starts_with("wasi:sockets/") {
+                Some(network_import(missing))
+            } else if !missing.starts_with("wasi:") && !missing.starts_with("game:engine/") {
+                Some(format!(
+                    "it imports `{missing}`, which this host does not provide (an extension's \
+                     interface: a host links it when it is given the extension)"
+                ))
+            } else {
+                None
+            }
         })
 }
 

@@ -80,28 +80,40 @@ pub(crate) fn live_imports(sources: &LiveSources) -> BTreeSet<String> {
         for (at, _) in text.match_indices("game:engine/") {
             names.insert(word(&text[at + "game:engine/".len()..]));
         }
-        for (at, _) in text.match_indices("wit_world.imports") {
-            let rest = &text[at + "wit_world.imports".len()..];
-            if let Some(module) = rest.strip_prefix('.') {
-                names.insert(word(module));
-            } else if let Some(list) = rest.trim_start().strip_prefix("import") {
-                let list = list.trim_start();
-                let list = match list.strip_prefix('(') {
-                    Some(inner) => inner.split(')').next().unwrap_or_default(),
-                    None => list.lines().next().unwrap_or_default(),
-                };
-                for item in list.split(',') {
-                    let item = item.split_whitespace().next().unwrap_or_default();
-                    names.insert(word(item));
-                }
-            }
-        }
+        names.extend(python_imports(text));
     }
     // A game's typed interfaces (`game_components`) keep their own names:
     // the caller knows which game's they are.
     names.retain(|name| {
         INTERFACES.contains(&name.as_str()) || GAME_INTERFACES.contains(&name.as_str())
     });
+    names
+}
+
+/// The interfaces a Python source imports from its world's bindings, by
+/// interface name (`game-data` for `game_data`): `from wit_world.imports
+/// import events, scene` (also in parentheses over several lines) and
+/// `import wit_world.imports.events`. A static reading: what a script
+/// reaches another way is not seen.
+pub fn python_imports(text: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for (at, _) in text.match_indices("wit_world.imports") {
+        let rest = &text[at + "wit_world.imports".len()..];
+        if let Some(module) = rest.strip_prefix('.') {
+            names.insert(word(module));
+        } else if let Some(list) = rest.trim_start().strip_prefix("import") {
+            let list = list.trim_start();
+            let list = match list.strip_prefix('(') {
+                Some(inner) => inner.split(')').next().unwrap_or_default(),
+                None => list.lines().next().unwrap_or_default(),
+            };
+            for item in list.split(',') {
+                let item = item.split_whitespace().next().unwrap_or_default();
+                names.insert(word(item));
+            }
+        }
+    }
+    names.remove("");
     names
 }
 

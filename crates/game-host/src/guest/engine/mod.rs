@@ -42,7 +42,7 @@ pub use cache::default_cache_dir;
 pub use component::ScriptComponent;
 pub(crate) use component::arm_deadline;
 pub use extension::{Extension, LinkFn};
-pub use grant::NEEDS_SECTION;
+pub use grant::{NEEDS_SECTION, python_imports};
 
 /// How to set up a [`ScriptEngine`].
 #[derive(Debug, Clone)]
@@ -376,7 +376,7 @@ impl ScriptEngine {
             anyhow::bail!(mismatch);
         }
         let pre = self.linker.instantiate_pre(&component).map_err(|error| {
-            match api_mismatch(&component, &self.engine) {
+            match api_mismatch(&component, &self.engine, &format!("{error:#}")) {
                 Some(mismatch) => anyhow::anyhow!(mismatch),
                 None => anyhow::Error::from(error)
                     .context("it does not fit the host's `game:engine` API"),

@@ -15,6 +15,8 @@
 
 use std::cell::RefCell;
 
+use game_terrain::TileKey;
+use game_terrain::request_tile;
 use script::Script;
 use script::events::EventFilter;
 use script::events::Key;
@@ -22,8 +24,6 @@ use script::futures::StreamExt;
 use script::futures::future::{Either, join_all, select};
 use script::glam::Vec3;
 use script::task::Task;
-use script::terrain::TileKey;
-use script::terrain::request_tile;
 
 thread_local! {
     static KEPT: RefCell<Vec<Task<()>>> = const { RefCell::new(Vec::new()) };
