@@ -113,6 +113,10 @@ fn extension_tables(workspace: &Path, extensions: &[String]) -> String {
             &mut files,
         );
         files.sort();
+        assert!(
+            files.iter().all(|(name, _)| name.matches('/').count() == 3),
+            "`{crate_dir}/wit/` is to hold one package's files, without directories"
+        );
         wit.push_str(&format!("    ({crate_dir:?}, &[\n"));
         for (name, path) in files {
             let file = name.rsplit('/').next().expect("a file name");
@@ -132,6 +136,27 @@ fn extension_tables(workspace: &Path, extensions: &[String]) -> String {
                 .map(|value| value.trim().trim_matches('"').to_owned())
                 .unwrap_or_else(|| panic!("`{guest}/Cargo.toml` gives no `{key}`"))
         };
+        // What a script crate gets from the SDK and from the guest crate
+        // must agree: the same wit-bindgen, the same oldest Rust.
+        let line = |text: &str, key: &str| {
+            (text.lines())
+                .find(|line| line.starts_with(key))
+                .map(str::to_owned)
+        };
+        let read = |path: &str| {
+            std::fs::read_to_string(workspace.join(path))
+                .unwrap_or_else(|e| panic!("failed to read `{path}`: {e}"))
+        };
+        for (key, from) in [
+            ("wit-bindgen = ", "Cargo.toml"),
+            ("rust-version = ", "script/Cargo.toml"),
+        ] {
+            assert_eq!(
+                line(&manifest, key),
+                line(&read(from), key),
+                "`{guest}/Cargo.toml` is to give `{key}` as `{from}` does"
+            );
+        }
         let inherits = (manifest.lines())
             .any(|line| !line.trim_start().starts_with('#') && line.contains("workspace"));
         assert!(

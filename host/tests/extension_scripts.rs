@@ -3,7 +3,8 @@
 //! `host/tests/foreign/{py,js}-terrain`) calls its functions and waits on
 //! a tile, live (how `host run` loads it) and built into its own component
 //! (`host build`), and logs what the host generated; the same sources on a
-//! host without the extension are refused, naming the interface.
+//! host without the extension are refused, naming the interface, and so
+//! are they under grants that leave it out, at load.
 //!
 //! Nothing in the SDK, the builders or the CLI names terrain: the builder
 //! found the extension's WIT by its crate's layout, and the script's
@@ -117,9 +118,30 @@ fn a_host_without_the_extension_refuses_them_naming_the_interface() {
         let text = format!("{error:#}");
         assert!(
             text.contains(
-                "it imports `game:terrain/terrain@0.1.0`, which this host does not provide"
+                "it imports `game:terrain/terrain@0.1.0`, an extension's interface this host does \
+                 not provide"
             ),
             "{language}: {text}"
+        );
+    }
+}
+
+#[test]
+fn grants_that_leave_terrain_out_refuse_them_at_load() {
+    let engine = common::engine();
+    let file: game_host::GrantFile =
+        toml::from_str("[default]\nimports = [\"log\", \"runtime\", \"tasks\"]\n").unwrap();
+    let (mut runtime, _log) = common::runtime_with(game_host::RuntimeConfig {
+        grants: game_host::GrantPolicy::new(file).unwrap(),
+        ..game_host::RuntimeConfig::default()
+    });
+    for (language, path) in scripts() {
+        let source = ScriptSource::new(&path).unwrap();
+        let live = source.load(&engine, BuildOutput::Capture).unwrap();
+        let error = format!("{:#}", runtime.spawn(&live).unwrap_err());
+        assert!(
+            error.contains("imports `game:terrain/terrain`, which its grants do not include"),
+            "{language}: {error}"
         );
     }
 }

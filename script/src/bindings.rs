@@ -3,10 +3,11 @@
 //! place.
 //!
 //! The SDK binds world `stateful-script` of `game:engine`. A component
-//! imports only the interfaces its code calls. An extension's interfaces are bound by its own guest crate
-//! (the terrain extension's is `game-terrain`). The namespaced
-//! modules of the crate wrap everything a script needs; this module is
-//! public for the rest (for example the raw `Guest` trait).
+//! imports only the interfaces its code calls. An extension's interfaces
+//! are bound by its own guest crate (the terrain extension's is
+//! `game-terrain`). The namespaced modules of the crate wrap everything a
+//! script needs; this module is public for the rest (for example the raw
+//! `Guest` trait).
 
 wit_bindgen::generate!({
     path: "../wit",

@@ -23,7 +23,9 @@ pub struct ExtensionWit {
     pub package: String,
     /// The package's version (`0.1.0`).
     pub version: String,
-    /// The interfaces it declares (`terrain`).
+    /// The interfaces its world `imports` imports (`terrain`): what a
+    /// script may import. Each is to declare functions, as terrain's does
+    /// (the live runtimes bind them as modules).
     pub interfaces: Vec<String>,
     /// Its files: (file name, text).
     pub files: &'static [(&'static str, &'static str)],
@@ -40,11 +42,15 @@ impl ExtensionWit {
         };
         let declared = lines().find_map(|line| line.strip_prefix("package "))?;
         let (package, version) = declared.strip_suffix(';')?.trim().split_once('@')?;
-        lines().find(|line| *line == "world imports {")?;
-        let interfaces = lines()
-            .filter_map(|line| line.strip_prefix("interface ")?.strip_suffix(" {"))
-            .map(str::to_owned)
-            .collect();
+        let world = lines().skip_while(|line| *line != "world imports {");
+        let interfaces = (world.skip(1))
+            .take_while(|line| *line != "}")
+            .filter_map(|line| line.strip_prefix("import ")?.strip_suffix(';'))
+            .map(|name| name.trim().to_owned())
+            .collect::<Vec<_>>();
+        if interfaces.is_empty() {
+            return None;
+        }
         Some(ExtensionWit {
             package: package.to_owned(),
             version: version.to_owned(),
@@ -54,9 +60,10 @@ impl ExtensionWit {
     }
 
     /// The name of its directory among a build's WIT dependencies
-    /// (`ext-game-terrain`).
+    /// (`ext-game--terrain`: a WIT name has no `--`, so no two packages
+    /// share one).
     pub(crate) fn dep_name(&self) -> String {
-        format!("ext-{}", self.package.replace(':', "-"))
+        format!("ext-{}", self.package.replace(':', "--"))
     }
 
     /// The line a script's world includes it with.
@@ -72,9 +79,14 @@ impl ExtensionWit {
                 let imported = game_host::guest::engine::python_imports(text);
                 self.interfaces.iter().any(|name| imported.contains(name))
             }
-            Language::JavaScript => ['"', '\'']
-                .iter()
-                .any(|quote| text.contains(&format!("{quote}{}/", self.package))),
+            // A specifier after `from` or `import`, not a comment's words.
+            Language::JavaScript => ['"', '\''].iter().any(|quote| {
+                let specifier = format!("{quote}{}/", self.package);
+                text.match_indices(&specifier).any(|(at, _)| {
+                    let before = text[..at].trim_end();
+                    before.ends_with("from") || before.ends_with("import")
+                })
+            }),
         }
     }
 }
@@ -124,7 +136,7 @@ mod tests {
         assert_eq!(terrain.version, "0.1.0");
         assert_eq!(terrain.interfaces, ["terrain"]);
         assert_eq!(terrain.include(), "include game:terrain/imports@0.1.0;");
-        assert_eq!(terrain.dep_name(), "ext-game-terrain");
+        assert_eq!(terrain.dep_name(), "ext-game--terrain");
     }
 
     #[test]
@@ -152,6 +164,10 @@ mod tests {
         assert!(!uses(
             js,
             "// terrain tiles\nimport { log } from \"game:engine/log@0.2.5\";"
+        ));
+        assert!(!uses(
+            js,
+            "// like \"game:terrain/terrain@0.1.0\"\nexport function f() {}"
         ));
     }
 }

@@ -39,8 +39,8 @@ pub(super) fn api_mismatch(
                 Some(network_import(missing))
             } else if !missing.starts_with("wasi:") && !missing.starts_with("game:engine/") {
                 Some(format!(
-                    "it imports `{missing}`, which this host does not provide (an extension's \
-                     interface: a host links it when it is given the extension)"
+                    "it imports `{missing}`, an extension's interface this host does not provide \
+                     (or provides at another version): a host links it when given that extension"
                 ))
             } else {
                 None

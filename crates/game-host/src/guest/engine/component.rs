@@ -131,7 +131,7 @@ impl ScriptComponent {
 
     /// The interfaces it uses, by grant name: a compiled script's imports
     /// (those that declare functions), or what a live script's sources
-    /// import.
+    /// import (and the extensions its runtime was built with for them).
     pub fn uses(&self) -> Vec<String> {
         match &self.live {
             Some(sources) => {
@@ -143,8 +143,20 @@ impl ScriptComponent {
                     let suffix = format!(":game/{interface}");
                     (self.imports.iter()).find(|import| import.grant.ends_with(&suffix))
                 };
-                let mut names = std::collections::BTreeSet::new();
+                // An extension's interfaces (`game:terrain/terrain`) are
+                // the runtime's imports only when the sources import them
+                // (the builder reads them for that): each is used, and a
+                // Python import of it (`terrain`) is that, not 0.1's
+                // `game:engine/terrain`.
+                let extension = |grant: &str| grant.contains(':') && !grant.contains(":game/");
+                let extensions = || self.imports.iter().filter(|i| extension(&i.grant));
+                let mut names: std::collections::BTreeSet<String> =
+                    extensions().map(|import| import.grant.clone()).collect();
                 for name in live_imports(sources) {
+                    let suffix = format!("/{name}");
+                    if extensions().any(|import| import.grant.ends_with(&suffix)) {
+                        continue;
+                    }
                     match game_import(&name) {
                         Some(import) => names.insert(import.grant.clone()),
                         None => names.insert(name),

@@ -98,16 +98,37 @@ pub(crate) fn live_imports(sources: &LiveSources) -> BTreeSet<String> {
 pub fn python_imports(text: &str) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for (at, _) in text.match_indices("wit_world.imports") {
+        // Not in a comment.
+        let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+        if text[line_start..at].contains('#') {
+            continue;
+        }
         let rest = &text[at + "wit_world.imports".len()..];
         if let Some(module) = rest.strip_prefix('.') {
             names.insert(word(module));
         } else if let Some(list) = rest.trim_start().strip_prefix("import") {
             let list = list.trim_start();
             let list = match list.strip_prefix('(') {
-                Some(inner) => inner.split(')').next().unwrap_or_default(),
-                None => list.lines().next().unwrap_or_default(),
+                Some(inner) => inner.split(')').next().unwrap_or_default().to_owned(),
+                // A line ending in `\` goes on on the next.
+                None => {
+                    let mut joined = String::new();
+                    for line in list.lines() {
+                        match line.trim_end().strip_suffix('\\') {
+                            Some(part) => joined.push_str(part),
+                            None => {
+                                joined.push_str(line);
+                                break;
+                            }
+                        }
+                    }
+                    joined
+                }
             };
-            for item in list.split(',') {
+            let code = list
+                .lines()
+                .map(|line| line.split('#').next().unwrap_or_default());
+            for item in code.flat_map(|line| line.split(',')) {
                 let item = item.split_whitespace().next().unwrap_or_default();
                 names.insert(word(item));
             }
@@ -262,6 +283,16 @@ mod tests {
         };
         let names: Vec<String> = live_imports(&js).into_iter().collect();
         assert_eq!(names, ["events", "log"]);
+    }
+
+    #[test]
+    fn python_imports_read_past_comments_and_continued_lines() {
+        let text = "from wit_world.imports import (log,  # the host log\n    terrain)\n\
+                    from wit_world.imports import scene, \\\n    motion\n\
+                    # from wit_world.imports import events\n\
+                    x = 1  # not wit_world.imports.players\n";
+        let names: Vec<String> = python_imports(text).into_iter().collect();
+        assert_eq!(names, ["log", "motion", "scene", "terrain"]);
     }
 
     #[test]
