@@ -73,7 +73,7 @@ pub struct GameHostPlugin {
     pub reach: ScriptReach,
     /// The game's name as its scripts' types know it (`spin-demo`): when
     /// set, the components and resources registered for scripts are also
-    /// typed for them (the WIT package `spin-demo:game`, README: Game
+    /// typed for them (the WIT package `spin-demo:game`, the book: Game
     /// types), as `host run --game` gives them from a file.
     /// [`ScriptTypes::describe`] gives that description (its `to_json()`
     /// is the file script authors give `host new --game`). A description

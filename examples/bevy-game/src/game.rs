@@ -43,6 +43,7 @@ pub struct Health {
 #[reflect(Component, Default)]
 pub struct Frozen;
 
+// ANCHOR: score
 /// The points scored: scripts read it; the game counts [`Scored`] into it.
 #[derive(Resource, Reflect, Default, Debug)]
 #[reflect(Resource)]
@@ -57,6 +58,7 @@ pub struct Scored {
     /// Points to add.
     pub points: i64,
 }
+// ANCHOR_END: score
 
 /// Spawns the cube, the spinners and the scripts; Space doubles every
 /// `Spin`.
@@ -71,6 +73,7 @@ pub struct GamePlugin {
 #[derive(Resource)]
 struct Setup(Vec<PathBuf>, u32);
 
+// ANCHOR: plugin
 impl Plugin for GamePlugin {
     fn build(&self, app: &mut App) {
         app.register_script_component::<Spin>(ScriptAccess::ReadWrite)
@@ -88,6 +91,7 @@ impl Plugin for GamePlugin {
             );
     }
 }
+// ANCHOR_END: plugin
 
 /// The default scene's cube (as `host run` has it, so the same scripts
 /// find it), the spinners (speeds half a radian a second apart, as
@@ -117,12 +121,14 @@ fn spinner(i: u32, speed: f32) -> impl Bundle {
     )
 }
 
+// ANCHOR: count
 /// Counts the points scripts score, in the step they send them.
 fn count_scores(mut scored: MessageReader<Scored>, mut score: ResMut<Score>) {
     for message in scored.read() {
         score.points += message.points;
     }
 }
+// ANCHOR_END: count
 
 /// Space doubles every `Spin` speed: the game changes its own data, and
 /// the scripts that read it follow.

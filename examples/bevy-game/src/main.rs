@@ -15,7 +15,7 @@
 //! The game's components and resources are typed for scripts made for it:
 //! `--describe game.json` writes their description, from which
 //! `host new spinner --lang python --game game.json` makes a project whose
-//! script calls `game_components.get_spin(id)` (README: Game types).
+//! script calls `game_components.get_spin(id)` (the book: Game types).
 //!
 //! `--spinners N` offers scripts N entities with the game's `Spin` (and one
 //! `Frozen`); `spin-query` and its Python and JavaScript twins turn them

@@ -77,7 +77,7 @@ pub struct EngineArgs {
 
     /// A quota of every script instance, as NAME=N (repeat for more), e.g.
     /// `entities=5000`; an unknown NAME is refused with the list of names
-    /// (README: Limits and sandboxing).
+    /// (the book: Limits and sandboxing).
     #[arg(long = "quota", value_name = "NAME=N", value_parser = parse_quota)]
     quotas: Vec<(String, u64)>,
 
@@ -85,7 +85,7 @@ pub struct EngineArgs {
     /// `[source."PATTERN"]` tables, by where a script was loaded from (a
     /// path pattern relative to the file, such as `mods/**`, or
     /// `sha256:HEX`) (keys `imports`, `writes`, `send`, `listen`,
-    /// `keys`, `jobs`, `deadline_ms`, `memory_mib`, `quotas`; README:
+    /// `keys`, `jobs`, `deadline_ms`, `memory_mib`, `quotas`; the book:
     /// Grants). Without it every script may use every interface and change
     /// every entity.
     #[arg(long, value_name = "FILE", value_parser = parse_grants)]
@@ -94,7 +94,7 @@ pub struct EngineArgs {
     /// The game's description (JSON: its name, and its components and
     /// resources with their fields' types): scripts made for it (`host new
     /// --game FILE`) read and write them typed, and a script built for
-    /// another description is refused at load (README: Game types).
+    /// another description is refused at load (the book: Game types).
     #[arg(long, value_name = "FILE", value_parser = parse_game)]
     pub game: Option<Arc<GameTypes>>,
 

@@ -22,7 +22,7 @@ pub struct NewArgs {
 
     /// Make it for a game: the game's description (as `host run --game`
     /// takes it), whose components and resources the script then reads
-    /// and writes typed (README: Game types).
+    /// and writes typed (the book: Game types).
     #[arg(long, value_name = "FILE")]
     game: Option<PathBuf>,
 }

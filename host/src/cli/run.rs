@@ -96,7 +96,7 @@ pub struct RunArgs {
     /// Run under a native debugger: script crates are built with debug info
     /// and without optimisation, and their code is compiled with its DWARF
     /// registered with gdb or lldb, so `break lib.rs:LINE` in a script stops
-    /// there and `info locals` shows its variables (README: Seeing inside a
+    /// there and `info locals` shows its variables (the book: Seeing inside a
     /// running script). Start it as `gdb --args host run SCRIPT --debug`.
     /// CPU deadlines are off under it.
     #[arg(long, conflicts_with = "watch")]

@@ -29,7 +29,7 @@ fn python(path: &Path) -> String {
         "`{}` is a game:engine 0.1 script (it defines `on_message(id)`): in \
          {API_VERSION}, `runtime.subscribe_update()` takes no id and the host calls \
          `on_update(self, clock)` every frame and `on_wake(self, clock, wakes)` with \
-         completed waits (README: Writing scripts in Python / JavaScript)",
+         completed waits (the book: A script in Python or JavaScript)",
         path.display()
     )
 }
@@ -38,7 +38,7 @@ fn javascript(path: &Path, what: &str) -> String {
     format!(
         "`{}` is a game:engine 0.1 script (`{what}`): import \"game:engine/...@{API_VERSION}\" \
          and export `onUpdate(clock)` (every frame after `subscribeUpdate()`) and \
-         `onWake(clock, wakes)` instead of `onMessage(id)` (README: Writing scripts in Python / JavaScript)",
+         `onWake(clock, wakes)` instead of `onMessage(id)` (the book: A script in Python or JavaScript)",
         path.display()
     )
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// The tool versions the project is tested with (and README installs).
+/// The tool versions the project is tested with (and README and the book install).
 pub const COMPONENTIZE_PY_VERSION: &str = "0.25.1";
 /// See [`COMPONENTIZE_PY_VERSION`].
 pub const COMPONENTIZE_JS_VERSION: &str = "0.23.0";

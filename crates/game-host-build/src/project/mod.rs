@@ -314,7 +314,7 @@ fn wit_version() -> &'static str {
     game_host::guest::engine::API_VERSION
 }
 
-/// The stack-size setting every script crate links with (see README), for
+/// The stack-size setting every script crate links with (see the book: A script in Rust), for
 /// `host build` / cargo (wasm32-wasip2) and `cargo component build`
 /// (wasm32-wasip1).
 const CARGO_CONFIG: &str = "\
@@ -357,7 +357,7 @@ crate-type = [\"cdylib\"]
 script = {{ path = \"{sdk}\" }}
 {extensions}
 # What the script needs, for a game that grants each script only part of the
-# API (the host's README: Grants); `host build` embeds it in the component.
+# API (the book: Grants); `host build` embeds it in the component.
 # [package.metadata.game.needs]
 # imports = [\"log\", \"runtime\", \"scene\"]
 # writes = []

@@ -118,7 +118,7 @@ class _NotCarried:
         if name.partition(".")[0] in sys.stdlib_module_names:
             raise ModuleNotFoundError(
                 f"No module named {name!r}: the live Python runtime carries the "
-                "standard library modules README lists, not this one "
+                "standard library modules the book lists (A script in Python or JavaScript), not this one "
                 "(`host build` makes a component with every module a script imports)",
                 name=name,
             )
