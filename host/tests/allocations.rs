@@ -107,7 +107,7 @@ fn host_calls_by_entity_id_allocate_nothing() {
 
 #[test]
 fn the_sdk_transform_component_goes_by_entity_id_and_allocates_nothing() {
-    // README's first script keeps a `TransformComponent` and calls its
+    // the `host new` template's script keeps a `TransformComponent` and calls its
     // methods: they take the flat `entity` calls, no resource borrowed.
     let made = kept_cube_allocations("peers:kept-transform");
     assert_eq!(made, 0, "{made} allocations in 1,000 frames");

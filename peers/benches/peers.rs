@@ -185,7 +185,7 @@ fn call_rows(
         rows.push(row("spinning-cube update, handle fetched", &t));
     }
     // Kept as the raw WIT resource (each method borrows it), as the SDK's
-    // `TransformComponent` (README's first script: id inside, flat calls),
+    // `TransformComponent` (the `host new` template's script: id inside, flat calls),
     // then as a bare entity id (WIT `entity`, flat values); Lua keeps its
     // userdata every time.
     for (marker, scenario) in [
@@ -195,7 +195,7 @@ fn call_rows(
         ),
         (
             "peers:kept-transform",
-            "spinning-cube update, TransformComponent kept (README)",
+            "spinning-cube update, TransformComponent kept (`host new`'s script)",
         ),
         ("peers:kept", "spinning-cube update, entity id kept"),
     ] {

@@ -3,8 +3,8 @@
 //! - an entity named `peers:kept`: the spinning cube, keeping its entity
 //!   id in the script's state and turning it by id (WIT `entity`: flat
 //!   values, no resource borrowed);
-//! - an entity named `peers:kept-transform`: the same as README's first
-//!   script writes it, keeping the SDK's `TransformComponent` and calling
+//! - an entity named `peers:kept-transform`: the same as the script
+//!   `host new` writes, keeping the SDK's `TransformComponent` and calling
 //!   its `rotate`;
 //! - an entity named `peers:kept-handle`: the same, keeping the raw WIT
 //!   `transform-component` resource (each method borrows it per call);
