@@ -4,8 +4,8 @@
 //! node, a SIGKILLed node's worlds resume on the others exactly (their logs
 //! replay frame for frame) and their players carry on with their tokens, a
 //! SIGTERMed node hands its worlds over live at the frame it stopped, a
-//! damaged record in the engine resumes from the last intact one, an
-//! unreachable engine never stops a world, and an engine reached over TLS
+//! damaged record in Redis resumes from the last intact one, an
+//! unreachable Redis never stops a world, and a Redis reached over TLS
 //! (`rediss://`, a CA of the test's own) serves the same.
 
 mod common;
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::client::{Client, position};
-use common::fleet::{Engine, Player, buffered, follow, node, play, raw, working_copy, worlds_on};
+use common::fleet::{Player, Redis, buffered, follow, node, play, raw, working_copy, worlds_on};
 use common::serve::Serve;
 
 fn replay(log: &Path) {
@@ -31,14 +31,14 @@ fn replay(log: &Path) {
 #[test]
 fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::start(dir.path());
+    let redis = Redis::start(dir.path());
     let scripts = ["examples/arena", "examples/spinning-cube"];
     let states: Vec<PathBuf> = (0..3)
         .map(|n| dir.path().join(format!("node-{n}")))
         .collect();
     let mut nodes: Vec<Option<Serve>> = states
         .iter()
-        .map(|state| Some(node(&engine, state, &scripts)))
+        .map(|state| Some(node(&redis, state, &scripts)))
         .collect();
     let first = nodes[0].as_ref().unwrap().addr.clone();
 
@@ -180,11 +180,11 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
     assert_eq!(worlds_on(survivor).len(), 6);
     let metrics = common::serve::request("GET", &survivor.url("/metrics"), None).1;
     assert!(
-        metrics.contains("game_server_fleet_engine_up 1"),
+        metrics.contains("game_server_fleet_redis_up 1"),
         "{metrics}"
     );
 
-    // Every world's log, as the node that holds it now has it (the engine's
+    // Every world's log, as the node that holds it now has it (Redis's
     // records put back together, and what it wrote since), replays frame
     // for frame once the world ends.
     for world in 1..=6u64 {
@@ -199,16 +199,16 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
 fn a_damaged_record_resumes_its_world_from_the_last_intact_one_and_a_log_without_digests_fails_alone()
  {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::start(dir.path());
-    let mut doomed = node(&engine, &dir.path().join("a"), &["--worlds", "3"]);
+    let redis = Redis::start(dir.path());
+    let mut doomed = node(&redis, &dir.path().join("a"), &["--worlds", "3"]);
     std::thread::sleep(Duration::from_millis(500));
     doomed.signal("KILL");
     let _ = doomed.child.wait();
     // World 2 gets a record, at the end of its log, whose bytes do not
     // match its digest; world 3's log is replaced by records without any.
-    let end = engine.cli(&["HGET", "fleet:world:2", "logend"]);
+    let end = redis.cli(&["HGET", "fleet:world:2", "logend"]);
     let wrong = "0".repeat(64);
-    engine.cli(&[
+    redis.cli(&[
         "XADD",
         "fleet:world:2:log",
         "*",
@@ -221,8 +221,8 @@ fn a_damaged_record_resumes_its_world_from_the_last_intact_one_and_a_log_without
         "b",
         "{\"frame\":1}\n",
     ]);
-    engine.cli(&["DEL", "fleet:world:3:log"]);
-    engine.cli(&[
+    redis.cli(&["DEL", "fleet:world:3:log"]);
+    redis.cli(&[
         "XADD",
         "fleet:world:3:log",
         "*",
@@ -234,7 +234,7 @@ fn a_damaged_record_resumes_its_world_from_the_last_intact_one_and_a_log_without
         "{\"format\":1}\n",
     ]);
     // A node that joins now takes them.
-    let survivor = node(&engine, &dir.path().join("c"), &[]);
+    let survivor = node(&redis, &dir.path().join("c"), &[]);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let text = survivor.stderr();
@@ -252,7 +252,7 @@ fn a_damaged_record_resumes_its_world_from_the_last_intact_one_and_a_log_without
         "{text}"
     );
     assert!(
-        text.contains("world 2: its log in the fleet's engine is damaged (record"),
+        text.contains("world 2: its log in the fleet's Redis is damaged (record"),
         "{text}"
     );
     let failure = text
@@ -260,7 +260,7 @@ fn a_damaged_record_resumes_its_world_from_the_last_intact_one_and_a_log_without
         .find(|l| l.contains("world 3 was handed"))
         .unwrap();
     assert!(
-        failure.contains("its log in the fleet's engine is empty"),
+        failure.contains("its log in the fleet's Redis is empty"),
         "{failure}"
     );
     let running: Vec<u64> = worlds_on(&survivor).iter().map(|(id, _)| *id).collect();
@@ -270,14 +270,14 @@ fn a_damaged_record_resumes_its_world_from_the_last_intact_one_and_a_log_without
 #[test]
 fn an_unreachable_engine_never_stops_a_world_and_its_log_catches_up() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::start(dir.path());
+    let redis = Redis::start(dir.path());
     let mut first = node(
-        &engine,
+        &redis,
         &dir.path().join("a"),
         &["examples/arena", "--worlds", "1"],
     );
     let player = play(&first.addr, 1, 2);
-    engine.signal("STOP");
+    redis.signal("STOP");
     let before = worlds_on(&first)[0].1;
     std::thread::sleep(Duration::from_secs(4));
     let during = worlds_on(&first)[0].1;
@@ -285,17 +285,17 @@ fn an_unreachable_engine_never_stops_a_world_and_its_log_catches_up() {
     let (status, body, _) = raw("GET", &first.url("/readyz"));
     assert_eq!(status, 503);
     assert!(
-        body.contains("the fleet's engine cannot be reached"),
+        body.contains("the fleet's Redis cannot be reached"),
         "{body}"
     );
     let metrics = common::serve::request("GET", &first.url("/metrics"), None).1;
     assert!(
-        metrics.contains("game_server_fleet_engine_up 0"),
+        metrics.contains("game_server_fleet_redis_up 0"),
         "{metrics}"
     );
     let waiting = buffered(&first);
-    assert!(waiting > 1024, "{waiting} bytes of log wait for the engine");
-    // A player moves while the engine is away.
+    assert!(waiting > 1024, "{waiting} bytes of log wait for Redis");
+    // A player moves while Redis is away.
     let (mut client, _) = Client::reconnect(&first.addr, &player.path);
     client.send(r#"{"press": "up"}"#);
     let up = [player.at[0], 1.0];
@@ -303,7 +303,7 @@ fn an_unreachable_engine_never_stops_a_world_and_its_log_catches_up() {
         position(m, &player.name) == Some(up)
     });
     drop(client);
-    engine.signal("CONT");
+    redis.signal("CONT");
     let deadline = Instant::now() + Duration::from_secs(20);
     while raw("GET", &first.url("/readyz")).0 != 200 {
         assert!(Instant::now() < deadline, "{}", first.stderr());
@@ -314,12 +314,12 @@ fn an_unreachable_engine_never_stops_a_world_and_its_log_catches_up() {
         assert!(Instant::now() < deadline, "{}", first.stderr());
         std::thread::sleep(Duration::from_millis(50));
     }
-    // What was written meanwhile reached the engine: another node resumes
-    // the world with the move made while the engine was away.
+    // What was written meanwhile reached Redis: another node resumes
+    // the world with the move made while Redis was away.
     std::thread::sleep(Duration::from_millis(300));
     first.signal("KILL");
     let _ = first.child.wait();
-    let second = node(&engine, &dir.path().join("b"), &["examples/arena"]);
+    let second = node(&redis, &dir.path().join("b"), &["examples/arena"]);
     let (_, snapshot) = Client::reconnect(&second.addr, &player.path);
     assert_eq!(position(&snapshot, &player.name), Some(up));
 }
@@ -327,22 +327,22 @@ fn an_unreachable_engine_never_stops_a_world_and_its_log_catches_up() {
 #[test]
 fn an_engine_restarted_empty_gets_its_worlds_again_from_the_nodes() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::start(dir.path());
-    let port = engine.port;
+    let redis = Redis::start(dir.path());
+    let port = redis.port;
     let mut first = node(
-        &engine,
+        &redis,
         &dir.path().join("a"),
         &["examples/arena", "--worlds", "1"],
     );
     let player = play(&first.addr, 1, 3);
     // Redis dies and comes back with nothing (no persistence here).
-    drop(engine);
+    drop(redis);
     std::thread::sleep(Duration::from_millis(500));
-    let engine = Engine::start_on(dir.path(), port);
+    let redis = Redis::start_on(dir.path(), port);
     let deadline = Instant::now() + Duration::from_secs(30);
     while !first
         .stderr()
-        .contains("the fleet's engine had lost world 1: it is entered again")
+        .contains("the fleet's Redis had lost world 1: it is entered again")
     {
         assert!(Instant::now() < deadline, "{}", first.stderr());
         std::thread::sleep(Duration::from_millis(50));
@@ -356,7 +356,7 @@ fn an_engine_restarted_empty_gets_its_worlds_again_from_the_nodes() {
     std::thread::sleep(Duration::from_millis(300));
     first.signal("KILL");
     let _ = first.child.wait();
-    let second = node(&engine, &dir.path().join("b"), &["examples/arena"]);
+    let second = node(&redis, &dir.path().join("b"), &["examples/arena"]);
     let (_, snapshot) = Client::reconnect(&second.addr, &player.path);
     assert_eq!(position(&snapshot, &player.name), Some(player.at));
     let (_, status, body) = follow("POST", &second.addr, "/worlds");
@@ -367,14 +367,14 @@ fn an_engine_restarted_empty_gets_its_worlds_again_from_the_nodes() {
 #[test]
 fn a_node_needs_the_engines_password() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::start(dir.path());
+    let redis = Redis::start(dir.path());
     let wrong = dir.path().join("wrong");
     std::fs::write(&wrong, "not-it\n").unwrap();
     for (password, expected) in [
-        (None, "the fleet's engine must be authenticated"),
-        (Some(&wrong), "the fleet's engine refused the password"),
+        (None, "the fleet's Redis must be authenticated"),
+        (Some(&wrong), "the fleet's Redis refused the password"),
     ] {
-        let mut args = vec!["serve".to_owned(), "--fleet".into(), engine.url()];
+        let mut args = vec!["serve".to_owned(), "--fleet".into(), redis.url()];
         if let Some(file) = password {
             args.extend(["--fleet-password-file".into(), file.display().to_string()]);
         }
@@ -389,10 +389,10 @@ fn a_node_needs_the_engines_password() {
 #[test]
 fn a_fleet_reaches_its_engine_over_tls_and_fails_over_there() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::start_tls(dir.path());
-    assert!(engine.url().starts_with("rediss://"), "{}", engine.url());
+    let redis = Redis::start_tls(dir.path());
+    assert!(redis.url().starts_with("rediss://"), "{}", redis.url());
     let mut first = node(
-        &engine,
+        &redis,
         &dir.path().join("a"),
         &["examples/arena", "--worlds", "1"],
     );
@@ -401,28 +401,28 @@ fn a_fleet_reaches_its_engine_over_tls_and_fails_over_there() {
     first.signal("KILL");
     let _ = first.child.wait();
     // Its world's log went over TLS: another node resumes it from there.
-    let second = node(&engine, &dir.path().join("b"), &["examples/arena"]);
+    let second = node(&redis, &dir.path().join("b"), &["examples/arena"]);
     let (_, snapshot) = Client::reconnect(&second.addr, &player.path);
     assert_eq!(position(&snapshot, &player.name), Some(player.at));
 
-    // A CA that did not sign the engine's certificate is refused in one
-    // line, and so is a CA file for an engine reached in clear text.
+    // A CA that did not sign Redis's certificate is refused in one
+    // line, and so is a CA file for a Redis reached in clear text.
     let other = dir.path().join("other");
     std::fs::create_dir(&other).unwrap();
-    drop(Engine::start_tls(&other));
-    let url = engine.url();
-    let password = engine.password_file.to_str().unwrap();
+    drop(Redis::start_tls(&other));
+    let url = redis.url();
+    let password = redis.password_file.to_str().unwrap();
     let plain = url.replacen("rediss://", "redis://", 1);
     for (url, ca, expected) in [
         (
             url.as_str(),
             other.join("ca.pem"),
-            "cannot reach the fleet's engine at rediss://127.0.0.1",
+            "cannot reach the fleet's Redis at rediss://127.0.0.1",
         ),
         (
             plain.as_str(),
-            engine.ca_file.clone().unwrap(),
-            "a CA file is for an engine reached over TLS",
+            redis.ca_file.clone().unwrap(),
+            "a CA file is for an redis reached over TLS",
         ),
     ] {
         let args = [

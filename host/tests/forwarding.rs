@@ -12,7 +12,7 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use common::client::{Client, position};
-use common::fleet::{Engine, node, worlds_on};
+use common::fleet::{Redis, node, worlds_on};
 use common::serve::{Serve, json, request};
 use tungstenite::client::IntoClientRequest;
 use tungstenite::{Message, WebSocket};
@@ -163,13 +163,13 @@ fn runs(node: &Serve, ids: &[u64]) {
 #[test]
 fn a_forwarding_node_carries_large_worlds_whole_through_two_failovers() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::start(dir.path());
+    let redis = Redis::start(dir.path());
     let state = |name: &str| dir.path().join(name);
     // The front node holds no world: every stream through it is forwarded.
     let mut front_args = SCRIPTS.to_vec();
     front_args.extend(["--max-worlds", "0"]);
-    let front = node(&engine, &state("front"), &front_args);
-    let mut holder = node(&engine, &state("first"), &SCRIPTS);
+    let front = node(&redis, &state("front"), &front_args);
+    let mut holder = node(&redis, &state("first"), &SCRIPTS);
     let swarm = start_world(&holder.addr, "swarm");
     let crowd = start_world(&holder.addr, "crowd");
     let (_, swarm_json) = admit(&holder.addr, swarm);
@@ -184,7 +184,7 @@ fn a_forwarding_node_carries_large_worlds_whole_through_two_failovers() {
         // Past the flush interval, then the world's node is killed; a node
         // with room for them has joined.
         std::thread::sleep(Duration::from_millis(500));
-        let next = node(&engine, &state(failover), &SCRIPTS);
+        let next = node(&redis, &state(failover), &SCRIPTS);
         holder.signal("KILL");
         let _ = holder.child.wait();
         // The forwarded client is told to reconnect, in the close frame.
@@ -218,13 +218,13 @@ fn open(front: &str, path: &str) -> Result<WebSocket<TcpStream>, u16> {
 #[test]
 fn a_player_that_stops_reading_frees_its_slot_on_the_forwarding_node() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::start(dir.path());
+    let redis = Redis::start(dir.path());
     let front = node(
-        &engine,
+        &redis,
         &dir.path().join("front"),
         &["examples/swarm", "--max-worlds", "0", "--max-streams", "1"],
     );
-    let holder = node(&engine, &dir.path().join("holder"), &["examples/swarm"]);
+    let holder = node(&redis, &dir.path().join("holder"), &["examples/swarm"]);
     let world = start_world(&holder.addr, "swarm");
     let (_, stalled_path) = admit(&holder.addr, world);
     let (_, other_path) = admit(&holder.addr, world);

@@ -229,7 +229,7 @@ impl Server {
             Some(directory) => directory
                 .next_world_id()
                 .map(WorldId)
-                .map_err(|error| anyhow!("the fleet's engine gave no world id: {error:#}")),
+                .map_err(|error| anyhow!("the fleet's Redis gave no world id: {error:#}")),
             None => Ok(WorldId(self.next_id.fetch_add(1, Ordering::Relaxed))),
         }
     }

@@ -69,7 +69,7 @@ pub struct Metrics {
 #[derive(Clone, Default)]
 pub struct FleetMetrics {
     /// 1 while the fleet's coordinator answers this node.
-    pub engine_up: Gauge,
+    pub redis_up: Gauge,
     /// Bytes of the worlds' logs waiting for the coordinator: its lag.
     pub log_buffered_bytes: Gauge,
     /// Worlds whose log no longer fit in the buffer for the coordinator.
@@ -92,13 +92,13 @@ impl FleetMetrics {
     fn register(&self, registry: &mut Registry) {
         let fleet = registry.sub_registry_with_prefix("fleet");
         fleet.register(
-            "engine_up",
-            "1 while the fleet's engine answers this node",
-            self.engine_up.clone(),
+            "redis_up",
+            "1 while the fleet's Redis answers this node",
+            self.redis_up.clone(),
         );
         fleet.register(
             "log_buffered_bytes",
-            "Bytes of the worlds' logs waiting for the fleet's engine: its lag",
+            "Bytes of the worlds' logs waiting for the fleet's Redis: its lag",
             self.log_buffered_bytes.clone(),
         );
         fleet.register(

@@ -8,7 +8,7 @@ use std::process::Command;
 /// The control surface's token (`host serve`).
 pub const CONTROL_TOKEN_ENV: &str = "GAME_HOST_CONTROL_TOKEN";
 
-/// The password of a fleet's engine (`host serve --fleet`).
+/// The password of a fleet's Redis (`host serve --fleet`).
 pub const FLEET_PASSWORD_ENV: &str = "GAME_HOST_FLEET_PASSWORD";
 
 /// Every variable that holds a secret: a secret the host reads from its

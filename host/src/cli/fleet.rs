@@ -32,7 +32,7 @@ pub struct FleetArgs {
     pub fleet: Option<String>,
 
     /// A file holding the Redis password (`requirepass`) [default:
-    /// $GAME_HOST_FLEET_PASSWORD]. A fleet's engine must be authenticated.
+    /// $GAME_HOST_FLEET_PASSWORD]. A fleet's Redis must be authenticated.
     #[arg(long, value_name = "FILE", requires = "fleet")]
     pub fleet_password_file: Option<PathBuf>,
 

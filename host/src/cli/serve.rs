@@ -156,7 +156,7 @@ pub struct ServeArgs {
     /// every world that had not ended, at its last durable frame, with the
     /// same ids, players and tokens (and starts no --worlds of its own).
     /// With --fleet, the node keeps its working copy in a folder of its own
-    /// in DIR (the worlds themselves are in the fleet's engine).
+    /// in DIR (the worlds themselves are in the fleet's Redis).
     #[arg(long, value_name = "DIR", conflicts_with = "record_worlds")]
     state_dir: Option<PathBuf>,
 

@@ -17,31 +17,31 @@ pub const PASSWORD: &str = "fleet-test-password";
 
 /// A Redis server of its own on a free loopback port, with a password;
 /// over TLS where it has a CA's PEM file.
-pub struct Engine {
+pub struct Redis {
     child: Child,
     pub port: u16,
     pub password_file: PathBuf,
     pub ca_file: Option<PathBuf>,
 }
 
-impl Engine {
-    pub fn start(dir: &Path) -> Engine {
+impl Redis {
+    pub fn start(dir: &Path) -> Redis {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
             .unwrap()
             .port();
-        Engine::start_on(dir, port)
+        Redis::start_on(dir, port)
     }
 
     /// A Redis server on `port`, with nothing in it.
-    pub fn start_on(dir: &Path, port: u16) -> Engine {
-        Engine::spawn(dir, &["--port", &port.to_string()], port, None)
+    pub fn start_on(dir: &Path, port: u16) -> Redis {
+        Redis::spawn(dir, &["--port", &port.to_string()], port, None)
     }
 
     /// A Redis server that speaks TLS alone, with a certificate for
     /// 127.0.0.1 signed by a CA made here (its PEM file is `ca_file`).
-    pub fn start_tls(dir: &Path) -> Engine {
+    pub fn start_tls(dir: &Path) -> Redis {
         use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
         let ca_key = KeyPair::generate().unwrap();
         let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
@@ -81,10 +81,10 @@ impl Engine {
             "--tls-auth-clients",
             "no",
         ];
-        Engine::spawn(dir, &tls, port, Some(ca_file.clone()))
+        Redis::spawn(dir, &tls, port, Some(ca_file.clone()))
     }
 
-    fn spawn(dir: &Path, listen: &[&str], port: u16, ca_file: Option<PathBuf>) -> Engine {
+    fn spawn(dir: &Path, listen: &[&str], port: u16, ca_file: Option<PathBuf>) -> Redis {
         let password_file = dir.join("redis-password");
         std::fs::write(&password_file, format!("{PASSWORD}\n")).unwrap();
         let child = Command::new("redis-server")
@@ -103,18 +103,18 @@ impl Engine {
             .stdout(Stdio::null())
             .spawn()
             .expect("redis-server is not installed: ./test.sh installs it (Debian's redis-server)");
-        let engine = Engine {
+        let redis = Redis {
             child,
             port,
             password_file,
             ca_file,
         };
         let deadline = Instant::now() + Duration::from_secs(10);
-        while engine.cli(&["PING"]).trim() != "PONG" {
+        while redis.cli(&["PING"]).trim() != "PONG" {
             assert!(Instant::now() < deadline, "redis-server did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
-        engine
+        redis
     }
 
     pub fn url(&self) -> String {
@@ -125,7 +125,7 @@ impl Engine {
         format!("{scheme}://127.0.0.1:{}/", self.port)
     }
 
-    /// `redis-cli` on the engine: its output.
+    /// `redis-cli` on Redis: its output.
     pub fn cli(&self, args: &[&str]) -> String {
         let mut command = Command::new("redis-cli");
         if let Some(ca) = &self.ca_file {
@@ -154,27 +154,27 @@ impl Engine {
     }
 }
 
-impl Drop for Engine {
+impl Drop for Redis {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
 
-/// A node of the engine's fleet, keeping its working copy in `state`.
-pub fn node(engine: &Engine, state: &Path, extra: &[&str]) -> Serve {
-    let url = engine.url();
+/// A node of the fleet on `redis`, keeping its working copy in `state`.
+pub fn node(redis: &Redis, state: &Path, extra: &[&str]) -> Serve {
+    let url = redis.url();
     let mut args = vec![
         "--fleet",
         &url,
         "--fleet-password-file",
-        engine.password_file.to_str().unwrap(),
+        redis.password_file.to_str().unwrap(),
         "--state-dir",
         state.to_str().unwrap(),
         "--summary-every",
         "0",
     ];
-    if let Some(ca) = &engine.ca_file {
+    if let Some(ca) = &redis.ca_file {
         args.extend(["--fleet-ca-file", ca.to_str().unwrap()]);
     }
     args.extend_from_slice(extra);
@@ -268,7 +268,7 @@ pub fn play(addr: &str, world: u64, steps: usize) -> Player {
     }
 }
 
-/// Bytes of log waiting for the engine, as /metrics says.
+/// Bytes of log waiting for Redis, as /metrics says.
 pub fn buffered(node: &Serve) -> u64 {
     let metrics = super::serve::request("GET", &node.url("/metrics"), None).1;
     metrics

@@ -1,5 +1,5 @@
-//! [`Conn`]: one thread's connection to the engine, with timeouts, made
-//! again after a failure (a restarted engine, a dropped socket).
+//! [`Conn`]: one thread's connection to Redis, with timeouts, made
+//! again after a failure (a restarted Redis, a dropped socket).
 
 use std::time::Duration;
 
@@ -53,7 +53,7 @@ impl Conn {
     }
 }
 
-/// Whether `error` says the engine could not be reached (as opposed to an
+/// Whether `error` says Redis could not be reached (as opposed to an
 /// answer it gave).
 pub(crate) fn unreachable(error: &redis::RedisError) -> bool {
     error.is_io_error() || error.is_timeout() || error.is_connection_dropped()

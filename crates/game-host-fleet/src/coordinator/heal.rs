@@ -1,4 +1,4 @@
-//! What the mirror sends again when the engine lost part of what it had:
+//! What the mirror sends again when Redis lost part of what it had:
 //! the bytes of a log it lacks (read back from the node's working copy),
 //! a world's whole seat log, and the world itself, entered again.
 
@@ -11,7 +11,7 @@ use super::scripts::RECREATE;
 use game_host::sync::LockExt;
 
 impl Mirror {
-    /// What the engine lacks of `record`'s log before it, read back from
+    /// What Redis lacks of `record`'s log before it, read back from
     /// the node's working copy: the bytes from `ends` to the record.
     pub(super) fn missing(&self, record: &Record, ends: u64) -> Option<Record> {
         use std::io::{Read, Seek, SeekFrom};
@@ -40,7 +40,7 @@ impl Mirror {
     }
 
     /// The whole seat log of `record`'s world, from the node's working copy,
-    /// to send again after the engine lost part of that world's logs (none
+    /// to send again after Redis lost part of that world's logs (none
     /// for a seat log's own gap, which sends what it lacks).
     pub(super) fn seats_again(&self, record: &Record) -> Option<Record> {
         if record.kind == Kind::Seats {
@@ -67,7 +67,7 @@ impl Mirror {
         })
     }
 
-    /// Enters `record`'s world in the engine again, held by this node at
+    /// Enters `record`'s world in Redis again, held by this node at
     /// `epoch`, from its manifest in the node's working copy.
     pub(super) fn enter_again(&self, conn: &mut Conn, record: &Record, epoch: u64) -> Result<()> {
         let dir = self

@@ -1,4 +1,4 @@
-//! Where each thing of a fleet is kept in the engine (see the module's
+//! Where each thing of a fleet is kept in Redis (see the module's
 //! index for the whole list).
 
 pub(crate) const NODES: &str = "fleet:nodes";

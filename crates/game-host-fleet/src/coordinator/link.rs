@@ -1,4 +1,4 @@
-//! [`Link`]: a node's link to its fleet's engine, made from a
+//! [`Link`]: a node's link to its fleet's Redis, made from a
 //! [`FleetConfig`]: its identity, its connection settings, and the mirror
 //! that copies its logs there.
 
@@ -15,15 +15,15 @@ use super::records;
 /// How a node joins a fleet.
 #[derive(Clone)]
 pub struct FleetConfig {
-    /// The engine: `redis://HOST:PORT/`, or `rediss://HOST:PORT/` over TLS.
+    /// Redis: `redis://HOST:PORT/`, or `rediss://HOST:PORT/` over TLS.
     pub url: String,
-    /// The engine's password (read from a file, so that it is not on a
+    /// Redis's password (read from a file, so that it is not on a
     /// command line); one in the URL is used when this is `None`.
     pub password: Option<String>,
     /// How long a node's lease lasts without being renewed: a node silent
     /// this long is taken for dead, and its worlds resume elsewhere.
     pub lease: Duration,
-    /// For a `rediss://` engine: the certificates (PEM) its certificate is
+    /// For a `rediss://` Redis: the certificates (PEM) its certificate is
     /// checked against, instead of the system's trusted ones (a private
     /// CA's).
     pub ca: Option<Vec<u8>>,
@@ -56,7 +56,7 @@ impl FleetConfig {
     pub const MIN_LEASE: Duration = Duration::from_millis(500);
 }
 
-/// A node's link to its fleet's engine: its identity, its connection
+/// A node's link to its fleet's Redis: its identity, its connection
 /// settings, and the mirror that copies its logs there.
 pub struct Link {
     client: redis::Client,
@@ -68,7 +68,7 @@ pub struct Link {
 }
 
 impl Link {
-    /// Connects to the engine (once, to check that it answers and takes the
+    /// Connects to Redis (once, to check that it answers and takes the
     /// password) and starts the mirror's thread.
     pub fn connect(config: &FleetConfig) -> Result<Arc<Link>> {
         if config.lease < FleetConfig::MIN_LEASE {
@@ -88,7 +88,7 @@ impl Link {
         }
         if info.redis.password.is_none() {
             bail!(
-                "the fleet's engine must be authenticated: give its password with \
+                "the fleet's Redis must be authenticated: give its password with \
                  --fleet-password-file FILE"
             );
         }
@@ -100,7 +100,7 @@ impl Link {
         }
         let client = match (&config.ca, tls) {
             (Some(_), false) => bail!(
-                "a CA file is for an engine reached over TLS: give a `rediss://` URL, not `{}`",
+                "a CA file is for a Redis reached over TLS: give a `rediss://` URL, not `{}`",
                 redacted(&config.url)
             ),
             (Some(ca), true) => redis::Client::build_with_tls(
@@ -119,13 +119,13 @@ impl Link {
             .run(|con| redis::cmd("PING").query(con))
             .map_err(|error| match error.kind() {
                 redis::ErrorKind::AuthenticationFailed => {
-                    anyhow::anyhow!("the fleet's engine refused the password: {error}")
+                    anyhow::anyhow!("the fleet's Redis refused the password: {error}")
                 }
                 _ if error.code() == Some("WRONGPASS") => {
-                    anyhow::anyhow!("the fleet's engine refused the password: {error}")
+                    anyhow::anyhow!("the fleet's Redis refused the password: {error}")
                 }
                 _ if tls && error.to_string().contains("certificate") => anyhow::anyhow!(
-                    "cannot reach the fleet's engine at {}: {error} (its certificate is checked \
+                    "cannot reach the fleet's Redis at {}: {error} (its certificate is checked \
                      against {}: give its CA's with --fleet-ca-file)",
                     redacted(&config.url),
                     match config.ca {
@@ -134,12 +134,12 @@ impl Link {
                     }
                 ),
                 _ => anyhow::anyhow!(
-                    "cannot reach the fleet's engine at {}: {error}",
+                    "cannot reach the fleet's Redis at {}: {error}",
                     redacted(&config.url)
                 ),
             })?;
         if pong != "PONG" {
-            bail!("the fleet's engine answered PING with `{pong}`");
+            bail!("the fleet's Redis answered PING with `{pong}`");
         }
         let node = uuid::Uuid::now_v7().to_string();
         let mirror = Mirror::start(Conn::new(client.clone()), node.clone())?;
@@ -151,12 +151,12 @@ impl Link {
         }))
     }
 
-    /// Keeps a component's bytes in the engine by their SHA-256, so that
+    /// Keeps a component's bytes in Redis by their SHA-256, so that
     /// any node resumes a world of it without the file.
     pub fn share_component(&self, bytes: &[u8]) -> Result<()> {
         let sha256 = records::digest(bytes);
         self.keep_component(&mut self.conn(), &sha256, bytes)
-            .with_context(|| format!("component {sha256} could not be kept in the fleet's engine"))
+            .with_context(|| format!("component {sha256} could not be kept in the fleet's Redis"))
     }
 
     /// A connection of its own, for one thread.
@@ -165,7 +165,7 @@ impl Link {
     }
 
     /// A connection for renewing the lease: each command within a fifth of
-    /// the lease, so that a slow engine is noticed before the lease lapses.
+    /// the lease, so that a slow Redis is noticed before the lease lapses.
     pub(crate) fn lease_conn(&self) -> Conn {
         let timeout = (self.lease / 5).max(std::time::Duration::from_millis(100));
         Conn::with_timeout(self.client.clone(), timeout)

@@ -1,9 +1,9 @@
 //! [`Mirror`]: every line a node writes to a world's log or seat log,
-//! copied to the fleet's engine by one thread, in order, each batch as one
+//! copied to the fleet's Redis by one thread, in order, each batch as one
 //! checked record (see `records`) appended through the fencing script.
 //!
 //! The loop threads never wait on it: the log writer hands it what it
-//! wrote and returns. While the engine cannot be reached, records wait, up
+//! wrote and returns. While Redis cannot be reached, records wait, up
 //! to [`MAX_BUFFER`] bytes in all; past that, the world whose batch does
 //! not fit stops being copied (it plays on, durable on this node's disk
 //! alone), said once and counted. A write refused as fenced means another
@@ -24,13 +24,13 @@ use super::scripts::{APPEND, END, FENCED, GAP, GONE};
 use game_host::record::LogMirror;
 use game_host::sync::LockExt;
 
-/// The most bytes waiting for the engine, over every world.
+/// The most bytes waiting for Redis, over every world.
 pub(crate) const MAX_BUFFER: usize = 64 << 20;
 
-/// How long an ended world's keys stay in the engine (for `host replay`).
+/// How long an ended world's keys stay in Redis (for `host replay`).
 const KEEP_ENDED_SECONDS: u64 = 24 * 3600;
 
-/// The longest wait between two tries while the engine is unreachable.
+/// The longest wait between two tries while Redis is unreachable.
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
 
 pub(super) struct Record {
@@ -58,7 +58,7 @@ pub(super) struct State {
     /// The world whose record is on its way.
     sending: Option<u64>,
     /// Each held world's folder in the node's working copy, where what the
-    /// engine lost is read back from.
+    /// Redis lost is read back from.
     pub(super) dirs: HashMap<u64, PathBuf>,
 }
 
@@ -70,12 +70,12 @@ pub(crate) struct MirrorStats {
     pub lost_worlds: u64,
 }
 
-/// The copy of a node's logs in the engine.
+/// The copy of a node's logs in Redis.
 pub(crate) struct Mirror {
     pub(super) node: String,
     pub(super) state: Mutex<State>,
     wake: Condvar,
-    /// Whether the engine answered the last time anything asked it.
+    /// Whether Redis answered the last time anything asked it.
     pub(crate) up: AtomicBool,
     lost: AtomicU64,
 }
@@ -101,7 +101,7 @@ impl Mirror {
     }
 
     /// Notes that this node holds world `world` at `epoch`: its writes go
-    /// to the engine from now on.
+    /// to Redis from now on.
     pub fn hold(&self, world: u64, epoch: u64) {
         let mut state = self.state.lock_unpoisoned();
         state.held.insert(world, epoch);
@@ -126,9 +126,9 @@ impl Mirror {
         drop_records(&mut state, world);
     }
 
-    /// Waits until nothing of `worlds` waits for the engine, up to
+    /// Waits until nothing of `worlds` waits for Redis, up to
     /// `deadline`; the worlds still waiting then, and those whose copy
-    /// stopped (the engine lacks their last lines).
+    /// stopped (Redis lacks their last lines).
     pub fn wait_copied(&self, worlds: &HashSet<u64>, deadline: Instant) -> Vec<u64> {
         let mut state = self.state.lock_unpoisoned();
         loop {
@@ -139,7 +139,7 @@ impl Mirror {
                 .chain(state.sending)
                 .filter(|w| worlds.contains(w))
                 .collect();
-            // A world no longer copied never will be: the engine lacks it.
+            // A world no longer copied never will be: Redis lacks it.
             let lost: Vec<u64> = worlds.intersection(&state.lost).copied().collect();
             let left = deadline.saturating_duration_since(Instant::now());
             if waiting.is_empty() || left.is_zero() {
@@ -193,7 +193,7 @@ impl Mirror {
                     }
                 }
                 Err(error) if error.code() == Some(GAP) => {
-                    // The engine lost the end of this log (it restarted
+                    // Redis lost the end of this log (it restarted
                     // without its last writes): what it lacks goes first.
                     let ends = error
                         .detail()
@@ -206,7 +206,7 @@ impl Mirror {
                     match missing {
                         Some(missing) => {
                             tracing::info!(
-                                "the fleet's engine lost the end of world {}'s log: sent again \
+                                "the fleet's Redis lost the end of world {}'s log: sent again \
                                  from byte {ends}",
                                 record.world
                             );
@@ -225,13 +225,13 @@ impl Mirror {
                             self.lose(
                                 &mut state,
                                 world,
-                                "its log here does not hold what the engine lost",
+                                "its log here does not hold what Redis lost",
                             );
                         }
                     }
                 }
                 Err(error) if error.code() == Some(GONE) => {
-                    // The engine lost the world itself: it is entered again,
+                    // Redis lost the world itself: it is entered again,
                     // and its logs sent from the start.
                     let entered = self.enter_again(&mut conn, &record, epoch);
                     let mut state = self.state.lock_unpoisoned();
@@ -239,7 +239,7 @@ impl Mirror {
                     match entered {
                         Ok(()) => {
                             tracing::warn!(
-                                "the fleet's engine had lost world {}: it is entered again from \
+                                "the fleet's Redis had lost world {}: it is entered again from \
                                  this node",
                                 record.world
                             );
@@ -273,7 +273,7 @@ impl Mirror {
                     if unreachable(&error) {
                         self.lost(&error);
                     } else {
-                        tracing::warn!("the fleet's engine refused a log record: {error}");
+                        tracing::warn!("the fleet's Redis refused a log record: {error}");
                     }
                     // Tried again, in order, after a pause.
                     let mut state = self.state.lock_unpoisoned();
@@ -289,21 +289,21 @@ impl Mirror {
         }
     }
 
-    /// Notes that the engine answered (and says so, if it did not before).
+    /// Notes that Redis answered (and says so, if it did not before).
     pub fn answered(&self) {
         if !self.up.swap(true, Ordering::Relaxed) {
             tracing::info!(
-                "the fleet's engine answers again: the {} bytes of log that waited are being sent",
+                "the fleet's Redis answers again: the {} bytes of log that waited are being sent",
                 self.state.lock_unpoisoned().bytes
             );
         }
     }
 
-    /// Notes that the engine could not be reached (and says so, once).
+    /// Notes that Redis could not be reached (and says so, once).
     pub fn lost(&self, error: &redis::RedisError) {
         if self.up.swap(false, Ordering::Relaxed) {
             tracing::warn!(
-                "the fleet's engine cannot be reached ({error}): worlds play on, and their logs \
+                "the fleet's Redis cannot be reached ({error}): worlds play on, and their logs \
                  wait here (up to {} MiB)",
                 MAX_BUFFER >> 20
             );
@@ -316,7 +316,7 @@ impl Mirror {
         if state.lost.insert(world) {
             self.lost.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(
-                "world {world}'s log is no longer copied to the fleet's engine ({why}): it plays \
+                "world {world}'s log is no longer copied to the fleet's Redis ({why}): it plays \
                  on, kept on this node alone"
             );
         }
@@ -371,7 +371,7 @@ impl LogMirror for Mirror {
         }
         if state.bytes + bytes.len() > MAX_BUFFER {
             let why = format!(
-                "it no longer fits in the {} MiB waiting for the engine",
+                "it no longer fits in the {} MiB waiting for Redis",
                 MAX_BUFFER >> 20
             );
             self.lose(&mut state, world, &why);

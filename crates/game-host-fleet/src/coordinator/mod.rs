@@ -1,5 +1,5 @@
 //! The fleet's coordinator: Redis, which holds what the nodes of a fleet
-//! share (the "fleet's engine" of the messages an operator reads). Nothing
+//! share (the "fleet's Redis" of the messages an operator reads). Nothing
 //! here runs a consensus of its own: a node's lease is a key with an
 //! expiry, a world's owner is a field only Redis's own scripts (`scripts`)
 //! change, and the durability of a world's log is Redis's.
@@ -17,7 +17,7 @@
 //! ```
 //!
 //! - [`Link`]: a node's link to Redis ([`FleetConfig`]).
-//! - `keys`: where each thing is kept in the engine.
+//! - `keys`: where each thing is kept in Redis.
 //! - `heal`: what the mirror sends again when Redis lost data.
 //! - `conn`: one thread's connection, made again after it fails.
 //! - `scripts`: the Redis-side scripts that fence a world's writes.

@@ -1,4 +1,4 @@
-//! A world's log (or seat log) read back from the engine, checking every
+//! A world's log (or seat log) read back from Redis, checking every
 //! record before anything in it is used: each holds its bytes, where they
 //! go in the file (`o`), the epoch that wrote them (`e`), and their
 //! SHA-256 (`h`).
@@ -22,7 +22,7 @@ pub(crate) struct Assembled {
     pub damage: Option<String>,
 }
 
-/// One record as the engine gives it: its stream id and its fields.
+/// One record as Redis gives it: its stream id and its fields.
 pub(crate) type RawRecord = (String, Vec<(String, Vec<u8>)>);
 
 /// The digest a record carries for `bytes`: SHA-256, in hex.
@@ -30,7 +30,7 @@ pub(crate) fn digest(bytes: &[u8]) -> String {
     game_host::hex::hex(&Sha256::digest(bytes))
 }
 
-/// Puts a log back together from its records, in the engine's order, up to
+/// Puts a log back together from its records, in Redis's order, up to
 /// `max` bytes.
 pub(crate) fn assemble(records: &[RawRecord], max: u64) -> Result<Assembled> {
     let mut log = Assembled::default();

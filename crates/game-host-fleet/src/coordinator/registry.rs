@@ -1,4 +1,4 @@
-//! What the nodes of a fleet share in the engine: who is alive (leases),
+//! What the nodes of a fleet share in Redis: who is alive (leases),
 //! how much room each has, which worlds each holds, the worlds handed to
 //! each, and each world's manifest, logs and components.
 
@@ -25,14 +25,14 @@ struct NodeInfo {
     draining: bool,
 }
 
-/// A node of the fleet, as the engine has it.
+/// A node of the fleet, as Redis has it.
 #[derive(Debug, Clone)]
 pub(crate) struct NodeEntry {
     pub id: String,
     /// Where its control surface listens (`HOST:PORT`).
     pub addr: String,
     /// How many more worlds it takes (`None`: no limit): its capacity less
-    /// the worlds the engine says it holds, so that a world placed or
+    /// the worlds Redis says it holds, so that a world placed or
     /// handed to it counts at once.
     pub free: Option<usize>,
     pub draining: bool,
@@ -52,7 +52,7 @@ impl NodeEntry {
     }
 }
 
-/// A world, as the engine has it.
+/// A world, as Redis has it.
 #[derive(Debug, Clone)]
 pub(crate) struct WorldEntry {
     /// The node that holds it (empty once it ended).
@@ -318,7 +318,7 @@ impl Link {
                         .arg(PAGE)
                         .query(con)
                 })
-                .with_context(|| format!("failed to read `{key}` from the fleet's engine"))?;
+                .with_context(|| format!("failed to read `{key}` from the fleet's Redis"))?;
             let page = parse_records(page).with_context(|| format!("`{key}` is not a log"))?;
             let Some((last, _)) = page.last() else {
                 break;
@@ -349,7 +349,7 @@ impl Link {
 /// A stream's entries as XRANGE gives them: `[[id, [field, value, ...]], ...]`.
 fn parse_records(value: Value) -> Result<Vec<RawRecord>> {
     let Value::Array(entries) = value else {
-        anyhow::bail!("the engine's answer is not a list");
+        anyhow::bail!("Redis's answer is not a list");
     };
     entries
         .into_iter()

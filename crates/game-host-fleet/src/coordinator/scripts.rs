@@ -1,4 +1,4 @@
-//! The scripts the engine runs for the fleet, each atomically: a world's
+//! The scripts Redis runs for the fleet, each atomically: a world's
 //! owner and epoch change only here, and a write to a world's log is
 //! refused unless it comes from the world's owner at its current epoch
 //! (fencing: a node that lost a world can no longer write to it).
@@ -10,11 +10,11 @@ use redis::Script;
 /// The error code a fenced write or hand-off is refused with.
 pub(crate) const FENCED: &str = "FENCED";
 
-/// The error code of a write to a world the engine does not have (it lost
+/// The error code of a write to a world Redis does not have (it lost
 /// its data, restarted without it): the writer enters it again.
 pub(crate) const GONE: &str = "GONE";
 
-/// The error code of a write past the end of what the engine holds of a
+/// The error code of a write past the end of what Redis holds of a
 /// log (it lost its last writes): the detail is where its log ends, and
 /// the writer sends what is missing first.
 pub(crate) const GAP: &str = "GAP";
@@ -45,7 +45,7 @@ return 1
 });
 
 /// KEYS: the world, the node's worlds, the world id counter. ARGV: node,
-/// world id, manifest, epoch. Enters again a world the engine lost, held
+/// world id, manifest, epoch. Enters again a world Redis lost, held
 /// by the node that still runs it (its logs are then sent again from the
 /// start); the counter goes past it, so that its id is not given again.
 pub(crate) static RECREATE: LazyLock<Script> = LazyLock::new(|| {

@@ -1,7 +1,7 @@
 //! The node's thread: five times a lease it renews the lease and takes the
 //! worlds handed to it; it stops copies fenced off; and it hands out the
 //! worlds of nodes whose lease lapsed (one node does, by a lock in the
-//! engine), each to the live node with the most room.
+//! Redis), each to the live node with the most room.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -68,7 +68,7 @@ impl Node {
                         lapse_said = true;
                         tracing::warn!(
                             "this node's lease lapsed ({error}): other nodes may resume its \
-                             worlds, and its copies stop once the engine says so; they play on \
+                             worlds, and its copies stop once Redis says so; they play on \
                              meanwhile"
                         );
                     }
@@ -90,7 +90,7 @@ impl Node {
             };
             beats += 1;
             self.publish_to(server.fleet_metrics());
-            if !self.engine_up() {
+            if !self.redis_up() {
                 continue;
             }
             // A draining node takes no more worlds: those handed to it go
@@ -181,11 +181,11 @@ impl Node {
         }
     }
 
-    /// Stops the copies of worlds the engine no longer says this node holds
+    /// Stops the copies of worlds Redis no longer says this node holds
     /// (its lease lapsed, and they were handed out).
     fn check_held(&self, conn: &mut Conn, server: &Server) {
         // The worlds running here first: one created after this is in the
-        // engine's set already when the set is read.
+        // Redis's set already when the set is read.
         let running = server.world_ids();
         let Ok(held) = self.link.worlds_of(conn, &self.link.node) else {
             return;
@@ -247,7 +247,7 @@ impl Node {
     pub(super) fn publish_to(&self, metrics: &FleetMetrics) {
         let mirror = self.link.mirror.stats();
         let gauge = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-        metrics.engine_up.set(i64::from(mirror.up));
+        metrics.redis_up.set(i64::from(mirror.up));
         metrics.log_buffered_bytes.set(gauge(mirror.buffered_bytes));
         metrics.logs_lost.set(gauge(mirror.lost_worlds));
     }

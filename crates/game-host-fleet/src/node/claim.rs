@@ -27,7 +27,7 @@ impl Node {
         let link = &self.link;
         let entry = link
             .world(conn, id)
-            .context("the fleet's engine could not be read")?
+            .context("the fleet's Redis could not be read")?
             .context("the fleet has no such world")?;
         if entry.owner != link.node {
             bail!("it is held by node `{}` now", entry.owner);
@@ -50,16 +50,16 @@ impl Node {
         let log = link.read_log(conn, id, Kind::Log, MAX_LOG)?;
         if let Some(damage) = &log.damage {
             tracing::warn!(
-                "world {id}: its log in the fleet's engine is damaged ({damage}); it resumes from \
+                "world {id}: its log in the fleet's Redis is damaged ({damage}); it resumes from \
                  the last whole frame before the damage"
             );
         }
         if log.bytes.is_empty() {
-            bail!("its log in the fleet's engine is empty");
+            bail!("its log in the fleet's Redis is empty");
         }
         let seats = link.read_log(conn, id, Kind::Seats, MAX_SEATS)?;
         if let Some(damage) = &seats.damage {
-            tracing::warn!("world {id}: its seat log in the fleet's engine is damaged ({damage})");
+            tracing::warn!("world {id}: its seat log in the fleet's Redis is damaged ({damage})");
         }
         let world = HandedWorld {
             manifest: entry.manifest,
@@ -78,7 +78,7 @@ impl Node {
     }
 
     /// Puts the component of digest `sha256` in the state directory `dir`
-    /// from the engine, if it is kept there and not here yet (a loader
+    /// from Redis, if it is kept there and not here yet (a loader
     /// that finds none says so).
     fn fetch_component(&self, dir: &std::path::Path, sha256: &str) {
         let path = dir.join("components").join(format!("{sha256}.wasm"));
@@ -93,7 +93,7 @@ impl Node {
                 }
             }
             Ok(Some(_)) => {
-                tracing::warn!("the fleet's engine holds component {sha256} with other bytes")
+                tracing::warn!("the fleet's Redis holds component {sha256} with other bytes")
             }
             Ok(None) => {}
             Err(error) => tracing::warn!("component {sha256} could not be fetched: {error}"),

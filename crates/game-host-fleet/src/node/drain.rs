@@ -1,7 +1,7 @@
 //! A node's drain (on SIGTERM): every world it runs is handed live to the
 //! other nodes, losing no frame and no input. Each world is suspended as a
 //! shutdown suspends it (its log ends with a checkpoint after any input
-//! queued for its next frame); once its last lines are in the engine, it
+//! queued for its next frame); once its last lines are in Redis, it
 //! is handed to the live node with the most room, which resumes it at the
 //! same frame. Its players' streams close with the address to reconnect
 //! to, and their seats go with the world.
@@ -16,7 +16,7 @@ use super::Node;
 use super::beat::roomiest;
 use game_host_server::Server;
 
-/// How long a drain waits for the worlds' last lines to reach the engine.
+/// How long a drain waits for the worlds' last lines to reach Redis.
 const COPY_WITHIN: Duration = Duration::from_secs(10);
 
 /// What a drain did.
@@ -24,7 +24,7 @@ const COPY_WITHIN: Duration = Duration::from_secs(10);
 pub struct DrainReport {
     /// Worlds handed to other nodes.
     pub moved: usize,
-    /// Worlds left here (no other node took worlds, or the engine could not
+    /// Worlds left here (no other node took worlds, or Redis could not
     /// be reached): they resume once this node's lease lapses, or at the
     /// next node's start.
     pub left: usize,
@@ -48,7 +48,7 @@ impl Node {
                 .filter(|n| n.id != self.link.node && n.takes_worlds())
                 .collect(),
             Err(error) => {
-                tracing::warn!("the fleet's engine cannot be reached ({error}): no world moves");
+                tracing::warn!("the fleet's Redis cannot be reached ({error}): no world moves");
                 Vec::new()
             }
         };
@@ -83,7 +83,7 @@ impl Node {
         for (id, to) in plan {
             if waiting.contains(&id.0) {
                 report.left += 1;
-                tracing::warn!("{id}'s last lines did not reach the engine: it stays here");
+                tracing::warn!("{id}'s last lines did not reach Redis: it stays here");
                 continue;
             }
             match self.link.assign(&mut conn, id.0, &self.link.node, &to) {
@@ -109,7 +109,7 @@ impl Node {
     }
 
     /// After the server shut down: waits (up to 10 s) for every line its
-    /// worlds wrote to reach the engine, then leaves the fleet by dropping
+    /// worlds wrote to reach Redis, then leaves the fleet by dropping
     /// its lease, so that whatever it still holds (worlds no node took,
     /// worlds handed to it meanwhile) goes to the live nodes at once.
     pub fn leave(&self, server: &Server) {
@@ -119,7 +119,7 @@ impl Node {
         let waiting = self.link.mirror.wait_copied(&held, deadline);
         if !waiting.is_empty() {
             tracing::warn!(
-                "the last lines of {} world(s) did not reach the fleet's engine: they resume \
+                "the last lines of {} world(s) did not reach the fleet's Redis: they resume \
                  from what it has",
                 waiting.len()
             );

@@ -104,7 +104,7 @@ impl Node {
         // is not taken for one.
         let mut lease = self.link.lease_conn();
         self.renew_at(&mut lease, server, &joined.addr)
-            .context("cannot join the fleet: its engine did not take this node's lease")?;
+            .context("cannot join the fleet: its Redis did not take this node's lease")?;
         if self.joined.set(joined).is_err() {
             anyhow::bail!("this node joined its fleet already");
         }
@@ -148,8 +148,8 @@ impl Node {
         &self.link.node
     }
 
-    /// Whether the engine answered the last time this node asked it.
-    pub fn engine_up(&self) -> bool {
+    /// Whether Redis answered the last time this node asked it.
+    pub fn redis_up(&self) -> bool {
         self.link.mirror.up.load(Ordering::Relaxed)
     }
 
@@ -158,8 +158,8 @@ impl Node {
     pub fn unready(&self) -> Option<&'static str> {
         if self.draining.load(Ordering::Relaxed) {
             Some("draining: its worlds move to other nodes")
-        } else if !self.engine_up() {
-            Some("the fleet's engine cannot be reached: worlds play on, their logs wait here")
+        } else if !self.redis_up() {
+            Some("the fleet's Redis cannot be reached: worlds play on, their logs wait here")
         } else {
             None
         }

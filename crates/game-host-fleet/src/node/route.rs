@@ -16,7 +16,7 @@ const REMEMBER: Duration = Duration::from_secs(1);
 /// Most places remembered at once.
 const MAX_REMEMBERED: usize = 4096;
 
-/// Connections to the engine kept for lookups (the control surface asks
+/// Connections to Redis kept for lookups (the control surface asks
 /// from at most this many threads at once).
 const MAX_CONNS: usize = 4;
 
@@ -44,7 +44,7 @@ impl Node {
         }
         drop(conns);
         // A world no node holds is remembered too, so that asking for it
-        // again and again does not reach the engine each time.
+        // again and again does not reach Redis each time.
         let mut routes = self.routes.lock_unpoisoned();
         if routes.len() >= MAX_REMEMBERED {
             routes.clear();
@@ -53,7 +53,7 @@ impl Node {
         address
     }
 
-    /// The address of world `id`'s live node, asked of the engine: `None`
+    /// The address of world `id`'s live node, asked of Redis: `None`
     /// when no node holds it, or this one does (even under another id: a
     /// node that came back at the same address).
     fn ask_owner(&self, conn: &mut Conn, id: u64) -> Option<String> {

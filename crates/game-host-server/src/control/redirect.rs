@@ -4,7 +4,7 @@
 //! holds is redirected there (`307`, which keeps the method and body), a
 //! player's stream is forwarded there instead (`forward`: a browser's
 //! WebSocket cannot follow a redirect), and `POST /worlds` goes to the node
-//! with the most room. The fleet's engine is asked off the event loop.
+//! with the most room. The fleet's Redis is asked off the event loop.
 //! Each layer sits inside its routes' guards: what needs the token is not
 //! sent on (nor is where it would go said) without it.
 

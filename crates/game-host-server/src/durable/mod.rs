@@ -81,7 +81,7 @@ impl Durable {
         })
     }
 
-    /// What copies this server's logs to its fleet's engine, if any.
+    /// What copies this server's logs to its fleet's Redis, if any.
     pub fn mirror(&self) -> Option<Arc<dyn LogMirror>> {
         mirror(&self.state)
     }

@@ -102,7 +102,7 @@ pub(super) enum Message {
 }
 
 /// Told of every batch the writer wrote, as it wrote it (a copy of the
-/// logs kept elsewhere, such as a fleet's engine). Called on the writer
+/// logs kept elsewhere, such as a fleet's Redis). Called on the writer
 /// thread: it must hand the bytes on and return, never wait.
 pub trait LogMirror: Send + Sync {
     /// `bytes` were written to the log `path` at byte `offset`.
