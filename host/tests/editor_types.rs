@@ -1,5 +1,5 @@
 //! Editor types as an author meets them, in a directory outside this
-//! repository: `host new --lang python|js` writes the engine API's stubs
+//! repository: `host new --lang python|js|ts` writes the engine API's stubs
 //! beside the script (componentize-py's, jco's), pyright and `tsc` check the
 //! script against them, and `host check` says what they say. `host build`
 //! brings stale stubs up to the host's WIT; a missing tool is one line.
@@ -119,6 +119,28 @@ fn tsc_and_host_check_catch_a_javascript_scripts_mistakes() {
             "my-mod/app.js(25,17): error TS2345: Argument of type 'number' is not assignable \
              to parameter of type 'Vec3'.",
             "my-mod/app.js(36,26): error TS2551: Property 'deltaTme' does not exist on type \
+             'FrameClock'.",
+        ],
+    );
+}
+
+#[test]
+fn tsc_and_host_check_catch_a_typescript_scripts_mistakes() {
+    new_project_catches_two_mistakes(
+        "ts",
+        "app.ts",
+        [
+            (
+                "moon.setScale({ x: 0.4, y: 0.4, z: 0.4 })",
+                "moon.setScale(0.4)",
+            ),
+            ("clock.deltaTime", "clock.deltaTme"),
+        ],
+        ("tsc", &["-p", "my-mod/tsconfig.json"], false),
+        [
+            "my-mod/app.ts(30,17): error TS2345: Argument of type 'number' is not assignable \
+             to parameter of type 'Vec3'.",
+            "my-mod/app.ts(40,26): error TS2551: Property 'deltaTme' does not exist on type \
              'FrameClock'.",
         ],
     );

@@ -156,6 +156,16 @@ fn a_new_javascript_project_runs_and_swaps_from_outside_the_repository() {
 }
 
 #[test]
+fn a_new_typescript_project_runs_and_swaps_from_outside_the_repository() {
+    new_project_runs_and_swaps_once_per_edit(
+        "ts",
+        "app.ts",
+        "const SPEED = 1.0",
+        "const SPEED = 2.0",
+    );
+}
+
+#[test]
 fn a_project_is_not_written_over_an_existing_directory() {
     let scratch = Scratch::new();
     std::fs::create_dir(scratch.path().join("taken")).unwrap();

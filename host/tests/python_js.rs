@@ -26,6 +26,8 @@ use game_host_build::{BuildOutput, HotSwapper, ScriptSource, SwapOutcome};
 const SPEED: f64 = std::f64::consts::FRAC_PI_2;
 /// Both orbiters' radius.
 const RADIUS: f64 = 3.0;
+/// The line of `examples/js-orbiter/app.js` that throws when E is pressed.
+const JS_THROW_LINE: u32 = 67;
 
 fn load(engine: &ScriptEngine, path: &Path) -> ScriptComponent {
     ScriptSource::new(path)
@@ -134,7 +136,12 @@ fn python_and_javascript_run_beside_rust_and_fail_alone() {
     let js_error = errors.iter().find(|e| e.contains("`js-orbiter`")).unwrap();
     assert!(
         js_error.contains("failed in `on-wake` at frame 250")
-            && js_error.ends_with("(JavaScript error: E pressed at frame 250: failing on purpose)"),
+            && js_error.contains("(JavaScript error at ")
+            && js_error.contains(&format!(
+                "js-orbiter{}app.js:{JS_THROW_LINE}:",
+                std::path::MAIN_SEPARATOR
+            ))
+            && js_error.ends_with(": E pressed at frame 250: failing on purpose)"),
         "{js_error}"
     );
     assert!(errors.iter().all(|e| !e.contains('\n')));

@@ -1,6 +1,6 @@
 //! Scripts as Bevy assets: [`ScriptAsset`], loaded from `.wasm` components
-//! (as `host build` or cargo make them) and from Python and JavaScript
-//! sources (`.py`, `.js`), which run on the live runtimes as under
+//! (as `host build` or cargo make them) and from Python, JavaScript and
+//! TypeScript sources (`.py`, `.js`, `.ts`), which run on the live runtimes as under
 //! `host run`. A [`Script`] component attaches one to an entity.
 //!
 //! The loader compiles each script, and builds the Python or JavaScript
@@ -65,11 +65,11 @@ impl ScriptAsset {
 #[reflect(Component)]
 pub struct Script(pub Handle<ScriptAsset>);
 
-/// Loads scripts: `.wasm` components, and Python (`.py`) and JavaScript
-/// (`.js`) scripts of one file each, built and compiled on the background
-/// pool (`game_host::background`), below the game's priority. Files
-/// over the host's limits (`game_host::files`) are refused, naming the
-/// file, before they are read whole.
+/// Loads scripts: `.wasm` components, and Python (`.py`), JavaScript
+/// (`.js`) and TypeScript (`.ts`) scripts of one file each, built and
+/// compiled on the background pool (`game_host::background`), below the
+/// game's priority. Files over the host's limits (`game_host::files`) are
+/// refused, naming the file, before they are read whole.
 #[derive(TypePath)]
 pub struct ScriptLoader {
     /// The plugin's engine, made by the first load.
@@ -140,7 +140,7 @@ impl AssetLoader for ScriptLoader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["wasm", "py", "js", "mjs"]
+        &["wasm", "py", "js", "mjs", "ts", "mts"]
     }
 }
 

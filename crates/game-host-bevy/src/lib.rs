@@ -6,7 +6,7 @@
 //! failing script stopped alone and reported as a [`ScriptFailed`]
 //! message and a log line.
 //!
-//! - Scripts are assets ([`ScriptAsset`]: `.wasm`, `.py`, `.js`) attached to
+//! - Scripts are assets ([`ScriptAsset`]: `.wasm`, `.py`, `.js`, `.ts`) attached to
 //!   entities with [`Script`], compiled by the asset loader on Bevy's task
 //!   pools; each is instantiated on the background queue and starts at the
 //!   next step after it is ready ([`ScriptStarted`]), and a changed asset

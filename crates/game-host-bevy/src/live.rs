@@ -1,4 +1,4 @@
-//! Python and JavaScript scripts, compiled on their live runtimes
+//! Python, JavaScript and TypeScript scripts, compiled on their live runtimes
 //! (`game-host-build`), when the `live` feature is on (the default).
 //! Without it the plugin runs `.wasm` components alone, and a `.py` or
 //! `.js` script fails in one line saying so.
@@ -13,6 +13,7 @@ use game_host::{ScriptComponent, ScriptEngine};
 pub(crate) enum Language {
     Python,
     JavaScript,
+    TypeScript,
 }
 
 impl Language {
@@ -20,6 +21,7 @@ impl Language {
         match path.extension()?.to_str()? {
             "py" => Some(Language::Python),
             "js" | "mjs" => Some(Language::JavaScript),
+            "ts" | "mts" => Some(Language::TypeScript),
             _ => None,
         }
     }
@@ -46,6 +48,7 @@ pub(crate) fn compile_source(
     let language = match language {
         Language::Python => Live::Python,
         Language::JavaScript => Live::JavaScript,
+        Language::TypeScript => Live::TypeScript,
     };
     let game = match game_wit {
         Some(text) => {

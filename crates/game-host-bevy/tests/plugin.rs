@@ -441,6 +441,42 @@ fn a_python_script_runs_in_bevy_and_its_error_stops_it_alone() {
     assert_eq!(starts.count(), 2);
 }
 
+#[test]
+fn a_typescript_asset_runs_in_bevy_and_its_throw_names_its_line() {
+    let assets = common::assets("typescript");
+    std::fs::copy(
+        common::workspace().join("host/tests/foreign/ts-probe/app.ts"),
+        assets.join("probe.ts"),
+    )
+    .unwrap();
+    let (mut app, log) = common::app(&assets);
+    let handle = app.world().resource::<AssetServer>().load("probe.ts");
+    let entity = app.world_mut().spawn(Script(handle)).id();
+    common::run_frames(&mut app, 30);
+    assert!(running(&app, entity));
+    assert!(
+        common::failures(&app).is_empty(),
+        "{:?}",
+        common::failures(&app)
+    );
+    assert!(log.messages().contains(&"started with types".to_owned()));
+    // On its circle of radius 2, moved off its start.
+    let probe = common::transform(&mut app, "ts-probe").translation;
+    assert!((probe.length() - 2.0).abs() < 1e-3, "{probe}");
+    assert!(probe.z > 0.1, "{probe}");
+
+    // Its 90th update throws: the error names the `.ts` line.
+    common::run_frames(&mut app, 90);
+    let failures = common::failures(&app);
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0].entity, entity);
+    assert!(
+        failures[0].error.contains("probe.ts:53:") && failures[0].error.contains("ninety updates"),
+        "{}",
+        failures[0].error
+    );
+}
+
 /// A script starts at a step after its instance is made on the background
 /// queue: one whose `Script` is removed meanwhile never starts, while the
 /// steps and the scripts already running go on.

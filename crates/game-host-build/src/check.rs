@@ -1,6 +1,6 @@
 //! [`check`]: a script's types checked without running it (`host check`),
 //! by the checker its language has: `cargo check` for a crate, pyright for
-//! Python, TypeScript's `tsc` for JavaScript, the last two against the
+//! Python, TypeScript's `tsc` for JavaScript and TypeScript, the last two against the
 //! editor types, which are written or refreshed first. The checker's own
 //! diagnostics go to the terminal as it prints them.
 //!
@@ -39,12 +39,13 @@ pub fn check(source: &ScriptSource) -> Result<Checked> {
     match source {
         ScriptSource::File(file) if file.extension().is_some_and(|e| e == "wasm") => bail!(
             "`{}` is a built component: `host check` takes a script's sources (a crate \
-             directory, or a Python or JavaScript script)",
+             directory, or a Python, JavaScript or TypeScript script)",
             file.display()
         ),
         ScriptSource::File(file) => bail!(
-            "`{}` is not a script: `host check` takes a crate directory, or a Python or \
-             JavaScript script (a `.py` or `.js` file, or a directory holding app.py or app.js)",
+            "`{}` is not a script: `host check` takes a crate directory, or a Python, \
+             JavaScript or TypeScript script (a `.py`, `.js` or `.ts` file, or a directory \
+             holding app.py, app.js or app.ts)",
             file.display()
         ),
         ScriptSource::Crate(dir) => check_crate(dir),
@@ -56,8 +57,8 @@ fn check_crate(dir: &Path) -> Result<Checked> {
     let manifest = dir.join("Cargo.toml");
     if !manifest.is_file() {
         bail!(
-            "`{}` has no Cargo.toml, app.py or app.js: `host check` takes a script crate \
-             directory, or a Python or JavaScript script",
+            "`{}` has no Cargo.toml, app.py, app.js or app.ts: `host check` takes a script \
+             crate directory, or a Python, JavaScript or TypeScript script",
             dir.display()
         );
     }
@@ -93,7 +94,7 @@ fn check_script(language: Language, entry: &Path) -> Result<Checked> {
             command.current_dir(dir);
             run_checker(&mut command, PYRIGHT.program, || PYRIGHT.missing())
         }
-        Language::JavaScript => {
+        Language::JavaScript | Language::TypeScript => {
             // From where `host check` runs, so the paths tsc names resolve
             // from there.
             let mut command = crate::process::tool(TYPESCRIPT.program);

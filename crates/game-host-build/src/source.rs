@@ -22,21 +22,21 @@ pub enum ScriptSource {
     File(PathBuf),
     /// A script crate directory, built with cargo.
     Crate(PathBuf),
-    /// A Python or JavaScript script: its entry file (`app.py`, `app.js`,
-    /// or any `.py` / `.js` file given by path), built with componentize-py
-    /// or componentize-js.
+    /// A Python, JavaScript or TypeScript script: its entry file (`app.py`,
+    /// `app.js`, `app.ts`, or any such file given by path), built with
+    /// componentize-py or componentize-js.
     Foreign(Language, PathBuf),
 }
 
 impl ScriptSource {
-    /// A `.py` or `.js` file is a Python or JavaScript script; a directory
-    /// is a crate if it holds `Cargo.toml`, else a Python or JavaScript
-    /// script if it holds `app.py` or `app.js`; anything else is a
+    /// A `.py`, `.js` or `.ts` file is a Python, JavaScript or TypeScript
+    /// script; a directory is a crate if it holds `Cargo.toml`, else such a
+    /// script if it holds `app.py`, `app.js` or `app.ts`; anything else is a
     /// component file. Fails if nothing is at `path`.
     pub fn new(path: &Path) -> Result<Self> {
         if path.is_dir() {
             if !path.join("Cargo.toml").is_file() {
-                for language in [Language::Python, Language::JavaScript] {
+                for language in [Language::Python, Language::JavaScript, Language::TypeScript] {
                     let entry = path.join(language.entry_file());
                     if entry.is_file() {
                         return Ok(ScriptSource::Foreign(language, entry));
@@ -158,7 +158,7 @@ impl ScriptSource {
                     Language::Python => {
                         read_needs(&dir.join("pyproject.toml"), &["tool", "game", "needs"])
                     }
-                    Language::JavaScript => {
+                    Language::JavaScript | Language::TypeScript => {
                         read_needs(&dir.join("package.json"), &["game", "needs"])
                     }
                 }

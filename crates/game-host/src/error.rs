@@ -96,7 +96,7 @@ impl ScriptError {
     /// The guest's own account of its failure, from what it wrote to
     /// stderr: a Python exception (the last line of its traceback, e.g.
     /// `RuntimeError: MESSAGE`), a JavaScript error (the message above its
-    /// `Stack:`) or a Rust panic (`panicked at FILE:LINE:COL: MESSAGE`).
+    /// `Stack:`, and where the stack says it was thrown) or a Rust panic (`panicked at FILE:LINE:COL: MESSAGE`).
     pub fn guest_summary(&self) -> Option<String> {
         let stderr = self.guest_stderr.as_deref()?;
         let lines: Vec<&str> = stderr.lines().collect();
@@ -112,7 +112,20 @@ impl ScriptError {
         if let Some(stack) = lines.iter().position(|l| l.trim() == "Stack:")
             && let Some(message) = lines[..stack].iter().rev().find(|l| !l.trim().is_empty())
         {
-            return Some(format!("JavaScript error: {}", message.trim()));
+            // Where it was thrown: the stack's first frame,
+            // `function@FILE:LINE:COLUMN` (a TypeScript script's own `.ts`
+            // lines, its types having been erased in place).
+            let at = lines[stack + 1..]
+                .iter()
+                .map(|l| l.trim())
+                .find(|l| !l.is_empty())
+                .and_then(|frame| frame.split_once('@'))
+                .map(|(_, at)| at)
+                .filter(|at| !at.is_empty());
+            return Some(match at {
+                Some(at) => format!("JavaScript error at {at}: {}", message.trim()),
+                None => format!("JavaScript error: {}", message.trim()),
+            });
         }
         if let Some(at) = lines.iter().position(|l| l.contains("panicked at")) {
             let location = &lines[at][lines[at].find("panicked at")?..];
@@ -195,11 +208,19 @@ mod tests {
             "Python RuntimeError: E pressed"
         );
         let js = failed_with("E pressed\nStack:\n  onWake@app.js:62:13\nRedirecting call");
-        assert_eq!(js.guest_summary().unwrap(), "JavaScript error: E pressed");
+        assert_eq!(
+            js.guest_summary().unwrap(),
+            "JavaScript error at app.js:62:13: E pressed"
+        );
+        let no_stack = failed_with("E pressed\nStack:\n\nRedirecting call");
+        assert_eq!(
+            no_stack.guest_summary().unwrap(),
+            "JavaScript error: E pressed"
+        );
         assert!(failed_with("some output").guest_summary().is_none());
         assert!(
             js.to_string()
-                .ends_with("executed (JavaScript error: E pressed)")
+                .ends_with("executed (JavaScript error at app.js:62:13: E pressed)")
         );
     }
 }

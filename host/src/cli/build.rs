@@ -18,8 +18,8 @@ use sha2::{Digest, Sha256};
 
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// The script: a crate directory, or a Python or JavaScript script (its
-    /// directory, or its `.py` / `.js` file).
+    /// The script: a crate directory, or a Python, JavaScript or TypeScript
+    /// script (its directory, or its `.py` / `.js` / `.ts` file).
     script: PathBuf,
 
     /// Where to write the component [default: `<script name>.wasm` in the

@@ -16,8 +16,8 @@ use super::engine_args::parse_game;
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The script: a crate directory, or a Python or JavaScript script (its
-    /// directory, or its `.py` / `.js` file).
+    /// The script: a crate directory, or a Python, JavaScript or TypeScript
+    /// script (its directory, or its `.py` / `.js` / `.ts` file).
     script: PathBuf,
 
     /// First bring the project's game types (`wit/game.wit`, and a Rust
@@ -33,7 +33,7 @@ pub struct CheckArgs {
 fn update_game(source: &ScriptSource, game: &GameTypes) -> Result<()> {
     let (dir, rust) = match source {
         ScriptSource::Crate(dir) if !dir.join("Cargo.toml").is_file() => anyhow::bail!(
-            "`{}` is no script project (no Cargo.toml, app.py or app.js)",
+            "`{}` is no script project (no Cargo.toml, app.py, app.js or app.ts)",
             dir.display()
         ),
         ScriptSource::Crate(dir) => (dir.as_path(), true),

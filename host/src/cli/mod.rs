@@ -44,11 +44,11 @@ enum Command {
     /// on dedicated loop threads, with an HTTP control surface, Prometheus
     /// metrics and health checks.
     Serve(Box<serve::ServeArgs>),
-    /// Make a script project (Rust, Python or JavaScript) in a new
+    /// Make a script project (Rust, Python, JavaScript or TypeScript) in a new
     /// directory, ready for `host run` and `host run --watch`.
     New(new::NewArgs),
     /// Check a script's types without running it: `cargo check` for a crate,
-    /// pyright for Python, `tsc` for JavaScript (against the editor types,
+    /// pyright for Python, `tsc` for JavaScript and TypeScript (against the editor types,
     /// written or refreshed first). Exits 1 on errors, 2 if a checker is
     /// missing.
     Check(check::CheckArgs),
@@ -56,9 +56,9 @@ enum Command {
     /// headless, and check every frame's scene against it: exits 0 when they
     /// agree, else names the first frame that diverges.
     Replay(replay::ReplayArgs),
-    /// Build a script (a crate, or a Python or JavaScript script) into one
-    /// self-contained component file, to ship. `host run` needs no build:
-    /// it builds crates itself and runs Python and JavaScript live.
+    /// Build a script (a crate, or a Python, JavaScript or TypeScript script)
+    /// into one self-contained component file, to ship. `host run` needs no
+    /// build: it builds crates itself and runs the others live.
     Build(build::BuildArgs),
 }
 

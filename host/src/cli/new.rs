@@ -1,4 +1,4 @@
-//! `host new NAME [--lang rust|python|js]`: a script project, ready to run.
+//! `host new NAME [--lang rust|python|js|ts]`: a script project, ready to run.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,6 +32,7 @@ enum Lang {
     Rust,
     Python,
     Js,
+    Ts,
 }
 
 pub fn new(args: NewArgs) -> Result<ExitCode> {
@@ -39,6 +40,7 @@ pub fn new(args: NewArgs) -> Result<ExitCode> {
         Lang::Rust => ProjectLanguage::Rust,
         Lang::Python => ProjectLanguage::Python,
         Lang::Js => ProjectLanguage::JavaScript,
+        Lang::Ts => ProjectLanguage::TypeScript,
     };
     let game = args.game.as_deref().map(GameTypes::read).transpose()?;
     let files = project::create(&args.path, language, game.as_ref())?;
@@ -51,6 +53,7 @@ pub fn new(args: NewArgs) -> Result<ExitCode> {
         ProjectLanguage::Rust => None,
         ProjectLanguage::Python => Some((Language::Python, PYRIGHT)),
         ProjectLanguage::JavaScript => Some((Language::JavaScript, TYPESCRIPT)),
+        ProjectLanguage::TypeScript => Some((Language::TypeScript, TYPESCRIPT)),
     };
     if let Some((language, checker)) = foreign {
         let entry = args.path.join(language.entry_file());
@@ -70,7 +73,7 @@ pub fn new(args: NewArgs) -> Result<ExitCode> {
         ProjectLanguage::Python => {
             format!("`pip install componentize-py=={COMPONENTIZE_PY_VERSION}`")
         }
-        ProjectLanguage::JavaScript => {
+        ProjectLanguage::JavaScript | ProjectLanguage::TypeScript => {
             format!("`npm install -g @bytecodealliance/componentize-js@{COMPONENTIZE_JS_VERSION}`")
         }
     };

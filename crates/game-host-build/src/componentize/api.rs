@@ -17,7 +17,7 @@ pub(super) fn old_api(language: Language, sources: &[(PathBuf, Vec<u8>)]) -> Opt
         let text = String::from_utf8_lossy(text);
         match language {
             Language::Python => text.contains("def on_message(").then(|| python(path)),
-            Language::JavaScript => imports_0_1(&text)
+            Language::JavaScript | Language::TypeScript => imports_0_1(&text)
                 .map(|spec| javascript(path, spec))
                 .or_else(|| exports_on_message(&text).then(|| javascript(path, "onMessage"))),
         }

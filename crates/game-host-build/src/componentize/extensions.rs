@@ -80,7 +80,7 @@ impl ExtensionWit {
                 self.interfaces.iter().any(|name| imported.contains(name))
             }
             // A specifier after `from` or `import`, not a comment's words.
-            Language::JavaScript => ['"', '\''].iter().any(|quote| {
+            Language::JavaScript | Language::TypeScript => ['"', '\''].iter().any(|quote| {
                 let specifier = format!("{quote}{}/", self.package);
                 text.match_indices(&specifier).any(|(at, _)| {
                     let before = text[..at].trim_end();

@@ -2,7 +2,10 @@
 //! calls its files and its tool, and the tool versions the project is
 //! tested with.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+
+use anyhow::Result;
 
 /// The tool versions the project is tested with (and README and the book install).
 pub const COMPONENTIZE_PY_VERSION: &str = "0.25.1";
@@ -16,6 +19,9 @@ pub enum Language {
     Python,
     /// JavaScript (an ES module), built with componentize-js.
     JavaScript,
+    /// TypeScript (an ES module), run as the JavaScript its types are
+    /// erased to ([`super::typescript`]).
+    TypeScript,
 }
 
 impl Language {
@@ -24,6 +30,7 @@ impl Language {
         match path.extension()?.to_str()? {
             "py" => Some(Language::Python),
             "js" | "mjs" => Some(Language::JavaScript),
+            "ts" | "mts" => Some(Language::TypeScript),
             _ => None,
         }
     }
@@ -33,6 +40,7 @@ impl Language {
         match self {
             Language::Python => "app.py",
             Language::JavaScript => "app.js",
+            Language::TypeScript => "app.ts",
         }
     }
 
@@ -41,20 +49,21 @@ impl Language {
         match self {
             Language::Python => "Python",
             Language::JavaScript => "JavaScript",
+            Language::TypeScript => "TypeScript",
         }
     }
 
     pub(crate) fn tool(self) -> &'static str {
         match self {
             Language::Python => "componentize-py",
-            Language::JavaScript => "componentize-js",
+            Language::JavaScript | Language::TypeScript => "componentize-js",
         }
     }
 
     pub(crate) fn install_hint(self) -> String {
         match self {
             Language::Python => format!("pip install componentize-py=={COMPONENTIZE_PY_VERSION}"),
-            Language::JavaScript => format!(
+            Language::JavaScript | Language::TypeScript => format!(
                 "npm install -g @bytecodealliance/componentize-js@{COMPONENTIZE_JS_VERSION}"
             ),
         }
@@ -63,7 +72,7 @@ impl Language {
     /// Whether a change at `changed` is to a source of a script whose entry
     /// file is `entry`: for Python any module beside it (or below it, out
     /// of `__pycache__` and hidden directories such as the editor types'),
-    /// for JavaScript the one module itself.
+    /// for JavaScript and TypeScript the one module itself.
     pub fn is_source(self, entry: &Path, changed: &Path) -> bool {
         match self {
             Language::Python => {
@@ -76,7 +85,26 @@ impl Language {
                     })
                 }) && changed.extension().is_some_and(|e| e == "py")
             }
-            Language::JavaScript => changed == entry,
+            Language::JavaScript | Language::TypeScript => changed == entry,
+        }
+    }
+
+    /// The language whose runtime and tool run the script: JavaScript for
+    /// TypeScript, whose types are erased first.
+    pub(crate) fn runs_as(self) -> Language {
+        match self {
+            Language::TypeScript => Language::JavaScript,
+            language => language,
+        }
+    }
+
+    /// The text the script's runtime and tool are given for the source
+    /// file `path`: a TypeScript module's with its types erased (every line
+    /// and column kept), any other as it is.
+    pub(crate) fn runnable<'a>(self, path: &str, text: &'a str) -> Result<Cow<'a, str>> {
+        match self {
+            Language::TypeScript => Ok(Cow::Owned(super::typescript::strip(path, text)?)),
+            _ => Ok(Cow::Borrowed(text)),
         }
     }
 
@@ -85,7 +113,7 @@ impl Language {
     pub(super) fn world(self, sources: &[(PathBuf, Vec<u8>)]) -> &'static str {
         let marker: &[u8] = match self {
             Language::Python => b"def save_state",
-            Language::JavaScript => b"saveState",
+            Language::JavaScript | Language::TypeScript => b"saveState",
         };
         let stateful = sources
             .iter()
@@ -109,6 +137,11 @@ mod tests {
             Language::of(Path::new("app.mjs")),
             Some(Language::JavaScript)
         );
+        assert_eq!(
+            Language::of(Path::new("a/app.ts")),
+            Some(Language::TypeScript)
+        );
+        assert_eq!(Language::TypeScript.runs_as(), Language::JavaScript);
         assert_eq!(Language::of(Path::new("cube.wasm")), None);
     }
 

@@ -65,7 +65,9 @@ impl Language {
     fn loader(self, (game, extensions): Additions<'_>) -> (&'static str, String) {
         let (file, text) = match self {
             Language::Python => ("game_live_loader.py", include_str!("loaders/loader.py")),
-            Language::JavaScript => ("loader.js", include_str!("loaders/loader.js")),
+            Language::JavaScript | Language::TypeScript => {
+                ("loader.js", include_str!("loaders/loader.js"))
+            }
         };
         // The interface lists, from the WIT the host was built with.
         let camel = |name: &str| {
@@ -181,14 +183,17 @@ pub fn load_sources(
             game.name
         );
     }
+    let sources = runnable(language, sources)
+        .with_context(|| format!("failed to load {} script `{name}`", language.name()))?;
     let texts = sources.files.iter().map(|(_, text)| text.as_bytes());
     let extensions = extensions::used_by(language, texts);
+    let runs_as = language.runs_as();
     let runtime = match (game, extensions.is_empty()) {
-        (None, true) => runtime(engine, language, (None, &[]))?,
+        (None, true) => runtime(engine, runs_as, (None, &[]))?,
         // The runtime is what the script's game types and extensions were
         // built into: a build for another description, or an extension the
         // engine lacks, is the script's own error.
-        _ => runtime_of(engine, language, (game, &extensions))
+        _ => runtime_of(engine, runs_as, (game, &extensions))
             .with_context(|| format!("failed to load {} script `{name}`", language.name()))?,
     };
     let component = runtime.with_live_sources(name, sources);
@@ -206,6 +211,23 @@ pub fn load_sources(
         );
     }
     Ok(component)
+}
+
+/// `sources` as the runtime runs them: a TypeScript script's with their
+/// types erased (named in errors by their paths under the root).
+fn runnable(language: Language, sources: LiveSources) -> Result<LiveSources> {
+    if language == language.runs_as() {
+        return Ok(sources);
+    }
+    let LiveSources { root, files } = sources;
+    let files = files
+        .into_iter()
+        .map(|(path, text)| {
+            let runnable = language.runnable(&format!("{root}/{path}"), &text)?;
+            Ok((path, runnable.into_owned()))
+        })
+        .collect::<Result<_>>()?;
+    Ok(LiveSources { root, files })
 }
 
 /// A script's sources as its runtime reads them: the entry module first,
@@ -250,6 +272,8 @@ fn runtime_of(
     language: Language,
     additions: Additions<'_>,
 ) -> Result<ScriptComponent> {
+    // TypeScript runs on JavaScript's runtime.
+    let language = language.runs_as();
     let version = known_tool_version(language)?;
     let key = runtime_key(language, &version, additions);
     let name = format!("{}-runtime", language.name().to_lowercase());

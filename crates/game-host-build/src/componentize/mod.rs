@@ -31,6 +31,7 @@ mod game_wit;
 mod language;
 mod live;
 mod tool;
+mod typescript;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -265,7 +266,9 @@ fn hash_wit(hash: &mut Sha256, files: WitFiles<'_>) {
 }
 
 /// Writes `sources` (read from beside `entry`) under `work/src`, keeping
-/// their relative paths; returns the copy of `entry`.
+/// their relative paths; returns the copy of `entry`. A TypeScript module
+/// is written as the JavaScript its types erase to (`.js`, its lines
+/// kept), which the tool builds.
 fn snapshot(
     language: Language,
     entry: &Path,
@@ -274,13 +277,25 @@ fn snapshot(
 ) -> Result<PathBuf> {
     let root = entry.parent().unwrap_or(Path::new("."));
     let copy = |path: &Path| {
-        work.join("src")
-            .join(path.strip_prefix(root).unwrap_or(path))
+        let copy = work
+            .join("src")
+            .join(path.strip_prefix(root).unwrap_or(path));
+        match language {
+            Language::TypeScript => copy.with_extension("js"),
+            _ => copy,
+        }
     };
     for (path, text) in sources {
         let to = copy(path);
+        let runnable;
         let text = match language {
             Language::JavaScript => &api::javascript_at_newest(text),
+            Language::TypeScript => {
+                let text = std::str::from_utf8(text)
+                    .map_err(|_| anyhow::anyhow!("`{}` is not UTF-8 text", path.display()))?;
+                runnable = language.runnable(&path.display().to_string(), text)?;
+                &api::javascript_at_newest(runnable.as_bytes())
+            }
             Language::Python => text,
         };
         to.parent()

@@ -27,14 +27,14 @@ pub(super) fn run_tool(
     work: &Path,
 ) -> Result<Vec<u8>> {
     let wit = work.join("wit");
-    if language == Language::JavaScript {
+    if language.runs_as() == Language::JavaScript {
         // componentize-js names no line for a syntax error: let node,
         // which it runs on, check the module first.
         check_javascript(copy, entry, work)?;
     }
     let out = work.join(format!("{name}.wasm"));
     let mut command = crate::process::tool(language.tool());
-    match language {
+    match language.runs_as() {
         Language::Python => {
             let dir = copy.parent().expect("a file has a directory");
             let module = copy.file_stem().expect("a file has a name");
@@ -50,7 +50,7 @@ pub(super) fn run_tool(
                 // Keep bytecode caches out of the script's directory.
                 .env("PYTHONDONTWRITEBYTECODE", "1");
         }
-        Language::JavaScript => {
+        Language::JavaScript | Language::TypeScript => {
             // Scripts get no network: leave out the WASI HTTP imports (and
             // the fetch-event export) a default build carries. stdio stays,
             // so a thrown error's message reaches the log.

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use swc_common::errors::{DiagnosticBuilder, Emitter, Handler};
 use swc_common::sync::Lrc;
-use swc_common::{FileName, GLOBALS, Globals, SourceMap, Span};
+use swc_common::{GLOBALS, Globals, SourceMap, Span};
 use swc_ts_fast_strip::{Mode, Options};
 
 /// The most errors one message lists.
@@ -30,7 +30,7 @@ const MAX_ERRORS: usize = 5;
 /// `path`, line and column, on a syntax error and on TypeScript that
 /// erasing cannot turn into JavaScript.
 pub fn strip(path: &str, text: &str) -> Result<String> {
-    let found = Arc::new(Mutex::new(Vec::new()));
+    let found = Found::default();
     let map: Lrc<SourceMap> = Default::default();
     let handler = Handler::with_emitter(
         false,
@@ -78,9 +78,12 @@ pub fn strip(path: &str, text: &str) -> Result<String> {
     }
 }
 
+/// Each diagnostic's message and where it points, as swc emits them.
+type Found = Arc<Mutex<Vec<(String, Option<Span>)>>>;
+
 /// Keeps each diagnostic's message and where it points.
 struct Collect {
-    found: Arc<Mutex<Vec<(String, Option<Span>)>>>,
+    found: Found,
 }
 
 impl Emitter for Collect {

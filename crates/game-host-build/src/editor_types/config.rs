@@ -16,8 +16,9 @@ pub fn config_file(language: Language) -> (&'static str, &'static str) {
     let language = match language {
         Language::Python => ProjectLanguage::Python,
         Language::JavaScript => ProjectLanguage::JavaScript,
+        Language::TypeScript => ProjectLanguage::TypeScript,
     };
-    crate::project::config_file(language).expect("Python and JavaScript have settings")
+    crate::project::config_file(language).expect("Python, JavaScript and TypeScript have settings")
 }
 
 /// The name of the settings file the checker reads in `dir`: the author's
@@ -41,7 +42,7 @@ pub(crate) fn ensure_config(language: Language, dir: &Path) -> Result<Option<&'s
                 return Ok(None);
             }
         }
-        Language::JavaScript => {
+        Language::JavaScript | Language::TypeScript => {
             if dir.join("tsconfig.json").is_file() {
                 return Ok(Some("tsconfig.json"));
             }

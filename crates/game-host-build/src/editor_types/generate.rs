@@ -20,7 +20,7 @@ use game_host::guest::engine::API_VERSION;
 pub(super) fn tool_version(language: Language) -> Result<Result<String, String>> {
     let (program, hint) = match language {
         Language::Python => (Language::Python.tool(), Language::Python.install_hint()),
-        Language::JavaScript => (JCO.program, JCO.install_hint()),
+        Language::JavaScript | Language::TypeScript => (JCO.program, JCO.install_hint()),
     };
     let output = match crate::process::tool(program)
         .arg("--version")
@@ -75,7 +75,7 @@ pub(super) fn write(
     let wit = componentize::write_script_wit(&work, world, game, &extensions);
     let result = wit.and_then(|wit| match language {
         Language::Python => python(&wit, world, out),
-        Language::JavaScript => javascript(&wit, world, out),
+        Language::JavaScript | Language::TypeScript => javascript(&wit, world, out),
     });
     let _ = std::fs::remove_dir_all(&work);
     result

@@ -4,10 +4,10 @@
 //! A Rust project is a crate depending on the SDK this host ships
 //! ([`sdk`]), with the stack-size setting scripts link with, its own
 //! `[workspace]` (so it builds inside another cargo workspace too) and a
-//! `.gitignore`; Python and JavaScript projects are a directory holding the
-//! module (`app.py`, `app.js`) with its type checker's settings
-//! (`pyrightconfig.json`, `jsconfig.json`; the stubs themselves are written
-//! by `editor_types`). Each does something visible (a moon circling
+//! `.gitignore`; Python, JavaScript and TypeScript projects are a directory
+//! holding the module (`app.py`, `app.js`, `app.ts`) with its type
+//! checker's settings (`pyrightconfig.json`, `jsconfig.json`,
+//! `tsconfig.json`; the stubs themselves are written by `editor_types`). Each does something visible (a moon circling
 //! the cube) and hands its state over on hot-swap.
 
 pub mod sdk;
@@ -27,6 +27,8 @@ pub enum ProjectLanguage {
     Python,
     /// A JavaScript module built with componentize-js.
     JavaScript,
+    /// A TypeScript module: JavaScript once its types are erased.
+    TypeScript,
 }
 
 /// The type checker's settings file a project in `language` gets: (name,
@@ -40,6 +42,9 @@ pub fn config_file(language: ProjectLanguage) -> Option<(&'static str, &'static 
         )),
         ProjectLanguage::JavaScript => {
             Some(("jsconfig.json", include_str!("templates/jsconfig.json")))
+        }
+        ProjectLanguage::TypeScript => {
+            Some(("tsconfig.json", include_str!("templates/tsconfig.json")))
         }
     }
 }
@@ -119,6 +124,11 @@ fn create_in(
             config(ProjectLanguage::JavaScript),
             (".gitignore", ".types*/\n".to_owned()),
         ],
+        ProjectLanguage::TypeScript => vec![
+            ("app.ts", fill(include_str!("templates/app.ts"))),
+            config(ProjectLanguage::TypeScript),
+            (".gitignore", ".types*/\n".to_owned()),
+        ],
     };
     if let Some(game) = game {
         let (file, after) = match language {
@@ -126,6 +136,9 @@ fn create_in(
             ProjectLanguage::Python => ("app.py", "from wit_world.imports.types import Vec3\n"),
             ProjectLanguage::JavaScript => {
                 ("app.js", "import { find, spawn } from \"game:engine/scene@")
+            }
+            ProjectLanguage::TypeScript => {
+                ("app.ts", "import type { Wake } from \"game:engine/tasks@")
             }
         };
         if let Some((_, text)) = files.iter_mut().find(|(name, _)| *name == file) {
@@ -233,7 +246,7 @@ fn game_module(game: &GameTypes, language: ProjectLanguage) -> String {
                     format!("{}.get_{snake}({id})", wit.replace('-', "_")),
                     format!("set_{snake}({set})"),
                 ),
-                ProjectLanguage::JavaScript => {
+                ProjectLanguage::JavaScript | ProjectLanguage::TypeScript => {
                     let camel = camel_case(&record.wit);
                     (
                         format!("{}.get{camel}({id})", js_module(wit)),
@@ -254,7 +267,7 @@ fn game_module(game: &GameTypes, language: ProjectLanguage) -> String {
                 modules.join(", ")
             ));
         }
-        ProjectLanguage::JavaScript => {
+        ProjectLanguage::JavaScript | ProjectLanguage::TypeScript => {
             for module in modules {
                 text.push_str(&format!(
                     "import * as {} from \"{}:game/{module}\";\n",
@@ -419,6 +432,24 @@ mod tests {
             "{sdk_manifest}"
         );
         assert_eq!(wit_version().split('.').count(), 3);
+    }
+
+    #[test]
+    fn a_typescript_project_is_written_for_a_game_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("ts_mod");
+        let files = create(&project, ProjectLanguage::TypeScript, None).unwrap();
+        assert_eq!(
+            files,
+            ["app.ts", "tsconfig.json", ".gitignore"].map(PathBuf::from)
+        );
+        let game =
+            GameTypes::parse(r#"{"game": "spin-demo", "components": {"Spin": {"speed": "f32"}}}"#)
+                .unwrap();
+        let made = dir.path().join("ts_game");
+        create(&made, ProjectLanguage::TypeScript, Some(&game)).unwrap();
+        let app = std::fs::read_to_string(made.join("app.ts")).unwrap();
+        assert!(app.contains("from \"spin-demo:game/"), "{app}");
     }
 
     #[test]

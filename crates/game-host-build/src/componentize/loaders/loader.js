@@ -94,7 +94,8 @@ function evaluate(body, path) {
 }
 
 function compileScript() {
-  const module = files().find((file) => /\.m?js$/.test(file.path));
+  // A TypeScript module arrives with its types erased, lines kept.
+  const module = files().find((file) => /\.m?[jt]s$/.test(file.path));
   if (!module) throw new Error("the script has no JavaScript module");
   const body = rewrite(module.text);
   return { path: module.path, make: evaluate(body, module.path) };
