@@ -1,7 +1,7 @@
 //! Python, JavaScript and TypeScript scripts, compiled on their live runtimes
 //! (`game-host-build`), when the `live` feature is on (the default).
-//! Without it the plugin runs `.wasm` components alone, and a `.py` or
-//! `.js` script fails in one line saying so.
+//! Without it the plugin runs `.wasm` components alone, and a `.py`, `.js`
+//! or `.ts` script fails in one line saying so.
 
 use std::path::Path;
 
@@ -69,6 +69,6 @@ pub(crate) fn compile_source(
 ) -> Result<ScriptComponent> {
     anyhow::bail!(
         "`{file}` is a {language:?} script, and this game was built without the `live` feature \
-         of game-host-bevy, which runs Python and JavaScript"
+         of game-host-bevy, which runs Python, JavaScript and TypeScript"
     )
 }

@@ -54,8 +54,8 @@ fn build_crate(dir: &Path, output: BuildOutput, debug: bool) -> Result<PathBuf> 
     let manifest = dir.join("Cargo.toml");
     if !manifest.is_file() {
         bail!(
-            "script crate `{}` has no Cargo.toml (expected a .wasm, .py or .js file, a crate \
-             directory, or a directory holding app.py or app.js)",
+            "script crate `{}` has no Cargo.toml (expected a .wasm, .py, .js or .ts file, a \
+             crate directory, or a directory holding app.py, app.js or app.ts)",
             dir.display()
         );
     }

@@ -96,7 +96,8 @@ impl ScriptError {
     /// The guest's own account of its failure, from what it wrote to
     /// stderr: a Python exception (the last line of its traceback, e.g.
     /// `RuntimeError: MESSAGE`), a JavaScript error (the message above its
-    /// `Stack:`, and where the stack says it was thrown) or a Rust panic (`panicked at FILE:LINE:COL: MESSAGE`).
+    /// `Stack:`, and where the stack says it was thrown) or a Rust panic
+    /// (`panicked at FILE:LINE:COL: MESSAGE`).
     pub fn guest_summary(&self) -> Option<String> {
         let stderr = self.guest_stderr.as_deref()?;
         let lines: Vec<&str> = stderr.lines().collect();
@@ -112,17 +113,7 @@ impl ScriptError {
         if let Some(stack) = lines.iter().position(|l| l.trim() == "Stack:")
             && let Some(message) = lines[..stack].iter().rev().find(|l| !l.trim().is_empty())
         {
-            // Where it was thrown: the stack's first frame,
-            // `function@FILE:LINE:COLUMN` (a TypeScript script's own `.ts`
-            // lines, its types having been erased in place).
-            let at = lines[stack + 1..]
-                .iter()
-                .map(|l| l.trim())
-                .find(|l| !l.is_empty())
-                .and_then(|frame| frame.split_once('@'))
-                .map(|(_, at)| at)
-                .filter(|at| !at.is_empty());
-            return Some(match at {
+            return Some(match thrown_at(&lines[stack + 1..]) {
                 Some(at) => format!("JavaScript error at {at}: {}", message.trim()),
                 None => format!("JavaScript error: {}", message.trim()),
             });
@@ -176,6 +167,33 @@ impl fmt::Display for ScriptError {
 
 impl std::error::Error for ScriptError {}
 
+/// Where a JavaScript error was thrown, from the frames below its
+/// `Stack:` (`function@FILE:LINE:COLUMN`, innermost first): the first
+/// frame in a script's own file, not in the engine's built-ins
+/// (`self-hosted`) or the host's loader (`loader.js`). For a TypeScript
+/// script, the `.ts` file's own line and column (its types are erased in
+/// place).
+fn thrown_at<'a>(frames: &[&'a str]) -> Option<&'a str> {
+    frames
+        .iter()
+        .map(|line| line.trim())
+        .take_while(|line| !line.is_empty())
+        .map_while(|frame| {
+            let (_, at) = frame.split_once('@')?;
+            let mut parts = at.rsplitn(3, ':');
+            let (column, line, file) = (parts.next()?, parts.next()?, parts.next()?);
+            let numbers = [column, line]
+                .iter()
+                .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            numbers.then_some((file, at))
+        })
+        .find(|(file, _)| {
+            let name = file.rsplit('/').next().unwrap_or(file);
+            *file != "self-hosted" && name != "loader.js"
+        })
+        .map(|(_, at)| at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +235,18 @@ mod tests {
             no_stack.guest_summary().unwrap(),
             "JavaScript error: E pressed"
         );
+        // Built-ins' and the loader's frames are passed over; a line that
+        // is not a frame ends the stack.
+        let inner = failed_with(
+            "bad\nStack:\n  setScale@self-hosted:12:3\n  call@loader.js:40:5\n  \
+             onUpdate@/s/app.ts:30:8\nRedirecting call",
+        );
+        assert_eq!(
+            inner.guest_summary().unwrap(),
+            "JavaScript error at /s/app.ts:30:8: bad"
+        );
+        let not_frames = failed_with("bad\nStack:\nsee game:engine/log@0.2.5\n");
+        assert_eq!(not_frames.guest_summary().unwrap(), "JavaScript error: bad");
         assert!(failed_with("some output").guest_summary().is_none());
         assert!(
             js.to_string()

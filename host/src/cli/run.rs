@@ -26,7 +26,7 @@ use super::ranges::{HZ, number_in};
 pub struct RunArgs {
     /// Script components (.wasm), script crate directories (built with
     /// `cargo build --release --target wasm32-wasip2`), or Python /
-    /// JavaScript / TypeScript scripts (.py, .js, .mjs, .ts, or a directory
+    /// JavaScript / TypeScript scripts (.py, .js, .mjs, .ts, .mts, or a directory
     /// holding app.py / app.js / app.ts; run live on componentize-py's /
     /// componentize-js's runtime, TypeScript with its types erased). Without any,
     /// runs the built-in spinning-cube example (embedded in the binary).

@@ -199,7 +199,7 @@ pub fn load_sources(
     let component = runtime.with_live_sources(name, sources);
     let checked = component
         .check_live()
-        .with_context(|| format!("the {} runtime failed", language.name()))?;
+        .with_context(|| format!("the {} runtime failed", language.runs_as().name()))?;
     if let Some(error) = checked {
         let error = match error.contains('\n') {
             true => format!("\n{error}"),
@@ -233,7 +233,10 @@ fn runnable(language: Language, sources: LiveSources) -> Result<LiveSources> {
 /// A script's sources as its runtime reads them: the entry module first,
 /// then the others by path, each relative to the entry's directory.
 pub fn live_sources(language: Language, entry: &Path) -> Result<LiveSources> {
-    let root = entry.parent().unwrap_or(Path::new("."));
+    // `app.ts` has the parent ``: the working directory.
+    let root = (entry.parent())
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut files = Vec::new();
     for (path, bytes) in read_sources(language, entry)? {
         let relative = path.strip_prefix(root).unwrap_or(&path);

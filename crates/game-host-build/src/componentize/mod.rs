@@ -33,6 +33,7 @@ mod live;
 mod tool;
 mod typescript;
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -67,8 +68,14 @@ pub fn build(
     let sources = read_sources(language, entry)?;
     let game = GameWit::of_project(entry)?;
     let version = tool_version(language)?;
-    let world = language.world(&sources);
-    let extensions = uses(language, &sources);
+    // What the tool builds; the key is of the sources as written.
+    let runnable = runnable_sources(language, &sources)?;
+    let world = language.world(&runnable);
+    let extensions = uses(language, &runnable);
+    let version = match language {
+        Language::TypeScript => format!("{version} on {}", typescript::STRIPPER),
+        _ => version,
+    };
     let key = cache_key(
         language,
         &version,
@@ -87,7 +94,7 @@ pub fn build(
     // directory: an edit saved during the build must not be cached under
     // the key of the sources before it.
     let result = write_script_wit(&work, world, game.as_ref(), &extensions)
-        .and_then(|_| snapshot(language, entry, &sources, &work))
+        .and_then(|_| snapshot(language, entry, &runnable, &work))
         .and_then(|copy| {
             let label = format!(
                 "building `{name}` ({} script, world `{world}`) with {version}",
@@ -106,7 +113,29 @@ pub fn build(
 /// The world the script builds for: `stateful-script` if its sources
 /// define the state hand-over, else `script`.
 pub(crate) fn world_of(language: Language, entry: &Path) -> Result<&'static str> {
-    Ok(language.world(&read_sources(language, entry)?))
+    let sources = read_sources(language, entry)?;
+    Ok(language.world(&runnable_sources(language, &sources)?))
+}
+
+/// A source file of a script: its path and its bytes.
+type Source = (PathBuf, Vec<u8>);
+
+/// `sources` as the tool and the runtime take them: a TypeScript script's
+/// with their types erased (lines kept), any other's as they are.
+fn runnable_sources(language: Language, sources: &[Source]) -> Result<Cow<'_, [Source]>> {
+    if language == language.runs_as() {
+        return Ok(Cow::Borrowed(sources));
+    }
+    let erased = sources
+        .iter()
+        .map(|(path, text)| {
+            let text = std::str::from_utf8(text)
+                .map_err(|_| anyhow::anyhow!("`{}` is not UTF-8 text", path.display()))?;
+            let runnable = language.runnable(&path.display().to_string(), text)?;
+            Ok((path.clone(), runnable.into_owned().into_bytes()))
+        })
+        .collect::<Result<_>>()?;
+    Ok(Cow::Owned(erased))
 }
 
 /// The extensions a script's sources import.
@@ -185,11 +214,12 @@ pub(crate) fn hash_script_wit(hash: &mut Sha256, (game, extensions): Additions<'
 pub fn fingerprint(language: Language, entry: &Path) -> Result<String> {
     let sources = read_sources(language, entry)?;
     let game = GameWit::of_project(entry)?;
-    let extensions = uses(language, &sources);
+    let runnable = runnable_sources(language, &sources)?;
+    let extensions = uses(language, &runnable);
     Ok(cache_key(
         language,
         "",
-        language.world(&sources),
+        language.world(&runnable),
         (game.as_ref(), &extensions),
         &sources,
     ))
@@ -265,10 +295,10 @@ fn hash_wit(hash: &mut Sha256, files: WitFiles<'_>) {
     }
 }
 
-/// Writes `sources` (read from beside `entry`) under `work/src`, keeping
-/// their relative paths; returns the copy of `entry`. A TypeScript module
-/// is written as the JavaScript its types erase to (`.js`, its lines
-/// kept), which the tool builds.
+/// Writes `sources` (read from beside `entry`, as the tool takes them)
+/// under `work/src`, keeping their relative paths; returns the copy of
+/// `entry`. A TypeScript module, its types erased already, is written as
+/// `.js`, which the tool builds.
 fn snapshot(
     language: Language,
     entry: &Path,
@@ -287,15 +317,8 @@ fn snapshot(
     };
     for (path, text) in sources {
         let to = copy(path);
-        let runnable;
         let text = match language {
-            Language::JavaScript => &api::javascript_at_newest(text),
-            Language::TypeScript => {
-                let text = std::str::from_utf8(text)
-                    .map_err(|_| anyhow::anyhow!("`{}` is not UTF-8 text", path.display()))?;
-                runnable = language.runnable(&path.display().to_string(), text)?;
-                &api::javascript_at_newest(runnable.as_bytes())
-            }
+            Language::JavaScript | Language::TypeScript => &api::javascript_at_newest(text),
             Language::Python => text,
         };
         to.parent()

@@ -22,6 +22,10 @@ use swc_common::sync::Lrc;
 use swc_common::{GLOBALS, Globals, SourceMap, Span};
 use swc_ts_fast_strip::{Mode, Options};
 
+/// The stripper, as the build cache keys a TypeScript build by it (the
+/// version `Cargo.toml` pins).
+pub(super) const STRIPPER: &str = "swc_ts_fast_strip 60.0.0";
+
 /// The most errors one message lists.
 const MAX_ERRORS: usize = 5;
 
@@ -58,7 +62,7 @@ pub fn strip(path: &str, text: &str) -> Result<String> {
                 .map(|(message, span)| match span {
                     Some(span) => {
                         let at = map.lookup_char_pos(span.lo);
-                        format!("{path}:{}:{}: {message}", at.line, at.col_display + 1)
+                        format!("{path}:{}:{}: {message}", at.line, at.col.0 + 1)
                     }
                     None => format!("{path}: {message}"),
                 })
@@ -125,6 +129,16 @@ mod tests {
     }
 
     #[test]
+    fn the_stripper_named_in_build_keys_is_the_one_pinned() {
+        let manifest = include_str!("../../Cargo.toml");
+        let (name, version) = STRIPPER.split_once(' ').unwrap();
+        assert!(
+            manifest.contains(&format!("{name} = \"={version}\"")),
+            "{STRIPPER}"
+        );
+    }
+
+    #[test]
     fn what_erasing_cannot_do_is_refused_with_its_place() {
         let error = strip("mods/app.ts", "let a = 1;\n\nenum Dir { Up, Down }\n").unwrap_err();
         assert_eq!(
@@ -133,5 +147,8 @@ mod tests {
         );
         let error = strip("app.ts", "let a: number = ;\n").unwrap_err();
         assert!(error.to_string().starts_with("app.ts:1:"), "{error}");
+        // Columns count characters, a tab as one, as editors and tsc do.
+        let error = strip("app.ts", "function f() {\n\tenum E { A }\n}\n").unwrap_err();
+        assert!(error.to_string().starts_with("app.ts:2:2: "), "{error}");
     }
 }

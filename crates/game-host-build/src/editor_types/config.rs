@@ -1,8 +1,9 @@
 //! The type checker's settings a script project carries
 //! (`project/templates/`): `pyrightconfig.json` for Python (the stubs'
-//! directory, the Python componentize-py runs) and `jsconfig.json` for
-//! JavaScript (`checkJs` over the module and the declarations). Written
-//! once; an author's own settings are kept.
+//! directory, the Python componentize-py runs), `jsconfig.json` for
+//! JavaScript (`checkJs` over the module and the declarations) and
+//! `tsconfig.json` for TypeScript (only syntax that erasing types leaves
+//! as JavaScript). Written once; an author's own settings are kept.
 
 use std::path::Path;
 

@@ -7,6 +7,10 @@ use std::path::{Component, Path};
 /// A table key that names a component by its digest starts so.
 pub(super) const SHA256: &str = "sha256:";
 
+/// The entry files that stand for their project's folder (what `host new`
+/// writes in each language).
+const PROJECT_ENTRIES: [&str; 3] = ["app.py", "app.js", "app.ts"];
+
 /// Where a script came from, as grant tables match it.
 #[derive(Debug, Clone, Copy)]
 pub struct ScriptOrigin<'a> {
@@ -67,13 +71,37 @@ pub(super) fn matches(key: &str, origin: ScriptOrigin<'_>) -> bool {
         require_literal_separator: true,
         require_literal_leading_dot: false,
     };
-    // A Python or JavaScript project is named by its entry file: its folder
-    // matches too.
+    // A Python, JavaScript or TypeScript project is named by its entry
+    // file: its folder matches too.
     let project = path
         .file_name()
-        .is_some_and(|name| name == "app.py" || name == "app.js")
+        .is_some_and(|name| PROJECT_ENTRIES.iter().any(|entry| name == *entry))
         .then(|| path.parent())
         .flatten();
     pattern.matches_path_with(path, options)
         || project.is_some_and(|folder| pattern.matches_path_with(folder, options))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_project_folder_matches_its_entry_file_in_each_language() {
+        for entry in ["app.py", "app.js", "app.ts"] {
+            let path = format!("/game/mods/orbiter/{entry}");
+            let origin = ScriptOrigin {
+                path: Some(Path::new(&path)),
+                sha256: "",
+            };
+            assert!(matches("/game/mods/orbiter", origin), "{entry}");
+            assert!(matches("/game/mods/*", origin), "{entry}");
+            assert!(!matches("/game/other/*", origin), "{entry}");
+        }
+        let other = ScriptOrigin {
+            path: Some(Path::new("/game/mods/orbiter/util.ts")),
+            sha256: "",
+        };
+        assert!(!matches("/game/mods/orbiter", other));
+    }
 }
