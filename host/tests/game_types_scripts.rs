@@ -296,7 +296,7 @@ fn host_check_updates_only_a_project_made_for_a_game() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         common::stderr_of(&output).trim(),
-        "error: `empty` is no script project (no Cargo.toml, app.py or app.js)"
+        "error: `empty` is no script project (no Cargo.toml, app.py, app.js or app.ts)"
     );
     assert!(!scratch.path().join("empty/wit").exists());
 }
