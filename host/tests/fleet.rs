@@ -422,7 +422,7 @@ fn a_fleet_reaches_its_engine_over_tls_and_fails_over_there() {
         (
             plain.as_str(),
             redis.ca_file.clone().unwrap(),
-            "a CA file is for an redis reached over TLS",
+            "a CA file is for a Redis reached over TLS",
         ),
     ] {
         let args = [
