@@ -233,10 +233,7 @@ fn runnable(language: Language, sources: LiveSources) -> Result<LiveSources> {
 /// A script's sources as its runtime reads them: the entry module first,
 /// then the others by path, each relative to the entry's directory.
 pub fn live_sources(language: Language, entry: &Path) -> Result<LiveSources> {
-    // `app.ts` has the parent ``: the working directory.
-    let root = (entry.parent())
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let root = super::script_dir(entry);
     let mut files = Vec::new();
     for (path, bytes) in read_sources(language, entry)? {
         let relative = path.strip_prefix(root).unwrap_or(&path);

@@ -225,6 +225,14 @@ pub fn fingerprint(language: Language, entry: &Path) -> Result<String> {
     ))
 }
 
+/// The directory of the script whose entry file is `entry`: its parent,
+/// or for a bare `app.py` (whose parent is ``) the working directory.
+pub fn script_dir(entry: &Path) -> &Path {
+    (entry.parent())
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 /// The script's source files with their contents, sorted by path.
 fn read_sources(language: Language, entry: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>> {
     let read = |path: &Path| {
@@ -233,11 +241,7 @@ fn read_sources(language: Language, entry: &Path) -> Result<Vec<(PathBuf, Vec<u8
     };
     let mut sources = vec![(entry.to_owned(), read(entry)?)];
     if language == Language::Python {
-        // `app.py` has the parent ``: the working directory.
-        let dir = (entry.parent())
-            .filter(|dir| !dir.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let mut pending = vec![dir.to_owned()];
+        let mut pending = vec![script_dir(entry).to_owned()];
         while let Some(dir) = pending.pop() {
             let entries = std::fs::read_dir(&dir)
                 .with_context(|| format!("failed to list `{}`", dir.display()))?;

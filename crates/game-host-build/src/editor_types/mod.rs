@@ -52,10 +52,7 @@ pub enum Refreshed {
 
 /// The directory a script's entry file lies in.
 pub fn project_dir(entry: &Path) -> &Path {
-    entry
-        .parent()
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
+    crate::componentize::script_dir(entry)
 }
 
 /// Brings the editor types beside the script whose entry file is `entry` up
