@@ -99,7 +99,12 @@ fn build_crate(dir: &Path, output: BuildOutput, debug: bool) -> Result<PathBuf> 
                 .find(|f| f.extension().is_some_and(|e| e == "wasm"));
         }
     })
-    .context("failed to run `cargo` (is Rust installed and on PATH?)")?;
+    .map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound => anyhow::anyhow!(
+            "Rust scripts are built with cargo, which is not installed: see https://rustup.rs"
+        ),
+        _ => anyhow::Error::from(error).context("failed to run `cargo`"),
+    })?;
     if !status.success() {
         if let Some(missing) = missing_target() {
             bail!("cannot build script crate `{}`: {missing}", dir.display());

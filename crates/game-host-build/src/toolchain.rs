@@ -43,7 +43,7 @@ const TOOLCHAIN_ENV: &str = "RUSTUP_TOOLCHAIN";
 /// secrets removed from its environment, run from a neutral folder on the
 /// host's own toolchain.
 pub(crate) fn rust_tool(program: impl AsRef<OsStr>) -> Command {
-    let mut command = crate::process::tool(program);
+    let mut command = crate::process::bare(program);
     command.current_dir(NEUTRAL_DIR);
     if let Some(toolchain) = toolchain() {
         command.env(TOOLCHAIN_ENV, toolchain);
@@ -119,7 +119,7 @@ fn toolchain() -> Option<&'static str> {
                 return None;
             }
             let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-            let output = crate::process::tool(rustc)
+            let output = crate::process::bare(rustc)
                 .args(["--print", "sysroot"])
                 .current_dir(NEUTRAL_DIR)
                 .stdin(Stdio::null())

@@ -11,6 +11,8 @@ pub struct Tool {
     pub package: &'static str,
     /// The version the project is tested with (and `./test.sh` installs).
     pub version: &'static str,
+    /// Whether PyPI has it too, by the same name (a Python modder's way).
+    pub on_pypi: bool,
 }
 
 /// jco, which writes a WIT world's TypeScript declarations. 1.35.0, the
@@ -20,6 +22,7 @@ pub const JCO: Tool = Tool {
     program: "jco",
     package: "@bytecodealliance/jco",
     version: "1.34.0",
+    on_pypi: false,
 };
 
 /// pyright, which type-checks Python scripts against the stubs.
@@ -27,6 +30,7 @@ pub const PYRIGHT: Tool = Tool {
     program: "pyright",
     package: "pyright",
     version: "1.1.414",
+    on_pypi: true,
 };
 
 /// TypeScript's `tsc`, which type-checks JavaScript scripts (`checkJs`).
@@ -34,6 +38,7 @@ pub const TYPESCRIPT: Tool = Tool {
     program: "tsc",
     package: "typescript",
     version: "7.0.2",
+    on_pypi: false,
 };
 
 impl Tool {
@@ -42,13 +47,21 @@ impl Tool {
         format!("npm install -g {}@{}", self.package, self.version)
     }
 
-    /// One line saying it is missing and how to install it.
+    /// One line saying it is missing and how to install it (from PyPI
+    /// too, where it is there: `pip install "game-host[check]"` brings it).
     pub fn missing(&self) -> String {
-        format!(
+        let mut line = format!(
             "{} is not installed: `{}`",
             self.program,
             self.install_hint()
-        )
+        );
+        if self.on_pypi {
+            line.push_str(&format!(
+                " (or `pip install {}=={}`)",
+                self.package, self.version
+            ));
+        }
+        line
     }
 }
 
@@ -61,6 +74,11 @@ mod tests {
         assert_eq!(
             JCO.missing(),
             "jco is not installed: `npm install -g @bytecodealliance/jco@1.34.0`"
+        );
+        assert_eq!(
+            PYRIGHT.missing(),
+            "pyright is not installed: `npm install -g pyright@1.1.414` \
+             (or `pip install pyright==1.1.414`)"
         );
     }
 }
