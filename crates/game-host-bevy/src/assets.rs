@@ -12,19 +12,22 @@
 //! fails to compile still loads, holding its error, so that the step
 //! reports it as a [`ScriptFailed`](crate::ScriptFailed) of its entity.
 
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use bevy::asset::io::AssetReaderError;
 use bevy::asset::io::Reader;
-use bevy::asset::{Asset, AssetLoader, AssetPath, Handle, LoadContext, ReadAssetBytesError};
+use bevy::asset::{
+    Asset, AssetLoader, AssetPath, AssetServer, Handle, LoadContext, ReadAssetBytesError,
+};
 use bevy::ecs::error::BevyError;
-use bevy::prelude::{Component, ReflectComponent};
+use bevy::prelude::{Component, ReflectComponent, Resource};
 use bevy::reflect::{Reflect, TypePath};
-use bevy::tasks::futures_lite::AsyncReadExt;
+use bevy::tasks::futures_lite::{AsyncReadExt, StreamExt};
 use game_host::ScriptComponent;
 use game_host::files::{MAX_COMPONENT_FILE, MAX_TEXT_FILE};
 use game_host::game_types::WIT_FILE;
+use game_host::sync::LockExt;
 
 use crate::engine::LazyEngine;
 use crate::live::{Language, compile_source};
@@ -66,15 +69,55 @@ impl ScriptAsset {
 pub struct Script(pub Handle<ScriptAsset>);
 
 /// Loads scripts: `.wasm` components, and Python (`.py`), JavaScript
-/// (`.js`) and TypeScript (`.ts`) scripts of one file each, built and
-/// compiled on the background pool (`game_host::background`), below the
-/// game's priority. Files over the host's limits (`game_host::files`) are
-/// refused, naming the file, before they are read whole.
+/// (`.js`) and TypeScript (`.ts`) scripts, built and compiled on the
+/// background pool (`game_host::background`), below the game's priority.
+/// A Python script takes the other modules of its folder with it, as under
+/// `host run` ([`python_modules_beside`]); a JavaScript or TypeScript
+/// script is its one module, as there. Files over the host's limits
+/// (`game_host::files`) are refused, naming the file, before they are read
+/// whole.
 #[derive(TypePath)]
 pub struct ScriptLoader {
     /// The plugin's engine, made by the first load.
     pub(crate) engine: Arc<LazyEngine>,
+    /// The game's asset server, whose sources list a script's folder.
+    pub(crate) server: ServerSlot,
 }
+
+/// The asset server, held by the loader until the app's world goes: the
+/// server holds its loaders, so a loader holding the server for ever would
+/// keep both (and the script engine) alive after the app is dropped. The
+/// world holds the slot's [`ServerSlotOwner`], whose drop empties it.
+#[derive(Clone)]
+pub(crate) struct ServerSlot(Arc<Mutex<Option<AssetServer>>>);
+
+impl ServerSlot {
+    pub(crate) fn new(server: AssetServer) -> ServerSlot {
+        ServerSlot(Arc::new(Mutex::new(Some(server))))
+    }
+
+    /// The resource that empties this slot when the world drops it.
+    pub(crate) fn owner(&self) -> ServerSlotOwner {
+        ServerSlotOwner(self.clone())
+    }
+
+    fn get(&self) -> Option<AssetServer> {
+        self.0.lock_unpoisoned().clone()
+    }
+}
+
+/// See [`ServerSlot`].
+#[derive(Resource)]
+pub(crate) struct ServerSlotOwner(ServerSlot);
+
+impl Drop for ServerSlotOwner {
+    fn drop(&mut self) {
+        self.0.0.lock_unpoisoned().take();
+    }
+}
+
+/// The most Python modules a script's folder may hold beside its entry.
+const MAX_MODULES: usize = 256;
 
 impl AssetLoader for ScriptLoader {
     type Asset = ScriptAsset;
@@ -120,6 +163,16 @@ impl AssetLoader for ScriptLoader {
             },
             None => None,
         };
+        let modules = match language {
+            Some(Language::Python) => match python_modules_beside(&self.server, context).await {
+                Ok(modules) => modules,
+                Err(e) => {
+                    let compiled = Err(format!("script `{name}` cannot run: {e}"));
+                    return Ok(ScriptAsset { name, compiled });
+                }
+            },
+            _ => Vec::new(),
+        };
         // On the background pool: a step never waits for the CPU a build
         // or a compile holds.
         let compiled = game_host::background::run(|| match language {
@@ -130,7 +183,8 @@ impl AssetLoader for ScriptLoader {
                         .file_name()
                         .map(|f| f.to_string_lossy().into_owned())
                         .unwrap_or_default();
-                    compile_source(engine, language, (file, text), game_wit, &name)
+                    let files = std::iter::once((file, text)).chain(modules).collect();
+                    compile_source(engine, language, files, game_wit, &name)
                 }
                 Err(_) => Err(anyhow::anyhow!("`{}` is not UTF-8 text", path.display())),
             },
@@ -142,6 +196,108 @@ impl AssetLoader for ScriptLoader {
     fn extensions(&self) -> &[&str] {
         &["wasm", "py", "js", "mjs", "ts", "mts"]
     }
+}
+
+/// The other Python modules of the folder a script's entry file is in, and
+/// of the packages below it, as `host run` reads them: `.py` files, leaving
+/// out hidden folders and `__pycache__` (and, for a script at the root of
+/// its asset source, the folders of other assets: its own folder alone).
+/// Each is read through the asset's own source as a load dependency, so an
+/// edit to one reloads (and swaps) the script; each is named by its path
+/// from the folder. A module added later is taken at the script's next
+/// reload. An unreadable, oversized or non-UTF-8 module, or more than
+/// [`MAX_MODULES`], is an error naming it.
+async fn python_modules_beside(
+    server: &ServerSlot,
+    context: &mut LoadContext<'_>,
+) -> Result<Vec<(String, String)>, String> {
+    let asset = context.path().clone();
+    let entry = asset.path().to_path_buf();
+    let dir = entry.parent().unwrap_or(Path::new("")).to_path_buf();
+    let mut found = Vec::new();
+    let mut pending = vec![dir.clone()];
+    let at_root = dir.as_os_str().is_empty();
+    let mut take = |path: PathBuf, folder: bool, pending: &mut Vec<PathBuf>| {
+        let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
+        let file = file.unwrap_or_default();
+        if file.starts_with('.') || file == "__pycache__" {
+            return Ok(());
+        }
+        if folder {
+            if !at_root {
+                pending.push(path);
+            }
+        } else if path != entry && path.extension().is_some_and(|e| e == "py") {
+            found.push(path);
+            if found.len() > MAX_MODULES {
+                return Err(format!(
+                    "`{}` holds more than {MAX_MODULES} Python modules beside it",
+                    dir.display()
+                ));
+            }
+        }
+        Ok(())
+    };
+    if entry.is_absolute() {
+        // A path outside the source's root (a game loading a mod by its
+        // full path): the source's reader lists folders under its root
+        // only, so the folder is listed as `host run` lists it.
+        while let Some(folder) = pending.pop() {
+            let entries = std::fs::read_dir(&folder)
+                .map_err(|e| format!("cannot list `{}`: {e}", folder.display()))?;
+            for item in entries.flatten() {
+                // A linked folder is not followed, as under `host run`.
+                let is_folder = item.file_type().is_ok_and(|kind| kind.is_dir());
+                if is_folder || item.path().is_file() {
+                    take(item.path(), is_folder, &mut pending)?;
+                }
+            }
+        }
+    } else {
+        let server = server
+            .get()
+            .ok_or_else(|| "the game's asset server is gone".to_owned())?;
+        let source = server
+            .get_source(asset.source().clone_owned())
+            .map_err(|e| e.to_string())?;
+        let reader = source.reader();
+        while let Some(folder) = pending.pop() {
+            let mut entries = match reader.read_directory(&folder).await {
+                Ok(entries) => entries,
+                Err(AssetReaderError::NotFound(_)) => continue,
+                Err(e) => return Err(format!("cannot list `{}`: {e}", folder.display())),
+            };
+            while let Some(path) = entries.next().await {
+                let folder = reader.is_directory(&path).await.unwrap_or(false);
+                take(path, folder, &mut pending)?;
+            }
+        }
+    }
+    found.sort();
+    let mut modules = Vec::with_capacity(found.len());
+    for path in found {
+        let at = AssetPath::from_path_buf(path.clone()).with_source(asset.source().clone_owned());
+        let bytes = context
+            .read_asset_bytes(at)
+            .await
+            .map_err(|e| format!("`{}`: {e}", path.display()))?;
+        if bytes.len() as u64 > MAX_TEXT_FILE {
+            return Err(format!(
+                "`{}` is over the {MAX_TEXT_FILE}-byte limit of a source file",
+                path.display()
+            ));
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|_| format!("`{}` is not UTF-8 text", path.display()))?;
+        let relative: Vec<_> = path
+            .strip_prefix(&dir)
+            .unwrap_or(&path)
+            .components()
+            .map(|part| part.as_os_str().to_string_lossy())
+            .collect();
+        modules.push((relative.join("/"), text));
+    }
+    Ok(modules)
 }
 
 /// The text of `wit/game.wit` beside the asset `context` loads (from the

@@ -27,7 +27,8 @@ impl Language {
     }
 }
 
-/// Compiles one source file (name, text) on its language's live runtime
+/// Compiles a script's sources (name and text of each, its entry first, the
+/// others by their paths from its folder) on its language's live runtime
 /// (built the first time it is needed): the runtime of the game types the
 /// script's project holds (`game_wit`, its `wit/game.wit`), else of those
 /// the game describes, else the engine's alone.
@@ -35,7 +36,7 @@ impl Language {
 pub(crate) fn compile_source(
     engine: &ScriptEngine,
     language: Language,
-    (file, text): (String, String),
+    files: Vec<(String, String)>,
     game_wit: Option<String>,
     name: &str,
 ) -> Result<ScriptComponent> {
@@ -43,7 +44,7 @@ pub(crate) fn compile_source(
     use game_host_build::componentize::{GameWit, Language as Live, load_live_sources};
     let sources = LiveSources {
         root: String::from("assets"),
-        files: vec![(file, text)],
+        files,
     };
     let language = match language {
         Language::Python => Live::Python,
@@ -63,10 +64,11 @@ pub(crate) fn compile_source(
 pub(crate) fn compile_source(
     _: &ScriptEngine,
     language: Language,
-    (file, _): (String, String),
+    files: Vec<(String, String)>,
     _: Option<String>,
     _: &str,
 ) -> Result<ScriptComponent> {
+    let file = files.first().map_or("", |(file, _)| file.as_str());
     anyhow::bail!(
         "`{file}` is a {language:?} script, and this game was built without the `live` feature \
          of game-host-bevy, which runs Python, JavaScript and TypeScript"

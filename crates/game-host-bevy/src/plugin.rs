@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use bevy::app::{App, FixedUpdate, Plugin, PreUpdate};
-use bevy::asset::{AssetApp, AssetEvent};
+use bevy::asset::{AssetApp, AssetEvent, AssetServer};
 use bevy::ecs::message::MessageCursor;
 use bevy::ecs::query::QueryState;
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel, SystemSet};
@@ -31,7 +31,7 @@ use game_host::runtime::{RestartPolicy, Runtime, RuntimeConfig};
 use game_host::sync::LockExt;
 use game_host::{EngineOptions, GrantPolicy};
 
-use crate::assets::{Script, ScriptAsset, ScriptLoader};
+use crate::assets::{Script, ScriptAsset, ScriptLoader, ServerSlot};
 use crate::describe::ScriptTypes;
 use crate::engine::LazyEngine;
 use crate::events::{ScriptFailed, ScriptStarted};
@@ -115,9 +115,15 @@ impl Plugin for GameHostPlugin {
             self.game.clone(),
             types,
         ));
+        // The loader lists a script's folder through the asset server; the
+        // server holds the loader, so the loader's hold is let go with the
+        // world (`ServerSlot`), or neither would ever be dropped.
+        let server = ServerSlot::new(app.world().resource::<AssetServer>().clone());
+        app.insert_resource(server.owner());
         app.init_asset::<ScriptAsset>()
             .register_asset_loader(ScriptLoader {
                 engine: engine.clone(),
+                server,
             })
             .register_type::<Script>()
             .register_type::<ScriptEntity>()

@@ -477,6 +477,103 @@ fn a_typescript_asset_runs_in_bevy_and_its_throw_names_its_line() {
     );
 }
 
+/// A Python mod of two modules (`app.py` importing `orbit.py`) in its own
+/// folder under the assets, loaded as `probe-mod/app.py` or (as a game
+/// loads a mod from elsewhere) by its full path: it runs 90 frames on its
+/// two modules. Returns the app, its log, the mod's folder and the entity.
+fn python_mod_of_two_modules(
+    test: &str,
+    full_path: bool,
+) -> (App, Arc<MemoryLog>, std::path::PathBuf, Entity) {
+    let assets = common::assets(test);
+    let project = assets.join("probe-mod");
+    std::fs::create_dir_all(&project).unwrap();
+    let from = common::workspace().join("host/tests/foreign/py-modules");
+    for file in ["app.py", "orbit.py"] {
+        std::fs::copy(from.join(file), project.join(file)).unwrap();
+    }
+    let (mut app, log) = match full_path {
+        true => common::app_allowing_full_paths(&assets),
+        false => common::app(&assets),
+    };
+    let path = match full_path {
+        true => project
+            .join("app.py")
+            .canonicalize()
+            .unwrap()
+            .display()
+            .to_string(),
+        false => "probe-mod/app.py".to_owned(),
+    };
+    let handle = app.world().resource::<AssetServer>().load(path);
+    let entity = app.world_mut().spawn(Script(handle)).id();
+    common::run_frames(&mut app, 60);
+    assert!(
+        common::failures(&app).is_empty(),
+        "{:?}",
+        common::failures(&app)
+    );
+    assert_eq!(
+        log.messages(),
+        [r#"{"start": 0.0, "dice": [3, 2, 4]}"#],
+        "{:?}",
+        log.messages()
+    );
+    // orbit.py's circle: radius 2, at 1 rad/s.
+    let before = probe_angle(&mut app);
+    common::run_frames(&mut app, 30);
+    let turned = (probe_angle(&mut app) - before).rem_euclid(std::f64::consts::TAU);
+    assert!((turned - 0.5).abs() < 1e-3, "turned {turned}");
+    (app, log, project, entity)
+}
+
+/// The angle of the probe on its circle of radius 2.
+fn probe_angle(app: &mut App) -> f64 {
+    let p = common::transform(app, "py-probe").translation;
+    assert!((p.length() - 2.0).abs() < 1e-3, "{p}");
+    f64::from(p.z).atan2(f64::from(p.x))
+}
+
+/// The mod loads as one asset, as under `host run`: the module beside its
+/// entry comes along, and an edit to that module alone swaps the script
+/// with its state.
+#[test]
+fn a_python_mod_of_several_modules_loads_as_one_asset_and_swaps_on_either() {
+    let (mut app, log, project, entity) = python_mod_of_two_modules("python-modules", false);
+
+    // The second module edited: the script is swapped, its angle handed
+    // over (logged by the new version's start), and it turns twice as fast.
+    let orbit = project.join("orbit.py");
+    let text = std::fs::read_to_string(&orbit).unwrap();
+    std::fs::write(&orbit, text.replace("SPEED = 1.0", "SPEED = 2.0")).unwrap();
+    common::update_until(&mut app, "the edited module swapped in", |_| {
+        log.messages().len() == 2
+    });
+    let restored = &log.messages()[1];
+    assert!(
+        restored.starts_with(r#"{"start": "#) && !restored.starts_with(r#"{"start": 0.0,"#),
+        "{restored}"
+    );
+    let before = probe_angle(&mut app);
+    common::run_frames(&mut app, 30);
+    let turned = (probe_angle(&mut app) - before).rem_euclid(std::f64::consts::TAU);
+    assert!((turned - 1.0).abs() < 1e-3, "turned {turned}");
+    assert!(running(&app, entity));
+    assert!(
+        common::failures(&app).is_empty(),
+        "{:?}",
+        common::failures(&app)
+    );
+}
+
+/// Loaded by its full path, outside what the asset source lists, the mod
+/// still takes its second module along.
+#[test]
+fn a_python_mod_loaded_by_its_full_path_takes_its_modules_along() {
+    let (app, _log, _, entity) = python_mod_of_two_modules("python-modules-full-path", true);
+    assert!(running(&app, entity));
+}
+
 /// A script starts at a step after its instance is made on the background
 /// queue: one whose `Script` is removed meanwhile never starts, while the
 /// steps and the scripts already running go on.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use bevy::asset::AssetMetaCheck;
+use bevy::asset::{AssetMetaCheck, UnapprovedPathMode};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use game_host::log::MemoryLog;
@@ -82,6 +82,20 @@ pub fn plugin() -> GameHostPlugin {
 
 /// [`app`] with the plugin given (its log replaced by the returned one).
 pub fn app_with(assets: &Path, plugin: GameHostPlugin) -> (App, Arc<MemoryLog>) {
+    app_loading(assets, plugin, UnapprovedPathMode::default())
+}
+
+/// [`app`], loading assets from outside `assets` by their full paths too
+/// (as a game that loads mods from elsewhere allows).
+pub fn app_allowing_full_paths(assets: &Path) -> (App, Arc<MemoryLog>) {
+    app_loading(assets, plugin(), UnapprovedPathMode::Allow)
+}
+
+fn app_loading(
+    assets: &Path,
+    plugin: GameHostPlugin,
+    unapproved_path_mode: UnapprovedPathMode,
+) -> (App, Arc<MemoryLog>) {
     let log = Arc::new(MemoryLog::new());
     let mut app = App::new();
     app.add_plugins((
@@ -89,6 +103,7 @@ pub fn app_with(assets: &Path, plugin: GameHostPlugin) -> (App, Arc<MemoryLog>) 
         AssetPlugin {
             file_path: assets.display().to_string(),
             meta_check: AssetMetaCheck::Never,
+            unapproved_path_mode,
             ..default()
         },
         TransformPlugin,
