@@ -14,16 +14,20 @@
 #   server, with OpenSSL's headers), Node.js for JavaScript scripts (apt-get,
 #   through sudo unless run as root; skipped when they are installed);
 # - componentize-py and componentize-js at the versions the project is tested
-#   with, and the editor-type tools (jco, which writes JavaScript
-#   declarations; pyright and TypeScript, which check scripts), into
-#   target/test-tools unless those versions are on PATH already.
+#   with, maturin (which builds the wheel of `host`), and the editor-type
+#   tools (jco, which writes JavaScript declarations; pyright and
+#   TypeScript, which check scripts), into target/test-tools unless those
+#   versions are on PATH already.
 #
 # Then `cargo test --release`, with any arguments given here passed on; with
-# none, then the tests of the CLI's fleet feature (off by default).
+# none, then the tests of the CLI's fleet feature (off by default) and of
+# its packages for pip and npm.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PY_VERSION=0.25.1
+# maturin builds the wheel `pip install game-host` installs (packaging/python).
+MATURIN_VERSION=1.16.0
 JS_VERSION=0.23.0
 # jco 1.35.0 reads no WIT path (its filesystem shim opens nothing): 1.34.0.
 JCO_VERSION=1.34.0
@@ -51,10 +55,12 @@ if ! dpkg -s $packages >/dev/null 2>&1; then
 fi
 
 export PATH="$tools/py/bin:$tools/js/node_modules/.bin:$PATH"
-if ! componentize-py --version 2>/dev/null | grep -qx "componentize-py $PY_VERSION"; then
-    step "componentize-py $PY_VERSION (into target/test-tools/py)"
+if ! componentize-py --version 2>/dev/null | grep -qx "componentize-py $PY_VERSION" \
+    || [ "$(maturin --version 2>/dev/null)" != "maturin $MATURIN_VERSION" ]; then
+    step "componentize-py $PY_VERSION, maturin $MATURIN_VERSION (into target/test-tools/py)"
     python3 -m venv "$tools/py"
-    "$tools/py/bin/pip" install --quiet --disable-pip-version-check "componentize-py==$PY_VERSION"
+    "$tools/py/bin/pip" install --quiet --disable-pip-version-check \
+        "componentize-py==$PY_VERSION" "maturin==$MATURIN_VERSION"
 fi
 if [ "$(componentize-js --version 2>/dev/null)" != "$JS_VERSION" ] \
     || [ "$(jco --version 2>/dev/null)" != "$JCO_VERSION" ] \
@@ -66,7 +72,7 @@ if [ "$(componentize-js --version 2>/dev/null)" != "$JS_VERSION" ] \
         "@bytecodealliance/componentize-js@$JS_VERSION" "@bytecodealliance/jco@$JCO_VERSION" \
         "typescript@$TS_VERSION" "pyright@$PYRIGHT_VERSION"
 fi
-componentize-py --version
+echo "$(componentize-py --version), $(maturin --version)"
 echo "componentize-js $(componentize-js --version), jco $(jco --version), TypeScript $(tsc --version | sed "s/^Version //"), $(pyright --version)"
 
 # The window test's X server and lavapipe want a runtime directory.
@@ -77,8 +83,11 @@ fi
 
 step "cargo test --release $*"
 cargo test --release "$@"
-# The fleet's tests need the CLI's fleet feature (Redis), off by default.
+# The fleet's tests need the CLI's fleet feature (Redis), off by default;
+# the packaging tests (the wheel and the npm packages) run in the same
+# build, which the wheel's own build of `host` shares.
 if [ $# -eq 0 ]; then
-    step "cargo test --release -p game-host-cli --features fleet (the fleet's tests)"
-    cargo test --release -p game-host-cli --features fleet --test fleet --test forwarding
+    step "cargo test --release -p game-host-cli --features fleet,packaging (the fleet's and the packages' tests)"
+    cargo test --release -p game-host-cli --features fleet,packaging \
+        --test fleet --test forwarding --test packages
 fi

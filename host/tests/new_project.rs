@@ -6,89 +6,11 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
 
-use serde_json::Value;
-
-use common::scratch::Scratch;
-
-/// A `host run --watch` in the background, its stderr collected by line.
-struct Watching {
-    child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
-}
-
-impl Watching {
-    fn start(scratch: &Scratch, project: &str) -> Watching {
-        let mut child = scratch
-            .host(&["run", project, "--headless", "--watch"])
-            .stderr(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("start host run --watch");
-        let lines: Arc<Mutex<Vec<String>>> = Arc::default();
-        let sink = lines.clone();
-        let stderr = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        Watching { child, lines }
-    }
-
-    fn count(&self, needle: &str) -> usize {
-        self.lines
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|l| l.contains(needle))
-            .count()
-    }
-
-    /// Waits (up to a generous limit: builds share two cores with the rest
-    /// of the tests) until `needle` has appeared `times` times.
-    fn wait_for(&self, needle: &str, times: usize) {
-        let deadline = Instant::now() + Duration::from_secs(240);
-        while self.count(needle) < times {
-            assert!(
-                Instant::now() < deadline,
-                "no `{needle}` (x{times}) within 240 s:\n{}",
-                self.log()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn log(&self) -> String {
-        self.lines.lock().unwrap().join("\n")
-    }
-}
-
-impl Drop for Watching {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The moon after 60 frames at 60 Hz, having turned 1 rad at 1 rad/s on a
-/// circle of radius 3.
-fn assert_moon_after_one_second(scene: &Path) {
-    let scene: Value = serde_json::from_str(&std::fs::read_to_string(scene).unwrap()).unwrap();
-    let position = common::dumped_position(&scene, "moon");
-    let expected = [3.0 * 1f64.cos(), 0.0, 3.0 * 1f64.sin()];
-    for (got, want) in position.iter().zip(expected) {
-        assert!(
-            (got - want).abs() < 1e-3,
-            "moon at {position:?}, not {expected:?}"
-        );
-    }
-}
+use common::scratch::{Scratch, assert_moon_after_one_second};
+use common::watching::Watching;
 
 /// `host new`, a headless run, then `--watch`: idle, one edit, idle.
 fn new_project_runs_and_swaps_once_per_edit(lang: &str, file: &str, from: &str, to: &str) {
@@ -111,7 +33,7 @@ fn new_project_runs_and_swaps_once_per_edit(lang: &str, file: &str, from: &str, 
     ]);
     assert_moon_after_one_second(&scene);
 
-    let watching = Watching::start(&scratch, "my-mod");
+    let watching = Watching::start(scratch.host(&["run", "my-mod", "--headless", "--watch"]));
     watching.wait_for("running in real time", 1);
     // Nobody edits: nothing is built.
     std::thread::sleep(Duration::from_secs(4));

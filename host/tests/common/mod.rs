@@ -10,6 +10,7 @@ pub mod game;
 pub mod memory;
 pub mod scratch;
 pub mod serve;
+pub mod watching;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
