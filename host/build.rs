@@ -38,6 +38,11 @@ fn main() {
         .arg(script.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(&target_dir)
+        // Its own build directory too: one configured for the outer build
+        // (`build.build-dir`, as the packaging test sets) is locked by it,
+        // and this build would wait on it for ever.
+        .arg("--config")
+        .arg(format!("build.build-dir='{}'", target_dir.display()))
         .current_dir(&script);
     // What the outer build set for itself must not leak into the script's.
     for var in [
@@ -45,6 +50,7 @@ fn main() {
         "RUSTFLAGS",
         "CARGO_BUILD_TARGET",
         "CARGO_TARGET_DIR",
+        "CARGO_BUILD_BUILD_DIR",
         "RUSTC_WORKSPACE_WRAPPER",
         "RUSTC_WRAPPER",
         "CLIPPY_ARGS",
