@@ -40,9 +40,9 @@ fn main() {
         .arg(&target_dir)
         // Its own build directory too: one configured for the outer build
         // (`build.build-dir`, as the packaging test sets) is locked by it,
-        // and this build would wait on it for ever.
-        .arg("--config")
-        .arg(format!("build.build-dir='{}'", target_dir.display()))
+        // and this build would wait on it for ever. (The variable beats a
+        // configuration file's setting.)
+        .env("CARGO_BUILD_BUILD_DIR", &target_dir)
         .current_dir(&script);
     // What the outer build set for itself must not leak into the script's.
     for var in [
@@ -50,7 +50,6 @@ fn main() {
         "RUSTFLAGS",
         "CARGO_BUILD_TARGET",
         "CARGO_TARGET_DIR",
-        "CARGO_BUILD_BUILD_DIR",
         "RUSTC_WORKSPACE_WRAPPER",
         "RUSTC_WRAPPER",
         "CLIPPY_ARGS",

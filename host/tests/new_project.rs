@@ -9,7 +9,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use common::scratch::{Scratch, assert_moon_after_one_second};
+use common::scratch::Scratch;
 use common::watching::Watching;
 
 /// `host new`, a headless run, then `--watch`: idle, one edit, idle.
@@ -21,17 +21,9 @@ fn new_project_runs_and_swaps_once_per_edit(lang: &str, file: &str, from: &str, 
     let source: PathBuf = project.join(file);
     assert!(source.is_file(), "{created}");
 
-    let scene = scratch.path().join("scene.json");
-    scratch.run(&[
-        "run",
-        "my-mod",
-        "--headless",
-        "--frames",
-        "60",
-        "--dump-scene",
-        scene.to_str().unwrap(),
-    ]);
-    assert_moon_after_one_second(&scene);
+    scratch.run_the_template_one_second(|args| {
+        scratch.run(args);
+    });
 
     let watching = Watching::start(scratch.host(&["run", "my-mod", "--headless", "--watch"]));
     watching.wait_for("running in real time", 1);

@@ -12,13 +12,14 @@
 //! fails to compile still loads, holding its error, so that the step
 //! reports it as a [`ScriptFailed`](crate::ScriptFailed) of its entity.
 
-use std::path::{Path, PathBuf};
+use std::path::{self, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use bevy::asset::io::AssetReaderError;
 use bevy::asset::io::Reader;
+use bevy::asset::io::{AssetReaderError, AssetSourceId};
 use bevy::asset::{
-    Asset, AssetLoader, AssetPath, AssetServer, Handle, LoadContext, ReadAssetBytesError,
+    Asset, AssetLoader, AssetPath, AssetServer, AssetServerMode, Handle, LoadContext,
+    ReadAssetBytesError,
 };
 use bevy::ecs::error::BevyError;
 use bevy::prelude::{Component, ReflectComponent, Resource};
@@ -119,6 +120,9 @@ impl Drop for ServerSlotOwner {
 /// The most Python modules a script's folder may hold beside its entry.
 const MAX_MODULES: usize = 256;
 
+/// The deepest package below a script's folder whose modules it takes.
+const MAX_DEPTH: usize = 16;
+
 impl AssetLoader for ScriptLoader {
     type Asset = ScriptAsset;
     type Settings = ();
@@ -199,12 +203,13 @@ impl AssetLoader for ScriptLoader {
 }
 
 /// The other Python modules of the folder a script's entry file is in, and
-/// of the packages below it, as `host run` reads them: `.py` files, leaving
-/// out hidden folders and `__pycache__` (and, for a script at the root of
-/// its asset source, the folders of other assets: its own folder alone).
-/// Each is read through the asset's own source as a load dependency, so an
-/// edit to one reloads (and swaps) the script; each is named by its path
-/// from the folder. A module added later is taken at the script's next
+/// of the packages below it (at most [`MAX_DEPTH`] deep), as `host run`
+/// reads them: `.py` files, leaving out hidden folders and `__pycache__`.
+/// A script at the root of its asset source takes none: the root holds the
+/// game's other assets, and a mod of several modules has a folder of its
+/// own. Each is read through the asset's own source as a load dependency,
+/// so an edit to one reloads (and swaps) the script; each is named by its
+/// path from the folder. A module added later is taken at the script's next
 /// reload. An unreadable, oversized or non-UTF-8 module, or more than
 /// [`MAX_MODULES`], is an error naming it.
 async fn python_modules_beside(
@@ -212,20 +217,27 @@ async fn python_modules_beside(
     context: &mut LoadContext<'_>,
 ) -> Result<Vec<(String, String)>, String> {
     let asset = context.path().clone();
-    let entry = asset.path().to_path_buf();
+    // As the source's reader names files: without `./` parts.
+    let entry: PathBuf = (asset.path().components())
+        .filter(|part| !matches!(part, path::Component::CurDir))
+        .collect();
     let dir = entry.parent().unwrap_or(Path::new("")).to_path_buf();
+    if dir.as_os_str().is_empty() {
+        return Ok(Vec::new());
+    }
     let mut found = Vec::new();
-    let mut pending = vec![dir.clone()];
-    let at_root = dir.as_os_str().is_empty();
-    let mut take = |path: PathBuf, folder: bool, pending: &mut Vec<PathBuf>| {
+    let mut pending = vec![(dir.clone(), 0)];
+    let mut take = |path: PathBuf, folder: bool, depth: usize, pending: &mut Vec<_>| {
         let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
         let file = file.unwrap_or_default();
         if file.starts_with('.') || file == "__pycache__" {
             return Ok(());
         }
         if folder {
-            if !at_root {
-                pending.push(path);
+            // A bound on depth: a linked folder the source follows could
+            // lead back into its own.
+            if depth < MAX_DEPTH {
+                pending.push((path, depth + 1));
             }
         } else if path != entry && path.extension().is_some_and(|e| e == "py") {
             found.push(path);
@@ -238,18 +250,18 @@ async fn python_modules_beside(
         }
         Ok(())
     };
-    if entry.is_absolute() {
-        // A path outside the source's root (a game loading a mod by its
-        // full path): the source's reader lists folders under its root
-        // only, so the folder is listed as `host run` lists it.
-        while let Some(folder) = pending.pop() {
+    if entry.is_absolute() && *asset.source() == AssetSourceId::Default {
+        // A path outside the files' root (a game loading a mod by its full
+        // path): their reader lists folders under its root only, so the
+        // folder is listed as `host run` lists it.
+        while let Some((folder, depth)) = pending.pop() {
             let entries = std::fs::read_dir(&folder)
                 .map_err(|e| format!("cannot list `{}`: {e}", folder.display()))?;
             for item in entries.flatten() {
                 // A linked folder is not followed, as under `host run`.
                 let is_folder = item.file_type().is_ok_and(|kind| kind.is_dir());
                 if is_folder || item.path().is_file() {
-                    take(item.path(), is_folder, &mut pending)?;
+                    take(item.path(), is_folder, depth, &mut pending)?;
                 }
             }
         }
@@ -260,8 +272,12 @@ async fn python_modules_beside(
         let source = server
             .get_source(asset.source().clone_owned())
             .map_err(|e| e.to_string())?;
-        let reader = source.reader();
-        while let Some(folder) = pending.pop() {
+        // The reader the modules are then read with (`read_asset_bytes`).
+        let reader = match server.mode() {
+            AssetServerMode::Unprocessed => source.reader(),
+            AssetServerMode::Processed => source.processed_reader().map_err(|e| e.to_string())?,
+        };
+        while let Some((folder, depth)) = pending.pop() {
             let mut entries = match reader.read_directory(&folder).await {
                 Ok(entries) => entries,
                 Err(AssetReaderError::NotFound(_)) => continue,
@@ -269,7 +285,7 @@ async fn python_modules_beside(
             };
             while let Some(path) = entries.next().await {
                 let folder = reader.is_directory(&path).await.unwrap_or(false);
-                take(path, folder, &mut pending)?;
+                take(path, folder, depth, &mut pending)?;
             }
         }
     }

@@ -104,6 +104,25 @@ impl Scratch {
     }
 }
 
+impl Scratch {
+    /// Runs `host new`'s project `my-mod` for 60 frames headless, with
+    /// `run` starting `host` with the arguments it is given, and checks
+    /// where its moon is then ([`assert_moon_after_one_second`]).
+    pub fn run_the_template_one_second(&self, run: impl FnOnce(&[&str])) {
+        let scene = self.path().join("scene.json");
+        run(&[
+            "run",
+            "my-mod",
+            "--headless",
+            "--frames",
+            "60",
+            "--dump-scene",
+            scene.to_str().unwrap(),
+        ]);
+        assert_moon_after_one_second(&scene);
+    }
+}
+
 /// The moon of `host new`'s template after 60 frames at 60 Hz (dumped to
 /// `scene`), having turned 1 rad at 1 rad/s on a circle of radius 3.
 pub fn assert_moon_after_one_second(scene: &Path) {
