@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use game_host::game_types::GameTypes;
-use game_host_build::componentize::{COMPONENTIZE_JS_VERSION, COMPONENTIZE_PY_VERSION, Language};
+use game_host_build::componentize::{self, Language};
 use game_host_build::editor_types::{self, PYRIGHT, Refreshed, TYPES_DIR, TYPESCRIPT};
 use game_host_build::project::{self, ProjectLanguage};
 
@@ -68,14 +68,11 @@ pub fn new(args: NewArgs) -> Result<ExitCode> {
             Err(error) => eprintln!("  (no editor types: {error:#})"),
         }
     }
-    let needs = match language {
-        ProjectLanguage::Rust => "a Rust toolchain with `rustup target add wasm32-wasip2`".into(),
-        ProjectLanguage::Python => {
-            format!("`pip install componentize-py=={COMPONENTIZE_PY_VERSION}`")
-        }
-        ProjectLanguage::JavaScript | ProjectLanguage::TypeScript => {
-            format!("`npm install -g @bytecodealliance/componentize-js@{COMPONENTIZE_JS_VERSION}`")
-        }
+    // What running it needs, said only when it is missing here (a host
+    // from pip or npm brings its language's tool).
+    let needs = match foreign {
+        None => Some("(this needs a Rust toolchain with `rustup target add wasm32-wasip2`)".into()),
+        Some((language, _)) => componentize::tool_missing(language).map(|line| format!("({line})")),
     };
     let game_arg = match &args.game {
         Some(file) => format!(" --game {}", file.display()),
@@ -84,8 +81,10 @@ pub fn new(args: NewArgs) -> Result<ExitCode> {
     eprintln!(
         "run it:  host run {shown}{game_arg} --headless --frames 60\n\
          edit it while it runs:  host run {shown}{game_arg} --watch\n\
-         check its types:  host check {shown}\n\
-         (this needs {needs})"
+         check its types:  host check {shown}"
     );
+    if let Some(needs) = needs {
+        eprintln!("{needs}");
+    }
     Ok(ExitCode::SUCCESS)
 }

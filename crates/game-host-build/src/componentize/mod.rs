@@ -333,6 +333,14 @@ fn snapshot(
     Ok(copy(entry))
 }
 
+/// `None` when `language`'s build tool starts, else the one line that says
+/// how to install it.
+pub fn tool_missing(language: Language) -> Option<String> {
+    tool_version(language)
+        .err()
+        .map(|error| format!("{error:#}"))
+}
+
 /// The tool's version line, or an error saying how to install it.
 fn tool_version(language: Language) -> Result<String> {
     let tool = language.tool();
