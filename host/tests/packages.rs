@@ -41,12 +41,18 @@ fn new_run_check(
         let output = launch(args).output().unwrap();
         let text = common::stderr_of(&output);
         assert!(output.status.success(), "host {args:?} failed:\n{text}");
+        text
     };
-    timed(&format!("host new --lang {lang}"), || {
+    let created = timed(&format!("host new --lang {lang}"), || {
         run(&["new", "my-mod", "--lang", lang])
     });
+    // The package brought every tool: nothing is said to be missing.
+    assert!(!created.contains("not installed"), "{created}");
+    assert!(created.contains("editor types"), "{created}");
     timed("first run, 60 frames headless", || {
-        scratch.run_the_template_one_second(|args| run(args))
+        scratch.run_the_template_one_second(|args| {
+            run(args);
+        })
     });
     timed("host check (clean)", || run(&["check", "my-mod"]));
 
@@ -142,7 +148,10 @@ fn the_wheel_gives_a_python_modder_host_without_rust() {
         ),
     ] {
         let project = format!("my-{lang}-mod");
-        scratch.run_installed(&host, &["new", &project, "--lang", lang], SYSTEM_PATH);
+        let created = scratch.run_installed(&host, &["new", &project, "--lang", lang], SYSTEM_PATH);
+        if lang == "js" {
+            assert!(created.contains(&format!("({lacking})")), "{created}");
+        }
         let output = scratch
             .installed(
                 &host,
