@@ -64,15 +64,15 @@ pub struct Metrics {
     fleet: FleetMetrics,
 }
 
-/// A node of a fleet: its engine, its log's lag, and the worlds that moved
+/// A node of a fleet: its Redis, its log's lag, and the worlds that moved
 /// (set by the fleet's node: see [`WorldDirectory`](crate::WorldDirectory)).
 #[derive(Clone, Default)]
 pub struct FleetMetrics {
-    /// 1 while the fleet's coordinator answers this node.
+    /// 1 while the fleet's Redis answers this node.
     pub redis_up: Gauge,
-    /// Bytes of the worlds' logs waiting for the coordinator: its lag.
+    /// Bytes of the worlds' logs waiting for the fleet's Redis: its lag.
     pub log_buffered_bytes: Gauge,
-    /// Worlds whose log no longer fit in the buffer for the coordinator.
+    /// Worlds whose log no longer fit in the buffer for the fleet's Redis.
     pub logs_lost: Gauge,
     /// Worlds this node handed out from nodes whose lease lapsed.
     pub failovers: Counter,
@@ -103,8 +103,8 @@ impl FleetMetrics {
         );
         fleet.register(
             "logs_lost",
-            "Worlds whose log no longer fit in the buffer for the engine: they play on, kept on \
-             this node alone",
+            "Worlds whose log no longer fit in the buffer for the fleet's Redis: they play on, \
+             kept on this node alone",
             self.logs_lost.clone(),
         );
         fleet.register(
@@ -432,5 +432,50 @@ mod tests {
             text.contains("game_script_cpu_seconds_total{script=\"cube\"} 0.25"),
             "{text}"
         );
+    }
+
+    /// The book's metrics reference lists every family with its type, and
+    /// no family the server does not have.
+    #[test]
+    fn the_books_metrics_reference_lists_every_family_and_only_those() {
+        let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../book/src/reference/metrics.md");
+        let page = std::fs::read_to_string(&page).unwrap();
+        let listed: Vec<(String, String)> = page
+            .lines()
+            .filter_map(|line| {
+                let mut cells = line.split(" | ");
+                let name = cells.next()?.strip_prefix("| `")?.strip_suffix('`')?;
+                Some((name.to_owned(), cells.next()?.to_owned()))
+            })
+            .collect();
+        // A series in every family with labels, so each is written.
+        let metrics = Metrics::new();
+        metrics.thread(0).script_seconds.add("cube", 0.0);
+        let text = metrics.encode();
+        let encoded: Vec<(String, String)> = text
+            .lines()
+            .filter_map(|line| {
+                let mut words = line.strip_prefix("# TYPE ")?.split(' ');
+                Some((words.next()?.to_owned(), words.next()?.to_owned()))
+            })
+            .collect();
+        assert!(encoded.len() > 20, "{text}");
+        for family in &encoded {
+            assert!(
+                listed.contains(family),
+                "book/src/reference/metrics.md has no line for {} ({})",
+                family.0,
+                family.1
+            );
+        }
+        for family in &listed {
+            assert!(
+                encoded.contains(family),
+                "book/src/reference/metrics.md lists {} ({}), which the server does not have",
+                family.0,
+                family.1
+            );
+        }
     }
 }
