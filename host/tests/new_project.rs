@@ -1,8 +1,9 @@
 //! `host new` as an author meets it: a project made in a directory outside
 //! this repository, run headless with the installed-style binary from that
 //! directory, then edited under `--watch`: one build and one swap per edit,
-//! none while nobody edits. The SDK comes from the binary (written to the
-//! data directory), never from this checkout.
+//! none while nobody edits, and one error for a broken edit. The SDK comes
+//! from the binary (written to the data directory), never from this
+//! checkout.
 
 mod common;
 
@@ -42,6 +43,26 @@ fn new_project_runs_and_swaps_once_per_edit(lang: &str, file: &str, from: &str, 
     assert_eq!(watching.count("hot-swapped"), 1, "{log}");
     assert!(log.contains("state=\"handed over\""), "{log}");
     assert_eq!(watching.count("ERROR"), 0, "{log}");
+
+    // A broken edit: one build, one error naming the file, the old version
+    // running on, and then nothing while nobody edits.
+    let edited = std::fs::read_to_string(&source).unwrap();
+    std::fs::write(&source, format!("{edited}\n{}\n", broken(lang))).unwrap();
+    watching.wait_for("the old version keeps running", 1);
+    std::thread::sleep(Duration::from_secs(4));
+    let log = watching.log();
+    assert_eq!(watching.count("changed; building"), 2, "{log}");
+    assert_eq!(watching.count("ERROR"), 1, "{log}");
+    assert!(log.contains(file), "{log}");
+}
+
+/// A line that no build of `lang` takes.
+fn broken(lang: &str) -> &'static str {
+    match lang {
+        "rust" => "fn broken( {}",
+        "python" => "def broken(:",
+        _ => "const broken = ;",
+    }
 }
 
 #[test]

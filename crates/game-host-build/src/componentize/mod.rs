@@ -211,10 +211,14 @@ pub(crate) fn hash_script_wit(hash: &mut Sha256, (game, extensions): Additions<'
 
 /// A fingerprint of the script's sources, its game types and the world
 /// they build for (not the tool's version: that takes running the tool).
+/// TypeScript whose types cannot be erased (a syntax error) still has one,
+/// of its text as written: the watcher builds a script again only when
+/// its fingerprint changes, and a script without one would be built again
+/// on every event its own reading raises, for as long as the error stays.
 pub fn fingerprint(language: Language, entry: &Path) -> Result<String> {
     let sources = read_sources(language, entry)?;
     let game = GameWit::of_project(entry)?;
-    let runnable = runnable_sources(language, &sources)?;
+    let runnable = runnable_sources(language, &sources).unwrap_or(Cow::Borrowed(&sources));
     let extensions = uses(language, &runnable);
     Ok(cache_key(
         language,
