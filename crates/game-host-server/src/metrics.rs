@@ -438,17 +438,6 @@ mod tests {
     /// no family the server does not have.
     #[test]
     fn the_books_metrics_reference_lists_every_family_and_only_those() {
-        let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../book/src/reference/metrics.md");
-        let page = std::fs::read_to_string(&page).unwrap();
-        let listed: Vec<(String, String)> = page
-            .lines()
-            .filter_map(|line| {
-                let mut cells = line.split(" | ");
-                let name = cells.next()?.strip_prefix("| `")?.strip_suffix('`')?;
-                Some((name.to_owned(), cells.next()?.to_owned()))
-            })
-            .collect();
         // A series in every family with labels, so each is written.
         let metrics = Metrics::new();
         metrics.thread(0).script_seconds.add("cube", 0.0);
@@ -461,21 +450,6 @@ mod tests {
             })
             .collect();
         assert!(encoded.len() > 20, "{text}");
-        for family in &encoded {
-            assert!(
-                listed.contains(family),
-                "book/src/reference/metrics.md has no line for {} ({})",
-                family.0,
-                family.1
-            );
-        }
-        for family in &listed {
-            assert!(
-                encoded.contains(family),
-                "book/src/reference/metrics.md lists {} ({}), which the server does not have",
-                family.0,
-                family.1
-            );
-        }
+        crate::book_pages::assert_lists_exactly("metrics.md", &encoded);
     }
 }

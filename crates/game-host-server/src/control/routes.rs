@@ -259,18 +259,6 @@ mod tests {
     /// route the server does not have.
     #[test]
     fn the_books_http_reference_lists_every_route_and_only_those() {
-        let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../book/src/reference/http.md");
-        let page = std::fs::read_to_string(&page).unwrap();
-        let listed: Vec<(String, String)> = page
-            .lines()
-            .filter_map(|line| {
-                let mut cells = line.split(" | ");
-                let route = cells.next()?.strip_prefix("| `")?.strip_suffix('`')?;
-                let route = route.split('?').next()?.to_owned();
-                Some((route, cells.next()?.to_owned()))
-            })
-            .collect();
         let declared: Vec<(String, String)> = table()
             .iter()
             .map(|route| {
@@ -282,21 +270,6 @@ mod tests {
                 (format!("{} {}", route.method, route.path), guard.to_owned())
             })
             .collect();
-        for route in &declared {
-            assert!(
-                listed.contains(route),
-                "book/src/reference/http.md has no line for {} ({})",
-                route.0,
-                route.1
-            );
-        }
-        for route in &listed {
-            assert!(
-                declared.contains(route),
-                "book/src/reference/http.md lists {} ({}), which the server does not have",
-                route.0,
-                route.1
-            );
-        }
+        crate::book_pages::assert_lists_exactly("http.md", &declared);
     }
 }
