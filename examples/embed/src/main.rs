@@ -36,6 +36,7 @@ fn run() -> Result<()> {
         .nth(1)
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(CUBE));
+    // ANCHOR: embed
     // One engine per process: it compiles (and caches) components.
     let engine = ScriptEngine::new(EngineOptions::default())?;
     let cube = engine.load_file(&path).with_context(|| {
@@ -66,5 +67,6 @@ fn run() -> Result<()> {
         axis.y,
         axis.z
     );
+    // ANCHOR_END: embed
     Ok(())
 }
