@@ -19,9 +19,9 @@
 #   TypeScript, which check scripts), into target/test-tools unless those
 #   versions are on PATH already.
 #
-# Then `cargo test --release`, with any arguments given here passed on; with
-# none, then the tests of the CLI's fleet feature (off by default) and of
-# its packages for pip and npm.
+# Then `cargo test --release`, with any arguments given here passed on;
+# with none, with the CLI's fleet, agones and packaging features on (off by
+# default), whose tests run in the same build.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -81,13 +81,13 @@ if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
     export XDG_RUNTIME_DIR
 fi
 
+# With no arguments, the CLI's optional features are on too: the fleet's
+# tests (Redis), Agones' (protoc) and the packages' (the wheel and the npm
+# packages). In the one build of the workspace they cost little: its
+# crates/game-host-fleet and -agones are built for their own tests anyway.
+# Arguments are passed on to cargo as they are.
+if [ $# -eq 0 ]; then
+    set -- --features game-host-cli/fleet,game-host-cli/agones,game-host-cli/packaging
+fi
 step "cargo test --release $*"
 cargo test --release "$@"
-# The fleet's tests need the CLI's fleet feature (Redis), off by default;
-# the packaging tests (the wheel and the npm packages) run in the same
-# build, which the wheel's own build of `host` shares.
-if [ $# -eq 0 ]; then
-    step "cargo test --release -p game-host-cli --features fleet,packaging (the fleet's and the packages' tests)"
-    cargo test --release -p game-host-cli --features fleet,packaging \
-        --test fleet --test forwarding --test packages
-fi

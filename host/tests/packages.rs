@@ -6,7 +6,9 @@
 //! and the system's `/usr/bin` and `/bin` (no cargo, rustc or rustup):
 //! `host new`, a headless run checked frame for frame, `host check` clean
 //! and then naming a type error's line, and for npm (a TypeScript project)
-//! an edit under `--watch` swapped in with its state.
+//! an edit under `--watch` swapped in with its state. The wheel's host is
+//! the lean build of a user's `cargo install`: what it lacks (a language's
+//! tool, the fleet, Agones) is named in one line.
 //!
 //! Both tests print how long each step took: what a new user waits for.
 
@@ -165,6 +167,36 @@ fn the_wheel_gives_a_python_modder_host_without_rust() {
         let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
         assert_eq!(errors.len(), 1, "{stderr}");
         assert!(errors[0].ends_with(lacking), "{stderr}");
+    }
+
+    // The wheel's host is the lean one (no optional features): asked to
+    // join a fleet or report to Agones, it says so in one line, with how
+    // to build a host that can.
+    for (option, lacking) in [
+        (
+            &["--fleet", "redis://127.0.0.1:1/"][..],
+            "built without the fleet",
+        ),
+        (&["--agones"][..], "built without Agones' SDK"),
+    ] {
+        let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
+        args.extend_from_slice(option);
+        let output = scratch
+            .installed(&host, &args, SYSTEM_PATH)
+            .output()
+            .unwrap();
+        let stderr = common::stderr_of(&output);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("error: "))
+            .collect();
+        assert_eq!(errors.len(), 1, "{stderr}");
+        assert!(errors[0].contains(lacking), "{stderr}");
+        assert!(
+            errors[0].contains("cargo install --path host --features"),
+            "{stderr}"
+        );
     }
 }
 
