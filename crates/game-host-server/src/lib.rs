@@ -43,8 +43,6 @@
 //! streams (WebSockets), a page to watch and play, `/metrics`, `/healthz`
 //! and `/readyz`.
 
-#[cfg(test)]
-mod book_pages;
 mod config;
 pub mod control;
 mod directory;

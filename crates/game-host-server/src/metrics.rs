@@ -450,6 +450,6 @@ mod tests {
             })
             .collect();
         assert!(encoded.len() > 20, "{text}");
-        crate::book_pages::assert_lists_exactly("metrics.md", &encoded);
+        game_host::book_tables::assert_lists_exactly("metrics.md", None, &encoded);
     }
 }

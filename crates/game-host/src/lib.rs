@@ -57,6 +57,8 @@
 //! ```
 
 pub mod background;
+#[cfg(any(test, feature = "test-util"))]
+pub mod book_tables;
 pub mod determinism;
 mod error;
 pub mod files;

@@ -270,6 +270,6 @@ mod tests {
                 (format!("{} {}", route.method, route.path), guard.to_owned())
             })
             .collect();
-        crate::book_pages::assert_lists_exactly("http.md", &declared);
+        game_host::book_tables::assert_lists_exactly("http.md", None, &declared);
     }
 }

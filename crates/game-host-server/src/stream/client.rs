@@ -31,7 +31,7 @@ use super::backlog::{Follower, Missed};
 use super::hub::{Update, WorldHub};
 use super::liveness::{Closed, Liveness, close, send_within};
 use super::seats::MAILBOX;
-use super::wire::{Format, Wire, WireMessage, parse_event};
+use super::wire::{Format, Wire, WireMessage, is_leave, parse_event};
 use crate::metrics::StreamMetrics;
 use game_host::players::{PlayerEvent, PlayerId, PlayerInput, PlayerMessage};
 use game_host::sync::LockExt;
@@ -294,9 +294,7 @@ impl Session {
         if let Some(refused) = token {
             return refused;
         }
-        if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(text)
-            && map.get("leave") == Some(&serde_json::Value::Bool(true))
-        {
+        if is_leave(text) {
             self.hub.remove(self.player, "left the world");
             return None;
         }

@@ -32,6 +32,9 @@
 //! - A component: name, then its fields as a list of (name, value), a
 //!   value a tag and its data: 0 number (f64), 1 integer (i64), 2 boolean, 3 text, 4 vec3
 //!   (3 × f32), 5 quat (4 × f32), 6 numbers (list of f64).
+//!
+//! The book's stream reference (`book/src/reference/stream.md`) gives the
+//! same tables to a client's author; the tests hold it to this code.
 
 use bytes::Bytes;
 use serde::Serialize;
@@ -316,7 +319,96 @@ pub fn encode_wire(wire: &Wire) -> Bytes {
 mod tests {
     use super::*;
     use crate::stream::wire::Data;
+    use game_host::book_tables::assert_lists_exactly;
     use std::sync::Arc;
+
+    /// The book's stream reference (`book/src/reference/stream.md`): the
+    /// binary form's message tags, mask bits and value tags, as this
+    /// module writes them.
+    #[test]
+    fn the_books_binary_form_is_this_encoding() {
+        fn name(down: &Down) -> &'static str {
+            match down {
+                Down::Snapshot { .. } => "snapshot",
+                Down::Update { .. } => "update",
+                Down::Message { .. } => "message",
+                Down::Ended { .. } => "ended",
+                Down::Restarting { .. } => "restarting",
+                Down::Error { .. } => "error",
+            }
+        }
+        let messages = [
+            Down::Snapshot {
+                frame: 1,
+                player: 1,
+                precision: 0.001,
+                entities: Vec::new(),
+            },
+            Down::Update {
+                frame: 1,
+                entered: Vec::new(),
+                changed: Vec::new(),
+                removed: &[],
+            },
+            Down::Message {
+                frame: 1,
+                channel: "chat",
+                payload: "gg",
+            },
+            Down::Ended { frame: 1, why: "" },
+            Down::Restarting {
+                frame: 1,
+                why: "",
+                reconnect: None,
+            },
+            Down::Error { why: "" },
+        ];
+        let tags: Vec<(String, String)> = messages
+            .iter()
+            .map(|down| (bytes(down)[0].to_string(), name(down).to_owned()))
+            .collect();
+        assert_lists_exactly("stream.md", Some("The binary form"), &tags);
+
+        let bits = [
+            (mask::POSITION, "position"),
+            (mask::ROTATION, "rotation"),
+            (mask::SCALE, "scale"),
+            (mask::NAME, "name"),
+            (mask::DATA, "data"),
+        ];
+        assert_eq!(bits.iter().fold(0, |all, (bit, _)| all | bit), mask::ALL);
+        let bits = bits.map(|(bit, field)| (bit.to_string(), field.to_owned()));
+        assert_lists_exactly("stream.md", Some("A change's mask"), &bits);
+
+        fn kind(value: &Value) -> &'static str {
+            match value {
+                Value::Number(_) => "number",
+                Value::Integer(_) => "integer",
+                Value::Boolean(_) => "boolean",
+                Value::Text(_) => "text",
+                Value::Vec3(_) => "vec3",
+                Value::Quat(_) => "quat",
+                Value::Numbers(_) => "numbers",
+            }
+        }
+        let values = [
+            Value::Number(1.0),
+            Value::Integer(1),
+            Value::Boolean(true),
+            Value::Text("t".into()),
+            Value::Vec3(glam::Vec3::ONE),
+            Value::Quat(glam::Quat::IDENTITY),
+            Value::Numbers(vec![1.0]),
+        ];
+        let tags: Vec<(String, String)> = values
+            .iter()
+            .map(|value| {
+                let tag = postcard::to_allocvec(&Val(value)).unwrap()[0];
+                (tag.to_string(), kind(value).to_owned())
+            })
+            .collect();
+        assert_lists_exactly("stream.md", Some("A value's tag"), &tags);
+    }
 
     #[test]
     fn rotations_come_back_within_their_step() {

@@ -29,9 +29,12 @@
 //! admitted and their tokens), `bucket` (the rate of a player's messages),
 //! `backlog` (the updates kept for clients to catch up on), `hub` (the
 //! world's side), `client` (one client's session), `liveness`
-//! (the write timeout and pings every client gets, here or forwarded).
+//! (the write timeout and pings every client gets, here or forwarded);
+//! `book`, for the tests, holds the book's stream reference to them.
 
 mod backlog;
+#[cfg(test)]
+mod book;
 mod bucket;
 mod client;
 mod delta;

@@ -26,8 +26,8 @@ fn size(message: &PlayerMessage) -> usize {
 }
 
 /// Connections a player may open within [`CONNECTS_WITHIN`].
-const CONNECTS: usize = 5;
-const CONNECTS_WITHIN: Duration = Duration::from_secs(10);
+pub(crate) const CONNECTS: usize = 5;
+pub(crate) const CONNECTS_WITHIN: Duration = Duration::from_secs(10);
 
 /// A token's digest: tokens are compared (and looked up) by it only.
 pub(crate) fn digest(token: &str) -> [u8; 32] {

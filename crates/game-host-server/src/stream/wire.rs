@@ -17,6 +17,9 @@
 //!   script's `send-to` this player or `broadcast`.
 //! - `{"frame": N, "ended": "why"}`: the world ended; the stream closes.
 //! - `{"error": "why"}`: input that was refused (bad JSON, over the rate).
+//!
+//! The book's reference (`book/src/reference/stream.md`) lists all of it,
+//! and its tests (`super::book`) hold it to this code.
 
 use std::sync::Arc;
 
@@ -204,7 +207,7 @@ impl<'a> WireMessage<'a> {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
-enum EventBody {
+pub(super) enum EventBody {
     Press(String),
     Release(String),
     Send { channel: String, payload: String },
@@ -220,6 +223,15 @@ pub(crate) fn parse_event(body: &str) -> Result<Event> {
         EventBody::Release(name) => Event::KeyReleased(key(&name)?),
         EventBody::Send { channel, payload } => Event::Message(ScriptMessage { channel, payload }),
     })
+}
+
+/// Whether a client's message is `{"leave": true}`: its player leaves the
+/// world.
+pub(crate) fn is_leave(text: &str) -> bool {
+    matches!(
+        serde_json::from_str(text),
+        Ok(serde_json::Value::Object(map)) if map.get("leave") == Some(&serde_json::Value::Bool(true))
+    )
 }
 
 #[cfg(test)]

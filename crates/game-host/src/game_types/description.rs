@@ -3,6 +3,8 @@
 //! types. Everything read is checked; a mistake is refused in one line
 //! naming its place (`components.Spin.speed`). A description is also
 //! written (`write`), by a game that makes one from what it registered.
+//! The book's reference (`book/src/reference/game-description.md`) gives
+//! its rules; a test holds it to this reader.
 //!
 //! ```json
 //! {
@@ -275,6 +277,63 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The book's reference (`book/src/reference/game-description.md`):
+    /// the file's keys, the field types, the names kept, the limits, and
+    /// the WIT its example makes.
+    #[test]
+    fn the_books_reference_is_this_reader() {
+        use crate::book_tables::{assert_lists_exactly, code_block, prose};
+        const PAGE: &str = "game-description.md";
+        // The file's keys (the pattern fails to compile when one is added);
+        // any other is refused.
+        let File {
+            game: _,
+            components: _,
+            resources: _,
+        } = serde_json::from_str(r#"{"game": "g"}"#).unwrap();
+        let keys = [
+            ("game", "string"),
+            ("components", "object"),
+            ("resources", "object"),
+        ]
+        .map(|(key, kind)| (key.to_owned(), kind.to_owned()));
+        assert_lists_exactly(PAGE, Some("The file"), &keys);
+        assert!(parse(r#"{"game": "g", "other": {}}"#).is_err());
+
+        let kinds: Vec<(String, String)> = Kind::ALL
+            .iter()
+            .map(|kind| (kind.name().to_owned(), format!("`{}`", kind.name())))
+            .collect();
+        assert_lists_exactly(PAGE, Some("Field types"), &kinds);
+
+        let kept: Vec<(String, String)> = (RESERVED_GAMES.iter())
+            .map(|name| (*name, "a game's name"))
+            .chain(
+                (RESERVED_RECORDS.iter())
+                    .map(|name| (*name, "a component's or resource's WIT name")),
+            )
+            .map(|(name, place)| (name.to_owned(), place.to_owned()))
+            .collect();
+        assert_lists_exactly(PAGE, Some("Names"), &kept);
+
+        let limits = format!(
+            "at most {MAX_ENTRIES} components, {MAX_ENTRIES} resources and {MAX_ENTRIES} \
+             fields in one record, and at most {MAX_FIELDS} fields in all"
+        );
+        assert!(
+            prose(PAGE).contains(&limits),
+            "the page does not say `{limits}`"
+        );
+
+        let example = parse(&code_block(PAGE, "json")).unwrap();
+        let wit = example.wit();
+        assert_eq!(
+            code_block(PAGE, "wit"),
+            wit,
+            "the page's WIT; the host makes:\n{wit}"
+        );
+    }
 
     #[test]
     fn names_become_wit_identifiers() {
