@@ -1,7 +1,7 @@
 //! A fleet: `host serve --fleet` nodes coordinated through a real Redis
 //! (Debian's `redis-server`, started here on loopback with a password, one
-//! per test). Worlds are placed by room, any node redirects to the world's
-//! node, a SIGKILLed node's worlds resume on the others exactly (their logs
+//! per test). Worlds are placed by room, any node answers for any world
+//! (relaying to the world's node), a SIGKILLed node's worlds resume on the others exactly (their logs
 //! replay frame for frame) and their players carry on with their tokens, a
 //! SIGTERMed node hands its worlds over live at the frame it stopped, a
 //! damaged record in Redis resumes from the last intact one, an
@@ -10,11 +10,15 @@
 
 mod common;
 
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::client::{Client, position};
-use common::fleet::{Player, Redis, buffered, follow, node, play, raw, working_copy, worlds_on};
+use common::fleet::{
+    Player, Redis, ask, ask_as, back, back_and_moving, buffered, node, node_at, play, play_as, raw,
+    raw_as, working_copy, worlds_on,
+};
 use common::serve::Serve;
 
 fn replay(log: &Path) {
@@ -44,7 +48,7 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
 
     // Worlds asked of one node go to the node with the most room.
     for _ in 0..6 {
-        let (_, status, body) = follow("POST", &first, "/worlds");
+        let (status, body) = ask("POST", &first, "/worlds");
         assert_eq!(status, 201, "{body}");
     }
     let held: Vec<Vec<(u64, u64)>> = nodes
@@ -55,18 +59,12 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
         held.iter().all(|worlds| worlds.len() == 2),
         "six worlds over three nodes: {held:?}"
     );
-    // Any node answers for any world, by a redirect to its node.
+    // Any node answers for any world: it asks the world's node, and no
+    // client is sent elsewhere.
     let elsewhere = held[1][0].0;
-    let (status, _, location) = raw("GET", &format!("http://{first}/worlds/{elsewhere}"));
-    assert_eq!(status, 307);
-    let location = location.unwrap();
-    assert!(
-        location.ends_with(&format!(
-            "{}/worlds/{elsewhere}",
-            nodes[1].as_ref().unwrap().addr
-        )),
-        "{location}"
-    );
+    let (status, body, location) = raw("GET", &format!("http://{first}/worlds/{elsewhere}"));
+    assert_eq!((status, location), (200, None), "{body}");
+    assert_eq!(common::serve::json(&body)["id"], elsewhere, "{body}");
 
     // Two players in every world, moved, admitted through the first node.
     let mut players: Vec<Player> = Vec::new();
@@ -108,22 +106,8 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
     };
     eprintln!("failover of {} worlds: {failover:?}", killed.len());
     // Every player is back, through any node, where it was.
-    for player in &players {
-        let (mut client, snapshot) = Client::reconnect(&first, &player.path);
-        assert_eq!(
-            position(&snapshot, &player.name),
-            Some(player.at),
-            "{}",
-            player.name
-        );
-        client.send(r#"{"press": "up"}"#);
-        let up = [player.at[0], player.at[1] + 1.0];
-        client.until(Duration::from_secs(10), |m| {
-            position(m, &player.name) == Some(up)
-        });
-    }
     for player in &mut players {
-        player.at[1] += 1.0;
+        back_and_moving(&first, player);
     }
 
     // Node 2 is stopped: its worlds move live.
@@ -169,13 +153,7 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
         }
     }
     for player in &players {
-        let (_, snapshot) = Client::reconnect(&first, &player.path);
-        assert_eq!(
-            position(&snapshot, &player.name),
-            Some(player.at),
-            "{}",
-            player.name
-        );
+        back(&first, player);
     }
     assert_eq!(worlds_on(survivor).len(), 6);
     let metrics = common::serve::request("GET", &survivor.url("/metrics"), None).1;
@@ -188,10 +166,168 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
     // records put back together, and what it wrote since), replays frame
     // for frame once the world ends.
     for world in 1..=6u64 {
-        let (_, status, body) = follow("DELETE", &first, &format!("/worlds/{world}"));
+        let (status, body) = ask("DELETE", &first, &format!("/worlds/{world}"));
         assert_eq!(status, 200, "{body}");
         std::thread::sleep(Duration::from_millis(200));
         replay(&working_copy(&states[0]).join(format!("worlds/{world}/log.rec")));
+    }
+}
+
+/// The control token of the three-address fleet.
+const TOKEN: &str = "three-address-fleet-token";
+
+/// A fleet as on three machines: each node listens on an address of its
+/// own (127.0.0.2-4, which are loopback too: nothing leaves this machine)
+/// with a control token and `--advertise`, and Redis on a fourth
+/// (127.0.0.5). Sixty worlds are placed across them through one node,
+/// every control request goes to that one address with the token (and is
+/// refused there without it), players stream through another node's
+/// address, a SIGKILLed node's worlds fail over (p50 and p99 printed), a
+/// SIGTERMed node drains, and every player reconnects through the last
+/// node's address where it was.
+#[test]
+fn a_fleet_on_three_addresses_with_a_token_fails_over_and_drains_across_them() {
+    if let Err(error) = TcpListener::bind("127.0.0.2:0") {
+        eprintln!("skipped: this machine does not answer on 127.0.0.2 ({error})");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let redis = Redis::start_at(dir.path(), "127.0.0.5");
+    let token_file = dir.path().join("control-token");
+    std::fs::write(&token_file, format!("{TOKEN}\n")).unwrap();
+    let token = Some(TOKEN);
+    let mut nodes: Vec<Option<Serve>> = (2..=4)
+        .map(|n| {
+            let host = format!("127.0.0.{n}");
+            let port = TcpListener::bind((host.as_str(), 0))
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let at = format!("{host}:{port}");
+            let state = dir.path().join(format!("node-{n}"));
+            let extra = [
+                "--control-token-file",
+                token_file.to_str().unwrap(),
+                "--advertise",
+                at.as_str(),
+                "examples/arena",
+            ];
+            let node = node_at(&redis, &state, &at, &extra);
+            assert_eq!(node.addr, at);
+            Some(node)
+        })
+        .collect();
+    let addr = |n: usize, nodes: &[Option<Serve>]| nodes[n].as_ref().unwrap().addr.clone();
+    let (first, third) = (addr(0, &nodes), addr(2, &nodes));
+
+    // Without the token nothing is started, nor relayed.
+    let (status, body) = ask("POST", &first, "/worlds");
+    assert_eq!(status, 401, "{body}");
+    for _ in 0..60 {
+        let (status, body) = ask_as("POST", &first, "/worlds", token);
+        assert_eq!(status, 201, "{body}");
+    }
+    let held: Vec<Vec<u64>> = nodes
+        .iter()
+        .map(|n| {
+            worlds_on(n.as_ref().unwrap())
+                .iter()
+                .map(|(id, _)| *id)
+                .collect()
+        })
+        .collect();
+    assert_eq!(held.iter().map(Vec::len).sum::<usize>(), 60, "{held:?}");
+    assert!(
+        held.iter().all(|worlds| worlds.len() >= 10),
+        "placed by room: {held:?}"
+    );
+
+    // A world the second node holds, asked of the first: answered there,
+    // with the token; a change without it is refused by the first node.
+    let there = held[1][0];
+    let (status, body, location) =
+        raw_as("DELETE", &format!("http://{first}/worlds/{there}"), None);
+    assert_eq!((status, location), (401, None), "{body}");
+    let (status, body) = ask_as("GET", &first, &format!("/worlds/{there}"), token);
+    assert_eq!((status, body["id"].as_u64()), (200, Some(there)), "{body}");
+
+    // A player in every fifth world, admitted through the first node and
+    // streaming through the third's address.
+    let mut players: Vec<Player> = Vec::new();
+    for world in (1..=60).step_by(5) {
+        let player = play_as(&first, world, 2, token);
+        back(&third, &player);
+        players.push(player);
+    }
+
+    // The second node is killed: its worlds resume on the others.
+    std::thread::sleep(Duration::from_millis(500));
+    let mut gone = nodes[1].take().unwrap();
+    gone.signal("KILL");
+    let _ = gone.child.wait();
+    let killed_at = Instant::now();
+    let mut resumed: Vec<(u64, Duration)> = Vec::new();
+    while resumed.len() < held[1].len() {
+        let running: Vec<u64> = [0, 2]
+            .iter()
+            .flat_map(|n| worlds_on(nodes[*n].as_ref().unwrap()))
+            .map(|(id, _)| id)
+            .collect();
+        for id in &held[1] {
+            if running.contains(id) && !resumed.iter().any(|(done, _)| done == id) {
+                resumed.push((*id, killed_at.elapsed()));
+            }
+        }
+        assert!(
+            killed_at.elapsed() < Duration::from_secs(60),
+            "{:?} of {:?} resumed",
+            resumed,
+            held[1]
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut times: Vec<Duration> = resumed.iter().map(|(_, at)| *at).collect();
+    times.sort();
+    let percentile = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+    eprintln!(
+        "failover of {} worlds across three addresses: p50 {:?}, p99 {:?}",
+        times.len(),
+        percentile(0.5),
+        percentile(0.99)
+    );
+    // Every player is back through the third node's address, and moves.
+    for player in &mut players {
+        back_and_moving(&third, player);
+    }
+
+    // The third node drains: its worlds move to the first, live, and its
+    // players are told to reconnect at the first node's address.
+    let draining = nodes[2].take().unwrap();
+    let moving: Vec<u64> = worlds_on(&draining).iter().map(|(id, _)| *id).collect();
+    let watched = players
+        .iter()
+        .find(|p| moving.contains(&p.world))
+        .expect("a player in a world of the third node");
+    let (mut watcher, _) = Client::reconnect(&third, &watched.path);
+    draining.terminate();
+    let mut draining = draining;
+    assert_eq!(
+        draining.wait(Duration::from_secs(60)),
+        0,
+        "{}",
+        draining.stderr()
+    );
+    let told = watcher.until(Duration::from_secs(10), |m| m.get("restarting").is_some());
+    assert_eq!(told["reconnect"], format!("http://{first}"), "{told}");
+    let survivor = nodes[0].as_ref().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while worlds_on(survivor).len() < 60 {
+        assert!(Instant::now() < deadline, "{}", survivor.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for player in &players {
+        back(&first, player);
     }
 }
 
@@ -359,7 +495,7 @@ fn an_engine_restarted_empty_gets_its_worlds_again_from_the_nodes() {
     let second = node(&redis, &dir.path().join("b"), &["examples/arena"]);
     let (_, snapshot) = Client::reconnect(&second.addr, &player.path);
     assert_eq!(position(&snapshot, &player.name), Some(player.at));
-    let (_, status, body) = follow("POST", &second.addr, "/worlds");
+    let (status, body) = ask("POST", &second.addr, "/worlds");
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["id"], 2, "{body}");
 }

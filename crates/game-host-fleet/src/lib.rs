@@ -4,8 +4,8 @@
 //! through one Redis (the coordinator). Each server is a node: it holds a
 //! lease, says how much room it has, and keeps its worlds' logs in Redis
 //! as they run, so that any node can resume any world. New worlds go to the
-//! node with the most room, any node answers for any world (by a redirect,
-//! or by forwarding a player's stream), a world whose node dies resumes on
+//! node with the most room, any node answers for any world (relaying its
+//! requests and forwarding its players' streams there), a world whose node dies resumes on
 //! another from its log, and a drain hands a node's worlds to the others
 //! live.
 //!

@@ -24,7 +24,7 @@ pub struct FleetArgs {
     /// (`redis://HOST:PORT/`, or `rediss://HOST:PORT/` over TLS, checked
     /// against the system's trusted certificates or --fleet-ca-file). New
     /// worlds go to the node with the most
-    /// room, any node answers for any world (by a redirect), a world whose
+    /// room, any node answers for any world (relaying to its node), a world whose
     /// node dies resumes on another from its log in Redis, and SIGTERM
     /// hands this node's worlds to the others live. Starts no --worlds of
     /// its own unless asked, and makes room for --max-worlds (default 64).
@@ -47,8 +47,10 @@ pub struct FleetArgs {
           value_parser = clap::value_parser!(u64).range(500..=600_000))]
     pub fleet_lease_ms: u64,
 
-    /// The address (`HOST:PORT`) other nodes send clients to for this
-    /// node's worlds [default: the address it listens on].
+    /// The address (`HOST:PORT`) other nodes reach this node at, to relay
+    /// requests and forward players' streams for its worlds, and where
+    /// its players are told to reconnect when its worlds move here
+    /// [default: the address it listens on].
     #[arg(long, value_name = "HOST:PORT", requires = "fleet")]
     pub advertise: Option<String>,
 }

@@ -1,7 +1,7 @@
 //! A fleet for the tests: a Redis server of a test's own (Debian's
 //! `redis-server`, on a free loopback port, with a password), `host serve
-//! --fleet` nodes on it, requests that follow a node's redirect, and
-//! players moved in its worlds.
+//! --fleet` nodes on it, requests of a node, and players moved in its
+//! worlds.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -19,6 +19,8 @@ pub const PASSWORD: &str = "fleet-test-password";
 /// over TLS where it has a CA's PEM file.
 pub struct Redis {
     child: Child,
+    /// The loopback address it listens on (`127.0.0.1` unless asked).
+    pub host: String,
     pub port: u16,
     pub password_file: PathBuf,
     pub ca_file: Option<PathBuf>,
@@ -36,7 +38,18 @@ impl Redis {
 
     /// A Redis server on `port`, with nothing in it.
     pub fn start_on(dir: &Path, port: u16) -> Redis {
-        Redis::spawn(dir, &["--port", &port.to_string()], port, None)
+        Redis::spawn(dir, "127.0.0.1", &["--port", &port.to_string()], port, None)
+    }
+
+    /// A Redis server on a free port of `host` (another loopback address,
+    /// as a fleet's Redis on a machine of its own).
+    pub fn start_at(dir: &Path, host: &str) -> Redis {
+        let port = TcpListener::bind((host, 0))
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        Redis::spawn(dir, host, &["--port", &port.to_string()], port, None)
     }
 
     /// A Redis server that speaks TLS alone, with a certificate for
@@ -81,15 +94,21 @@ impl Redis {
             "--tls-auth-clients",
             "no",
         ];
-        Redis::spawn(dir, &tls, port, Some(ca_file.clone()))
+        Redis::spawn(dir, "127.0.0.1", &tls, port, Some(ca_file.clone()))
     }
 
-    fn spawn(dir: &Path, listen: &[&str], port: u16, ca_file: Option<PathBuf>) -> Redis {
+    fn spawn(
+        dir: &Path,
+        host: &str,
+        listen: &[&str],
+        port: u16,
+        ca_file: Option<PathBuf>,
+    ) -> Redis {
         let password_file = dir.join("redis-password");
         std::fs::write(&password_file, format!("{PASSWORD}\n")).unwrap();
         let child = Command::new("redis-server")
             .args(listen)
-            .args(["--bind", "127.0.0.1"])
+            .args(["--bind", host])
             .args([
                 "--requirepass",
                 PASSWORD,
@@ -105,6 +124,7 @@ impl Redis {
             .expect("redis-server is not installed: ./test.sh installs it (Debian's redis-server)");
         let redis = Redis {
             child,
+            host: host.to_owned(),
             port,
             password_file,
             ca_file,
@@ -122,7 +142,7 @@ impl Redis {
             Some(_) => "rediss",
             None => "redis",
         };
-        format!("{scheme}://127.0.0.1:{}/", self.port)
+        format!("{scheme}://{}:{}/", self.host, self.port)
     }
 
     /// `redis-cli` on Redis: its output.
@@ -133,6 +153,8 @@ impl Redis {
         }
         let output = command
             .args([
+                "-h",
+                &self.host,
                 "-p",
                 &self.port.to_string(),
                 "--no-auth-warning",
@@ -163,6 +185,11 @@ impl Drop for Redis {
 
 /// A node of the fleet on `redis`, keeping its working copy in `state`.
 pub fn node(redis: &Redis, state: &Path, extra: &[&str]) -> Serve {
+    node_at(redis, state, "127.0.0.1:0", extra)
+}
+
+/// [`node`] listening on `listen`.
+pub fn node_at(redis: &Redis, state: &Path, listen: &str, extra: &[&str]) -> Serve {
     let url = redis.url();
     let mut args = vec![
         "--fleet",
@@ -178,23 +205,29 @@ pub fn node(redis: &Redis, state: &Path, extra: &[&str]) -> Serve {
         args.extend(["--fleet-ca-file", ca.to_str().unwrap()]);
     }
     args.extend_from_slice(extra);
-    Serve::start(&args)
+    Serve::start_at(listen, &args, &[])
 }
 
 /// An HTTP request that does not follow redirects: status, body and the
 /// `Location` header.
 pub fn raw(method: &str, url: &str) -> (u16, String, Option<String>) {
+    raw_as(method, url, None)
+}
+
+/// [`raw`] with the control token, if any.
+pub fn raw_as(method: &str, url: &str, token: Option<&str>) -> (u16, String, Option<String>) {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .max_redirects(0)
         .timeout_global(Some(Duration::from_secs(30)))
         .build()
         .into();
+    let bearer = token.map(|token| format!("Bearer {token}"));
+    let bearer = bearer.as_deref();
     let mut response = match method {
-        "GET" => agent.get(url).call(),
-        "DELETE" => agent.delete(url).call(),
-        _ => agent
-            .post(url)
+        "GET" => with_token(agent.get(url), bearer).call(),
+        "DELETE" => with_token(agent.delete(url), bearer).call(),
+        _ => with_token(agent.post(url), bearer)
             .header("Content-Type", "application/json")
             .send(""),
     }
@@ -211,23 +244,32 @@ pub fn raw(method: &str, url: &str) -> (u16, String, Option<String>) {
     )
 }
 
-/// A request that follows one redirect (as a client of the fleet does):
-/// the node that answered (`HOST:PORT`), the status and the body.
-pub fn follow(method: &str, addr: &str, path: &str) -> (String, u16, Value) {
-    let (status, body, location) = raw(method, &format!("http://{addr}{path}"));
-    if status == 307 {
-        let location = location.expect("a redirect names where");
-        let rest = location.strip_prefix("http://").unwrap();
-        let there = rest[..rest.find('/').unwrap()].to_owned();
-        let (status, body, _) = raw(method, &location);
-        return (there, status, json(&body));
+fn with_token<B>(
+    request: ureq::RequestBuilder<B>,
+    bearer: Option<&str>,
+) -> ureq::RequestBuilder<B> {
+    match bearer {
+        Some(bearer) => request.header("Authorization", bearer),
+        None => request,
     }
-    (addr.to_owned(), status, json(&body))
+}
+
+/// A request of the node at `addr`, which answers for every world of the
+/// fleet (no node redirects): the status and the body.
+pub fn ask(method: &str, addr: &str, path: &str) -> (u16, Value) {
+    ask_as(method, addr, path, None)
+}
+
+/// [`ask`] with the control token, if any.
+pub fn ask_as(method: &str, addr: &str, path: &str, token: Option<&str>) -> (u16, Value) {
+    let (status, body, location) = raw_as(method, &format!("http://{addr}{path}"), token);
+    assert_eq!(location, None, "{method} {path}: no node redirects");
+    (status, json(&body))
 }
 
 /// Each node's running worlds: id -> frame.
 pub fn worlds_on(node: &Serve) -> Vec<(u64, u64)> {
-    let (_, status, body) = follow("GET", &node.addr, "/worlds");
+    let (status, body) = ask("GET", &node.addr, "/worlds");
     assert_eq!(status, 200);
     body.as_array()
         .unwrap()
@@ -247,12 +289,17 @@ pub struct Player {
 /// Admits a player to `world` through `addr` and moves it right `steps`
 /// times; its stream is closed after.
 pub fn play(addr: &str, world: u64, steps: usize) -> Player {
-    let (node, status, body) = follow("POST", addr, &format!("/worlds/{world}/players"));
+    play_as(addr, world, steps, None)
+}
+
+/// [`play`] with the control token, if any.
+pub fn play_as(addr: &str, world: u64, steps: usize, token: Option<&str>) -> Player {
+    let (status, body) = ask_as("POST", addr, &format!("/worlds/{world}/players"), token);
     assert_eq!(status, 201, "{body}");
     let player = body["player"].as_u64().unwrap();
     let path = body["stream"].as_str().unwrap().to_owned();
     let name = format!("player-{player}");
-    let mut client = Client::connect_to(&node, &path).unwrap();
+    let mut client = Client::connect_to(addr, &path).unwrap();
     for _ in 0..steps {
         client.send(r#"{"press": "right"}"#);
     }
@@ -266,6 +313,30 @@ pub fn play(addr: &str, world: u64, steps: usize) -> Player {
         name,
         at: [x, 0.0],
     }
+}
+
+/// `player`, reconnected through `addr`, is where it was: its client.
+pub fn back(addr: &str, player: &Player) -> Client {
+    let (client, snapshot) = Client::reconnect(addr, &player.path);
+    assert_eq!(
+        position(&snapshot, &player.name),
+        Some(player.at),
+        "{}",
+        player.name
+    );
+    client
+}
+
+/// `player` is back through `addr` where it was, and moves: it presses up
+/// and is seen one step higher (where it now is).
+pub fn back_and_moving(addr: &str, player: &mut Player) {
+    let mut client = back(addr, player);
+    client.send(r#"{"press": "up"}"#);
+    let up = [player.at[0], player.at[1] + 1.0];
+    client.until(Duration::from_secs(10), |m| {
+        position(m, &player.name) == Some(up)
+    });
+    player.at = up;
 }
 
 /// Bytes of log waiting for Redis, as /metrics says.

@@ -1,5 +1,6 @@
 //! `host serve` run as a child process for the server tests: started on a
-//! free loopback port, its stderr collected, and plain HTTP requests.
+//! free loopback port (or an address of a test's choosing), its stderr
+//! collected, and plain HTTP requests.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -25,10 +26,15 @@ impl Serve {
 
     /// Like [`Serve::start`], with environment variables set.
     pub fn start_with(args: &[&str], env: &[(&str, &str)]) -> Serve {
+        Serve::start_at("127.0.0.1:0", args, env)
+    }
+
+    /// Like [`Serve::start_with`], listening on `listen`.
+    pub fn start_at(listen: &str, args: &[&str], env: &[(&str, &str)]) -> Serve {
         let child = Command::new(env!("CARGO_BIN_EXE_host"))
             .arg("serve")
             .args(args)
-            .args(["--listen", "127.0.0.1:0", "--cache-dir"])
+            .args(["--listen", listen, "--cache-dir"])
             .arg(super::cache_dir())
             .env("NO_COLOR", "1")
             .envs(env.iter().copied())

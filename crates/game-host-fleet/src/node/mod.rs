@@ -6,7 +6,7 @@
 //! - `claim`: one world handed to this node, put back together from Redis
 //!   and resumed.
 //! - `drain`: on SIGTERM, every world handed to other nodes live.
-//! - `route`: where a world is, for any node to redirect a request there,
+//! - `route`: where a world is, for any node to relay a request there,
 //!   and where a new world goes.
 //! - `directory`: the [`WorldDirectory`](game_host_server::WorldDirectory)
 //!   the server asks: ids, worlds entered and abandoned, their logs'
@@ -52,7 +52,7 @@ pub struct Node {
     claiming: Mutex<HashSet<u64>>,
     /// When the lease was last renewed.
     lease_renewed: Mutex<Instant>,
-    /// Owners' addresses of worlds asked for lately, for redirects.
+    /// Owners' addresses of worlds asked for lately, for relayed requests.
     routes: Mutex<HashMap<u64, (Option<String>, Instant)>>,
     /// Connections to Redis for lookups, kept between them.
     conns: Mutex<Vec<Conn>>,

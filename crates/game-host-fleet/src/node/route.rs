@@ -1,5 +1,5 @@
 //! Where things are in a fleet: the node that holds a world (so that any
-//! node answers for any world, by a redirect a client follows), and the
+//! node answers for any world, relaying its requests there), and the
 //! node a new world goes to (the one with the most room).
 
 use std::sync::atomic::Ordering;
@@ -10,7 +10,7 @@ use crate::coordinator::Conn;
 use game_host::sync::LockExt;
 use game_host_server::{Server, WorldId};
 
-/// How long a world's place is remembered for redirects.
+/// How long a world's place is remembered for relayed requests.
 const REMEMBER: Duration = Duration::from_secs(1);
 
 /// Most places remembered at once.

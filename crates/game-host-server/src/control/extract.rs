@@ -114,7 +114,7 @@ impl FromRequest<Arc<ControlState>> for Asked {
 }
 
 /// The whole body as UTF-8 text, within the limits.
-async fn read_body(
+pub(super) async fn read_body(
     headers: &HeaderMap,
     body: axum::body::Body,
     limits: &ControlLimits,

@@ -1,7 +1,7 @@
 //! A player's stream asked of a node that does not hold its world, in a
 //! fleet: the node connects to the world's node and forwards the stream
-//! both ways, so that a client that cannot follow a redirect (a browser's
-//! `WebSocket`) reaches its world through any node. The world's node
+//! both ways, so that a client (a browser's `WebSocket`, which could not
+//! follow a redirect) reaches its world through any node. The world's node
 //! checks the token; its refusal is passed on as it came.
 //!
 //! Each side is bounded as a reverse proxy bounds it: what the client
@@ -37,7 +37,7 @@ use super::upgrade::{stream_slot, websocket_key};
 use crate::stream::{Closed, Liveness, StreamLimits, close, send_within};
 
 /// How long connecting to the world's node may take.
-const CONNECT_WITHIN: Duration = Duration::from_secs(5);
+pub(super) const CONNECT_WITHIN: Duration = Duration::from_secs(5);
 
 /// The largest message (and frame) taken from the world's node: what a
 /// server sends a client whole, a snapshot of a large world included

@@ -21,8 +21,8 @@
 //!
 //! A node of a fleet answers for every world of the fleet: a request for a
 //! world another node holds, or a new world that another node has more
-//! room for, is redirected there (`307`, see `redirect`), and a player's
-//! stream is forwarded there (`forward`).
+//! room for, is relayed there and its answer passed back (`elsewhere`,
+//! `relay`), and a player's stream is forwarded there (`forward`).
 //!
 //! What no client can do, whatever it sends ([`ControlLimits`]):
 //! - hold a connection open without sending: headers (and the idle time
@@ -48,12 +48,13 @@ mod answer;
 mod auth;
 mod client_files;
 mod cross_site;
+mod elsewhere;
 mod extract;
 mod forward;
 mod guard;
 mod handlers;
 mod limits;
-mod redirect;
+mod relay;
 mod routes;
 mod shed;
 mod state;

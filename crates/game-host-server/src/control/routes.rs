@@ -5,9 +5,9 @@
 //!
 //! | declared with | methods | guards (outermost first) |
 //! | --- | --- | --- |
-//! | [`read`] | `GET` alone | the fleet's redirect (`redirect`) |
+//! | [`read`] | `GET` alone | the fleet's relay to the world's node (`elsewhere`) |
 //! | [`stream`] | `GET` (a WebSocket) | another site refused (`guard::players`), the fleet's forward |
-//! | [`change`] | any | the token, or another site refused (`guard::changes`), then the fleet's redirect |
+//! | [`change`] | any | the token, or another site refused (`guard::changes`), then the fleet's relay |
 //!
 //! So a route that changes the worlds cannot be declared unguarded: `read`
 //! makes only `GET` routes, and every other method comes through
@@ -26,7 +26,7 @@ use axum::routing::{MethodFilter, MethodRouter, get, on};
 
 use super::answer::Answer;
 use super::state::ControlState;
-use super::{guard, handlers, redirect, upgrade};
+use super::{elsewhere, guard, handlers, upgrade};
 
 /// What guards a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,13 +132,13 @@ pub(super) fn router(state: State) -> Router {
         };
         *group = std::mem::take(group).route(declared.path, declared.route);
     }
-    // Layers added later run first: a guard before the fleet's redirect.
-    let reads = reads.route_layer(from_fn_with_state(state.clone(), redirect::redirect));
+    // Layers added later run first: a guard before the fleet's layer.
+    let reads = reads.route_layer(from_fn_with_state(state.clone(), elsewhere::answer_there));
     let streams = streams
-        .route_layer(from_fn_with_state(state.clone(), redirect::forward_stream))
+        .route_layer(from_fn_with_state(state.clone(), elsewhere::forward_stream))
         .route_layer(from_fn_with_state(state.clone(), guard::players));
     let changes = changes
-        .route_layer(from_fn_with_state(state.clone(), redirect::redirect))
+        .route_layer(from_fn_with_state(state.clone(), elsewhere::answer_there))
         .route_layer(from_fn_with_state(state.clone(), guard::changes));
     Router::new()
         .merge(reads)

@@ -380,17 +380,6 @@ mod tests {
         let bits = bits.map(|(bit, field)| (bit.to_string(), field.to_owned()));
         assert_lists_exactly("stream.md", Some("A change's mask"), &bits);
 
-        fn kind(value: &Value) -> &'static str {
-            match value {
-                Value::Number(_) => "number",
-                Value::Integer(_) => "integer",
-                Value::Boolean(_) => "boolean",
-                Value::Text(_) => "text",
-                Value::Vec3(_) => "vec3",
-                Value::Quat(_) => "quat",
-                Value::Numbers(_) => "numbers",
-            }
-        }
         let values = [
             Value::Number(1.0),
             Value::Integer(1),
@@ -404,7 +393,7 @@ mod tests {
             .iter()
             .map(|value| {
                 let tag = postcard::to_allocvec(&Val(value)).unwrap()[0];
-                (tag.to_string(), kind(value).to_owned())
+                (tag.to_string(), value.kind().to_owned())
             })
             .collect();
         assert_lists_exactly("stream.md", Some("A value's tag"), &tags);

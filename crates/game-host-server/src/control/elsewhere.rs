@@ -1,29 +1,29 @@
 //! A fleet's node answers for every world of the fleet: a layer over the
 //! routes that name a world (and over `POST /worlds`) sends the request to
 //! the node that should answer it. A request for a world another node
-//! holds is redirected there (`307`, which keeps the method and body), a
-//! player's stream is forwarded there instead (`forward`: a browser's
-//! WebSocket cannot follow a redirect), and `POST /worlds` goes to the node
-//! with the most room. The fleet's Redis is asked off the event loop.
+//! holds is relayed there and its answer passed back (`relay`), a player's
+//! stream is forwarded there (`forward`), and `POST /worlds` goes to the
+//! node with the most room: a client needs one address, and follows no
+//! redirect with its token. The fleet's Redis is asked off the event loop.
 //! Each layer sits inside its routes' guards: what needs the token is not
-//! sent on (nor is where it would go said) without it.
+//! sent on without it.
 
 use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{FromRequestParts, RawPathParams, Request, State};
-use axum::http::header::{CONTENT_TYPE, HeaderValue, LOCATION};
-use axum::http::{Method, Response, StatusCode};
+use axum::http::{Method, Response};
 use axum::middleware::Next;
 use axum::response::IntoResponse;
 
 use super::extract::world_id;
 use super::forward;
+use super::relay::{RELAYED, relay};
 use super::state::ControlState;
 
 /// Where a request goes instead of this node, if anywhere: the node's
 /// address, and whether it places a new world there. The request comes
-/// back whole.
+/// back whole. One another node relayed here is answered here.
 async fn elsewhere(
     state: &Arc<ControlState>,
     request: Request,
@@ -31,6 +31,9 @@ async fn elsewhere(
     let Some(directory) = state.server.directory().cloned() else {
         return (request, None);
     };
+    if request.headers().contains_key(RELAYED) {
+        return (request, None);
+    }
     let (mut parts, body) = request.into_parts();
     let world = RawPathParams::from_request_parts(&mut parts, &())
         .await
@@ -64,9 +67,9 @@ async fn elsewhere(
     (request, address.map(|address| (address, placing)))
 }
 
-/// Redirects a request for a world (or a new world) another node should
-/// answer there.
-pub(super) async fn redirect(
+/// Relays a request for a world (or a new world) another node should
+/// answer there, and answers with its answer.
+pub(super) async fn answer_there(
     State(state): State<Arc<ControlState>>,
     request: Request,
     next: Next,
@@ -78,22 +81,16 @@ pub(super) async fn redirect(
     let uri = request.uri();
     let query = uri.query().unwrap_or_default();
     // A placed world is not placed again by the node it goes to.
-    let location = match (placing, query.is_empty()) {
-        (true, true) => format!("http://{address}{}?placed", uri.path()),
-        (true, false) => format!("http://{address}{}?{query}&placed", uri.path()),
-        (false, true) => format!("http://{address}{}", uri.path()),
-        (false, false) => format!("http://{address}{}?{query}", uri.path()),
+    let path = match (placing, query.is_empty()) {
+        (true, true) => format!("{}?placed", uri.path()),
+        (true, false) => format!("{}?{query}&placed", uri.path()),
+        (false, true) => uri.path().to_owned(),
+        (false, false) => format!("{}?{query}", uri.path()),
     };
-    let Ok(value) = HeaderValue::from_str(&location) else {
-        return next.run(request).await;
-    };
-    let body = format!("{{\"redirect\":{}}}\n", serde_json::json!(location));
-    let mut response = Response::new(Body::from(body));
-    *response.status_mut() = StatusCode::TEMPORARY_REDIRECT;
-    let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    headers.insert(LOCATION, value);
-    response
+    match relay(&state, &address, &path, request).await {
+        Ok(response) => response,
+        Err(answer) => answer.into_response(),
+    }
 }
 
 /// Forwards a player's stream for a world another node holds there.
