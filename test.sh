@@ -20,8 +20,8 @@
 #   versions are on PATH already.
 #
 # Then `cargo test --release`, with any arguments given here passed on;
-# with none, with the CLI's fleet, agones and packaging features on (off by
-# default), whose tests run in the same build.
+# with none, with the CLI's fleet, agones, tls and packaging features on
+# (off by default), whose tests run in the same build.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -82,12 +82,12 @@ if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
 fi
 
 # With no arguments, the CLI's optional features are on too: the fleet's
-# tests (Redis), Agones' (protoc) and the packages' (the wheel and the npm
-# packages). In the one build of the workspace they cost little: its
+# tests (Redis), Agones' (protoc), TLS's and the packages' (the wheel and
+# the npm packages). In the one build of the workspace they cost little: its
 # crates/game-host-fleet and -agones are built for their own tests anyway.
 # Arguments are passed on to cargo as they are.
 if [ $# -eq 0 ]; then
-    set -- --features game-host-cli/fleet,game-host-cli/agones,game-host-cli/packaging
+    set -- --features game-host-cli/fleet,game-host-cli/agones,game-host-cli/tls,game-host-cli/packaging
 fi
 step "cargo test --release $*"
 cargo test --release "$@"

@@ -229,3 +229,24 @@ test("the binary form decodes as the server writes it (delta.rs's own bytes)", (
     assert.throws(() => decodeDelta(new Uint8Array(bad), 0.001), lib.ProtocolError);
   }
 });
+
+// Over TLS: the library takes an https server to wss, and the platform's
+// WebSocket checks the server's certificate (NODE_EXTRA_CA_CERTS names the
+// test's CA). host/tests/client_library.rs gives the certificate and key.
+test(
+  "an https server is streamed over wss with its certificate checked",
+  { skip: process.env.TLS_CERT ? false : "TLS_CERT is not set (a host built with the tls feature sets it)" },
+  async () => {
+    const server = await serve([scripts.cube, "--tls-cert", process.env.TLS_CERT, "--tls-key", process.env.TLS_KEY]);
+    try {
+      assert.ok(server.url.startsWith("https://"), server.url);
+      const { token } = await admit(server.url);
+      const client = new GameClient({ server: server.url, world: 1, token });
+      await client.connect();
+      assert.ok([...client.entities.values()].some((e) => e.name === "cube"));
+      client.close();
+    } finally {
+      await server.stop();
+    }
+  },
+);

@@ -18,7 +18,7 @@ export const scripts = {
   cube: process.env.CUBE ?? path.join(here, "..", "..", "examples", "spinning-cube"),
 };
 
-/** Starts `host serve ARGS` on a free loopback port; resolves once it serves. */
+/** Starts `host serve ARGS` on a free loopback port; resolves once it serves (over http, or https given a certificate). */
 export function serve(args) {
   const cache = process.env.GAME_HOST_CACHE_DIR ? ["--cache-dir", process.env.GAME_HOST_CACHE_DIR] : [];
   const child = spawn(process.env.GAME_HOST_BIN ?? "host", ["serve", ...args, "--listen", "127.0.0.1:0", ...cache], {
@@ -31,12 +31,12 @@ export function serve(args) {
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (text) => {
       log += text;
-      const found = /serving on http:\/\/([^/\s]+)/.exec(log);
+      const found = /serving on (https?):\/\/([^/\s]+)/.exec(log);
       if (found && timer) {
         clearTimeout(timer);
         resolve({
-          url: `http://${found[1]}`,
-          port: Number(found[1].split(":")[1]),
+          url: `${found[1]}://${found[2]}`,
+          port: Number(found[2].split(":")[1]),
           log: () => log,
           stop: () => new Promise((done) => {
             if (child.exitCode !== null) return done();

@@ -55,21 +55,36 @@ fn the_client_library_passes_its_tests_against_a_real_server() {
     );
     let arena = common::build("arena");
     let cube = common::build("spinning-cube");
-    let report = run(
-        Command::new("node")
-            .args(["--experimental-websocket", "--test", "--test-reporter=spec"])
-            .arg(client.join("test/client.test.mjs"))
-            .current_dir(&client)
-            .env("GAME_HOST_BIN", env!("CARGO_BIN_EXE_host"))
-            .env("ARENA", &arena)
-            .env("CUBE", &cube)
-            .env("GAME_HOST_CACHE_DIR", common::cache_dir()),
-        "node --test",
-    );
+    let mut node = Command::new("node");
+    node.args(["--experimental-websocket", "--test", "--test-reporter=spec"])
+        .arg(client.join("test/client.test.mjs"))
+        .current_dir(&client)
+        .env("GAME_HOST_BIN", env!("CARGO_BIN_EXE_host"))
+        .env("ARENA", &arena)
+        .env("CUBE", &cube)
+        .env("GAME_HOST_CACHE_DIR", common::cache_dir());
+    // A host that serves TLS: a certificate a CA of the test's own signed,
+    // which Node's TLS (and so its WebSocket) trusts for this run alone.
+    let certificates = tempfile::tempdir().unwrap();
+    if cfg!(feature = "tls") {
+        let ca = common::tls::TestCa::new(certificates.path());
+        let server = ca.issue(certificates.path(), "server");
+        node.env("TLS_CERT", &server.cert)
+            .env("TLS_KEY", &server.key)
+            .env("NODE_EXTRA_CA_CERTS", &ca.ca_file);
+    }
+    let report = run(&mut node, "node --test");
     // The byte counts, for whoever reads the test's output.
     println!("{report}");
+    let (passed, skipped) = if cfg!(feature = "tls") {
+        (6, 0)
+    } else {
+        (5, 1)
+    };
     assert!(
-        report.contains("ℹ pass 5") && report.contains("ℹ fail 0"),
+        report.contains(&format!("ℹ pass {passed}"))
+            && report.contains(&format!("ℹ skipped {skipped}"))
+            && report.contains("ℹ fail 0"),
         "{report}"
     );
 }

@@ -15,7 +15,7 @@ use game_host::log::QuietTracingLog;
 use game_host::players::OpenToPlayers;
 use game_host::{RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_server::control::{
-    Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken,
+    Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken, TlsFiles,
 };
 use game_host_server::durable::{self, StateConfig};
 use game_host_server::{Server, StartError, WorldSpec};
@@ -62,6 +62,18 @@ pub struct ServeArgs {
     /// needs a control token.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9464")]
     listen: String,
+
+    /// Serve https and wss (only) on --listen with this certificate: a PEM
+    /// file of the server's certificate, then its chain. Read again, with
+    /// --tls-key, when either changes (a renewal needs no restart); a pair
+    /// that does not load keeps the one in use. Needs a host built with
+    /// the `tls` feature.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
 
     /// A file holding the bearer token that POST and DELETE requests must
     /// carry (`Authorization: Bearer TOKEN`) [default: $GAME_HOST_CONTROL_TOKEN].
@@ -194,6 +206,13 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     if args.agones {
         super::sidecar::available()?;
     }
+    if args.tls_cert.is_some() && args.fleet.fleet.is_some() {
+        bail!(
+            "--tls-cert with --fleet: a fleet's nodes relay requests and streams to each other \
+             over plain HTTP on their one port; terminate TLS in front of the nodes (a load \
+             balancer) instead"
+        );
+    }
     let output = Output::open(args.dump_worlds.clone(), args.metrics_json.clone())?;
     let token = ControlToken::load(args.control_token_file.as_deref())?;
     if let Some(dir) = &args.record_worlds {
@@ -260,6 +279,11 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
                 ..StreamLimits::default()
             },
             starting: true,
+            tls: args
+                .tls_cert
+                .clone()
+                .zip(args.tls_key.clone())
+                .map(|(cert, key)| TlsFiles { cert, key }),
         },
         server.clone(),
         Catalog {
@@ -268,7 +292,8 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         },
     )?;
     tracing::info!(
-        "listening on http://{}/ (/healthz answers; /readyz once {} world(s) have started)",
+        "listening on {}://{}/ (/healthz answers; /readyz once {} world(s) have started)",
+        control.scheme(),
         control.addr(),
         launching
     );
@@ -311,7 +336,8 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     tracing::info!(
         threads = server.thread_count(),
         hz = args.hz,
-        "serving on http://{}/ (POST /worlds, POST /worlds/ID/players, GET /metrics, /healthz, /readyz)",
+        "serving on {}://{}/ (POST /worlds, POST /worlds/ID/players, GET /metrics, /healthz, /readyz)",
+        control.scheme(),
         control.addr()
     );
 

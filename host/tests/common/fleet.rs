@@ -55,26 +55,9 @@ impl Redis {
     /// A Redis server that speaks TLS alone, with a certificate for
     /// 127.0.0.1 signed by a CA made here (its PEM file is `ca_file`).
     pub fn start_tls(dir: &Path) -> Redis {
-        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
-        let ca_key = KeyPair::generate().unwrap();
-        let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca.distinguished_name
-            .push(DnType::CommonName, "game-host fleet test CA");
-        let ca_cert = ca.self_signed(&ca_key).unwrap();
-        let key = KeyPair::generate().unwrap();
-        let server = CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
-        let cert = server
-            .signed_by(&key, &Issuer::from_params(&ca, &ca_key))
-            .unwrap();
-        let file = |name: &str, text: String| {
-            let path = dir.join(name);
-            std::fs::write(&path, text).unwrap();
-            path
-        };
-        let ca_file = file("ca.pem", ca_cert.pem());
-        let cert_file = file("redis.pem", cert.pem());
-        let key_file = file("redis.key", key.serialize_pem());
+        let ca = super::tls::TestCa::new(dir);
+        let issued = ca.issue(dir, "redis");
+        let (ca_file, cert_file, key_file) = (ca.ca_file, issued.cert, issued.key);
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()

@@ -4,12 +4,14 @@
 
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod browser;
 pub mod client;
 pub mod fleet;
 pub mod game;
 pub mod memory;
 pub mod scratch;
 pub mod serve;
+pub mod tls;
 pub mod watching;
 
 use std::path::{Path, PathBuf};

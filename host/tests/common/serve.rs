@@ -15,6 +15,8 @@ pub struct Serve {
     pub child: Child,
     stderr: Arc<Mutex<String>>,
     pub addr: String,
+    /// `http`, or `https` for a server given a certificate.
+    pub scheme: String,
 }
 
 impl Serve {
@@ -58,11 +60,15 @@ impl Serve {
             }
         });
         let deadline = Instant::now() + Duration::from_secs(120);
-        let addr = loop {
+        let (scheme, addr) = loop {
             let text = stderr.lock().unwrap().clone();
-            if let Some(at) = text.find("serving on http://") {
-                let rest = &text[at + "serving on http://".len()..];
-                break rest[..rest.find('/').unwrap()].to_owned();
+            if let Some(at) = text.find("serving on ") {
+                let rest = &text[at + "serving on ".len()..];
+                let (scheme, rest) = rest.split_once("://").unwrap();
+                break (
+                    scheme.to_owned(),
+                    rest[..rest.find('/').unwrap()].to_owned(),
+                );
             }
             if let Some(status) = child.try_wait().unwrap() {
                 panic!("host serve exited with {status}:\n{text}");
@@ -77,11 +83,12 @@ impl Serve {
             child,
             stderr,
             addr,
+            scheme,
         }
     }
 
     pub fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
+        format!("{}://{}{path}", self.scheme, self.addr)
     }
 
     pub fn stderr(&self) -> String {

@@ -58,6 +58,10 @@ mod relay;
 mod routes;
 mod shed;
 mod state;
+#[cfg(feature = "tls")]
+mod tls;
+#[cfg(not(feature = "tls"))]
+mod tls_absent;
 mod upgrade;
 
 use std::net::SocketAddr;
@@ -79,6 +83,10 @@ use super::Server;
 use crate::stream::StreamLimits;
 use shed::{Connection, Connections};
 use state::ControlState;
+#[cfg(feature = "tls")]
+use tls::Tls;
+#[cfg(not(feature = "tls"))]
+use tls_absent::Tls;
 
 pub use auth::ControlToken;
 pub use limits::ControlLimits;
@@ -98,12 +106,26 @@ pub struct ControlConfig {
     /// Start with `/readyz` answering `starting` and `POST /worlds`
     /// refused, until [`ControlServer::launched`].
     pub starting: bool,
+    /// Serve https and wss (only) with this certificate and key, read
+    /// again when they change; `None`: plain http and ws.
+    pub tls: Option<TlsFiles>,
+}
+
+/// The PEM files of the surface's certificate (followed by its chain) and
+/// its private key, for https and wss (a server built with the `tls`
+/// feature).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    pub cert: std::path::PathBuf,
+    pub key: std::path::PathBuf,
 }
 
 /// The HTTP listener and the thread that serves it; dropping it stops
 /// serving (after the drain).
 pub struct ControlServer {
     addr: SocketAddr,
+    /// Whether it serves https and wss.
+    secure: bool,
     context: Arc<ControlState>,
     stop: watch::Sender<bool>,
     thread: Option<JoinHandle<()>>,
@@ -125,6 +147,8 @@ impl ControlServer {
                 auth::TOKEN_ENV
             );
         }
+        let tls = config.tls.map(Tls::load).transpose()?.map(Arc::new);
+        let secure = tls.is_some();
         listener.set_nonblocking(true)?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
@@ -150,8 +174,11 @@ impl ControlServer {
             .name("control".into())
             .spawn(move || {
                 runtime.block_on(async move {
+                    if let Some(tls) = &tls {
+                        tokio::spawn(tls.clone().keep_fresh(stopped.clone()));
+                    }
                     match tokio::net::TcpListener::from_std(listener) {
-                        Ok(listener) => serve(listener, serving, stopped).await,
+                        Ok(listener) => serve(listener, serving, tls, stopped).await,
                         Err(error) => tracing::error!("control: cannot serve: {error}"),
                     }
                 });
@@ -162,6 +189,7 @@ impl ControlServer {
             .context("failed to start the control thread")?;
         Ok(ControlServer {
             addr,
+            secure,
             context,
             stop,
             thread: Some(thread),
@@ -171,6 +199,11 @@ impl ControlServer {
     /// Where it listens.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Its URL's scheme: `https` with TLS, else `http`.
+    pub fn scheme(&self) -> &'static str {
+        if self.secure { "https" } else { "http" }
     }
 
     /// The server has launched its first worlds: `/readyz` may answer
@@ -193,6 +226,7 @@ impl Drop for ControlServer {
 async fn serve(
     listener: tokio::net::TcpListener,
     context: Arc<ControlState>,
+    tls: Option<Arc<Tls>>,
     mut stop: watch::Receiver<bool>,
 ) {
     let limits = context.limits;
@@ -238,30 +272,26 @@ async fn serve(
                     };
                     let _ = stream.set_nodelay(true);
                     let router = router.clone();
-                    let Connection { waiting, shed, place } = connections.open();
-                    let connection = http
-                        .serve_connection(
-                            TokioIo::new(stream),
-                            // Each request knows its connection's state
-                            // (`shed`), for the guards and the body reader.
-                            service_fn(move |mut request: Request<Incoming>| {
-                                request.extensions_mut().insert(waiting.clone());
-                                router.clone().oneshot(request)
-                            }),
-                        )
-                        // A player's stream leaves as a WebSocket (`upgrade`).
-                        .with_upgrades();
-                    let stopped = stopped(stop.clone());
+                    let Connection { waiting, mut shed, place } = connections.open();
+                    let http = http.clone();
+                    let tls = tls.clone();
+                    let stop = stop.clone();
                     tokio::spawn(async move {
-                        tokio::pin!(connection);
-                        tokio::select! {
-                            _ = connection.as_mut() => {}
-                            () = stopped => {
-                                connection.as_mut().graceful_shutdown();
-                                let _ = connection.await;
+                        match tls {
+                            None => answer(&http, stream, router, waiting, stop, shed).await,
+                            Some(tls) => {
+                                // The handshake within the headers' time,
+                                // and shed like a connection waiting on them.
+                                let handshake =
+                                    tokio::time::timeout(limits.header_timeout, tls.accept(stream));
+                                let stream = tokio::select! {
+                                    done = handshake => done.ok().and_then(Result::ok),
+                                    _ = &mut shed => None,
+                                };
+                                if let Some(stream) = stream {
+                                    answer(&http, stream, router, waiting, stop, shed).await;
+                                }
                             }
-                            // Closed to make room for a new client.
-                            _ = shed => {}
                         }
                         drop(place);
                         drop(slot);
@@ -284,6 +314,43 @@ async fn serve(
         .is_err()
     {
         tracing::debug!("control: closing connections still open after the drain");
+    }
+}
+
+/// Answers one connection's requests (over TCP or TLS) until it closes,
+/// the surface stops (after its answers under way), or it is shed to make
+/// room for a new client.
+async fn answer<S>(
+    http: &http1::Builder,
+    io: S,
+    router: axum::Router,
+    waiting: shed::Waiting,
+    stop: watch::Receiver<bool>,
+    shed: tokio::sync::oneshot::Receiver<()>,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let connection = http
+        .serve_connection(
+            TokioIo::new(io),
+            // Each request knows its connection's state (`shed`), for the
+            // guards and the body reader.
+            service_fn(move |mut request: Request<Incoming>| {
+                request.extensions_mut().insert(waiting.clone());
+                router.clone().oneshot(request)
+            }),
+        )
+        // A player's stream leaves as a WebSocket (`upgrade`).
+        .with_upgrades();
+    tokio::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => {}
+        () = stopped(stop) => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        }
+        // Closed to make room for a new client.
+        _ = shed => {}
     }
 }
 
