@@ -185,17 +185,11 @@ fn the_wheel_gives_a_python_modder_host_without_rust() {
             .installed(&host, &args, SYSTEM_PATH)
             .output()
             .unwrap();
-        let stderr = common::stderr_of(&output);
-        assert_eq!(output.status.code(), Some(1), "{stderr}");
-        let errors: Vec<&str> = stderr
-            .lines()
-            .filter(|l| l.starts_with("error: "))
-            .collect();
-        assert_eq!(errors.len(), 1, "{stderr}");
-        assert!(errors[0].contains(lacking), "{stderr}");
+        let error = common::only_error(&output);
+        assert!(error.contains(lacking), "{error}");
         assert!(
-            errors[0].contains("cargo install --path host --features"),
-            "{stderr}"
+            error.contains("cargo install --path host --features"),
+            "{error}"
         );
     }
 }

@@ -8,7 +8,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::client::{Client, admit};
-use common::serve::{Serve, json, request};
+use common::serve::{MESSAGE_WINDOW, Serve, json, request};
 use game_host::GameScene;
 use game_host::input::{Event, Key};
 use game_host::players::{OpenToPlayers, PlayerEvent, PlayerInput, PlayerMessage};
@@ -29,14 +29,7 @@ fn scale_y(message: &Value, name: &str) -> Option<f64> {
 fn a_player_sees_the_window_open_and_closes_it_with_enter() {
     // The world starts when asked, at 20 Hz: its window opens over the
     // first second, while the player watches.
-    let serve = Serve::start(&[
-        "examples/message-window",
-        "--worlds",
-        "0",
-        "--hz",
-        "20",
-        "--player-keys",
-    ]);
+    let serve = Serve::start(&MESSAGE_WINDOW);
     let (status, body) = request("POST", &serve.url("/worlds"), Some("{}"));
     assert_eq!(status, 201, "{body}");
     let (player, stream) = admit(&serve, 1);

@@ -19,7 +19,7 @@ use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{ClientConfig, ClientConnection, StreamOwned};
 
 use common::browser::{Browser, Driver};
-use common::serve::{Serve, json};
+use common::serve::{MESSAGE_WINDOW, Serve, json};
 use common::tls::{Issued, TestCa};
 
 /// A client that trusts the test's CA alone. It resumes no session, so
@@ -220,14 +220,8 @@ fn a_certificate_that_cannot_serve_is_refused_at_start_in_one_line() {
             .env("NO_COLOR", "1")
             .output()
             .unwrap();
-        let stderr = common::stderr_of(&output);
-        assert_eq!(output.status.code(), Some(1), "{stderr}");
-        let errors: Vec<&str> = stderr
-            .lines()
-            .filter(|l| l.starts_with("error: "))
-            .collect();
-        assert_eq!(errors.len(), 1, "{stderr}");
-        assert!(errors[0].contains(said), "{stderr}");
+        let error = common::only_error(&output);
+        assert!(error.contains(said), "{error}");
     }
 }
 
@@ -240,18 +234,14 @@ fn the_view_page_plays_a_world_over_https_and_wss() {
     let dir = tempfile::tempdir().unwrap();
     let ca = TestCa::new(dir.path());
     let issued = ca.issue(dir.path(), "server");
-    let served = Serve::start(&[
-        "examples/message-window",
-        "--worlds",
-        "0",
-        "--hz",
-        "20",
-        "--player-keys",
+    let mut args = MESSAGE_WINDOW.to_vec();
+    args.extend([
         "--tls-cert",
         issued.cert.to_str().unwrap(),
         "--tls-key",
         issued.key.to_str().unwrap(),
     ]);
+    let served = Serve::start(&args);
     let client = trusting(&ca.ca_file);
     let (status, body) = https(&served.addr, &client, "POST", "/worlds");
     assert_eq!(status, 201, "{body}");

@@ -11,19 +11,12 @@ mod common;
 use std::time::Duration;
 
 use common::browser::{Browser, Driver};
-use common::serve::{Serve, json, request};
+use common::serve::{MESSAGE_WINDOW, Serve, json, request};
 use serde_json::json;
 
 #[test]
 fn the_view_page_draws_the_world_and_sends_its_keys() {
-    let serve = Serve::start(&[
-        "examples/message-window",
-        "--worlds",
-        "0",
-        "--hz",
-        "20",
-        "--player-keys",
-    ]);
+    let serve = Serve::start(&MESSAGE_WINDOW);
     let (status, body) = request("POST", &serve.url("/worlds"), Some("{}"));
     assert_eq!(status, 201, "{body}");
     let (status, body) = request("POST", &serve.url("/worlds/1/players"), None);

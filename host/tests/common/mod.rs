@@ -177,6 +177,19 @@ pub fn stderr_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// The one `error: ` line of a run that failed with exit code 1 (it
+/// panics, showing stderr, unless there is exactly one).
+pub fn only_error(output: &std::process::Output) -> String {
+    let stderr = stderr_of(output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    errors[0].to_owned()
+}
+
 /// Rewrites a standalone crate's `src/lib.rs` with `edit`.
 pub fn edit_crate(dir: &Path, edit: impl Fn(&str) -> String) {
     let path = dir.join("src/lib.rs");

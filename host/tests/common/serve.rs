@@ -10,6 +10,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+/// `host serve`'s arguments for a world of `examples/message-window` that
+/// starts when asked, at 20 Hz, its players' keys open to them.
+pub const MESSAGE_WINDOW: [&str; 6] = [
+    "examples/message-window",
+    "--worlds",
+    "0",
+    "--hz",
+    "20",
+    "--player-keys",
+];
+
 /// A running `host serve` whose stderr is collected.
 pub struct Serve {
     pub child: Child,
