@@ -65,6 +65,21 @@ fn a_fleet_places_worlds_fails_over_a_killed_node_and_drains_a_stopped_one() {
     let (status, body, location) = raw("GET", &format!("http://{first}/worlds/{elsewhere}"));
     assert_eq!((status, location), (200, None), "{body}");
     assert_eq!(common::serve::json(&body)["id"], elsewhere, "{body}");
+    // Its view page, relayed, keeps the headers that guard the token in
+    // its address.
+    let page = common::serve::agent()
+        .get(&format!("http://{first}/worlds/{elsewhere}/view?token=t"))
+        .call()
+        .unwrap();
+    let header = |name: &str| {
+        page.headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    assert_eq!(page.status().as_u16(), 200);
+    assert_eq!(header("referrer-policy").as_deref(), Some("no-referrer"));
+    assert_eq!(header("cache-control").as_deref(), Some("no-store"));
+    assert!(header("content-security-policy").is_some());
 
     // Two players in every world, moved, admitted through the first node.
     let mut players: Vec<Player> = Vec::new();
@@ -261,8 +276,15 @@ fn a_fleet_on_three_addresses_with_a_token_fails_over_and_drains_across_them() {
         players.push(player);
     }
 
-    // The second node is killed: its worlds resume on the others.
-    std::thread::sleep(Duration::from_millis(500));
+    // Once every node's log is in Redis, the second node is killed: its
+    // worlds resume on the others.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for node in nodes.iter().flatten() {
+        while buffered(node) > 0 {
+            assert!(Instant::now() < deadline, "{}", node.stderr());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
     let mut gone = nodes[1].take().unwrap();
     gone.signal("KILL");
     let _ = gone.child.wait();

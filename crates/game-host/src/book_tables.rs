@@ -49,7 +49,16 @@ pub fn rows(page: &str, section: Option<&str>) -> Vec<(String, String)> {
     let mut inside = section.is_none();
     let mut found = section.is_none();
     let mut rows = Vec::new();
+    let mut fenced = false;
     for line in text.lines() {
+        // A `#` in a code block is not a heading.
+        if line.starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
         if line.starts_with('#') {
             let heading = line.trim_start_matches('#').trim();
             inside = section.is_none_or(|s| s == heading);

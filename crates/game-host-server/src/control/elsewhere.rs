@@ -12,28 +12,34 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{FromRequestParts, RawPathParams, Request, State};
+use axum::http::header::{HeaderValue, RETRY_AFTER};
 use axum::http::{Method, Response};
 use axum::middleware::Next;
 use axum::response::IntoResponse;
 
+use super::answer::Answer;
 use super::extract::world_id;
 use super::forward;
 use super::relay::{RELAYED, relay};
 use super::state::ControlState;
 
-/// Where a request goes instead of this node, if anywhere: the node's
-/// address, and whether it places a new world there. The request comes
-/// back whole. One another node relayed here is answered here.
-async fn elsewhere(
-    state: &Arc<ControlState>,
-    request: Request,
-) -> (Request, Option<(String, bool)>) {
+/// Where a request is answered.
+enum Where {
+    /// By this node.
+    Here,
+    /// By the node at this address; `placing`: a new world placed there.
+    There { address: String, placing: bool },
+    /// Nowhere yet: another node relayed it here for a world this node
+    /// does not hold (its directory was behind while the world moved).
+    Moving(u64),
+}
+
+/// Where a request is answered. The request comes back whole.
+async fn elsewhere(state: &Arc<ControlState>, request: Request) -> (Request, Where) {
     let Some(directory) = state.server.directory().cloned() else {
-        return (request, None);
+        return (request, Where::Here);
     };
-    if request.headers().contains_key(RELAYED) {
-        return (request, None);
-    }
+    let relayed = request.headers().contains_key(RELAYED);
     let (mut parts, body) = request.into_parts();
     let world = RawPathParams::from_request_parts(&mut parts, &())
         .await
@@ -43,6 +49,15 @@ async fn elsewhere(
             world_id(id).ok()
         });
     let request = Request::from_parts(parts, body);
+    if relayed {
+        // Answered here, once: not sent on again.
+        return match world {
+            Some(id) if state.server.thread_of_world(id).is_none() => {
+                (request, Where::Moving(id.0))
+            }
+            _ => (request, Where::Here),
+        };
+    }
     let placing = request.method() == Method::POST
         && request.uri().path() == "/worlds"
         && !request
@@ -52,7 +67,7 @@ async fn elsewhere(
             .split('&')
             .any(|p| p == "placed");
     if world.is_none() && !placing {
-        return (request, None);
+        return (request, Where::Here);
     }
     let server = state.server.clone();
     let address = tokio::task::spawn_blocking(move || match world {
@@ -64,7 +79,24 @@ async fn elsewhere(
     .await
     .ok()
     .flatten();
-    (request, address.map(|address| (address, placing)))
+    match address {
+        Some(address) => (request, Where::There { address, placing }),
+        None => (request, Where::Here),
+    }
+}
+
+/// The answer to a request relayed here for a world on its way between
+/// nodes: ask again in a second.
+fn moving(world: u64) -> Response<Body> {
+    let mut response = Answer::error(
+        503,
+        format!("world {world} is moving between nodes: ask again"),
+    )
+    .into_response();
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    response
 }
 
 /// Relays a request for a world (or a new world) another node should
@@ -74,9 +106,11 @@ pub(super) async fn answer_there(
     request: Request,
     next: Next,
 ) -> Response<Body> {
-    let (request, elsewhere) = elsewhere(&state, request).await;
-    let Some((address, placing)) = elsewhere else {
-        return next.run(request).await;
+    let (request, place) = elsewhere(&state, request).await;
+    let (address, placing) = match place {
+        Where::Here => return next.run(request).await,
+        Where::Moving(world) => return moving(world),
+        Where::There { address, placing } => (address, placing),
     };
     let uri = request.uri();
     let query = uri.query().unwrap_or_default();
@@ -100,10 +134,13 @@ pub(super) async fn forward_stream(
     next: Next,
 ) -> Response<Body> {
     match elsewhere(&state, request).await {
-        (request, Some((address, _))) => match forward::forward(&state, &address, request).await {
-            Ok(response) => response,
-            Err(answer) => answer.into_response(),
-        },
-        (request, None) => next.run(request).await,
+        (request, Where::There { address, .. }) => {
+            match forward::forward(&state, &address, request).await {
+                Ok(response) => response,
+                Err(answer) => answer.into_response(),
+            }
+        }
+        (_, Where::Moving(world)) => moving(world),
+        (request, Where::Here) => next.run(request).await,
     }
 }

@@ -32,6 +32,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
 
 use super::answer::Answer;
+use super::relay::RELAYED;
 use super::state::ControlState;
 use super::upgrade::{stream_slot, websocket_key};
 use crate::stream::{Closed, Liveness, StreamLimits, close, send_within};
@@ -66,8 +67,11 @@ pub(super) async fn forward(
     let key = websocket_key(request.headers())?;
     let limits = context.streams;
     let slot = stream_slot(context)?;
-    let unreachable =
-        |why: String| Answer::error(502, format!("the world's node at {address} {why}"));
+    // The client is told what failed; the log, where.
+    let unreachable = |why: String| {
+        tracing::warn!("forwarding a stream to the world's node at {address}: {why}");
+        Answer::error(502, format!("the world's node {why}"))
+    };
     let path = request
         .uri()
         .path_and_query()
@@ -81,6 +85,10 @@ pub(super) async fn forward(
             .headers_mut()
             .insert(SEC_WEBSOCKET_PROTOCOL, offer.clone());
     }
+    // Forwarded once at most: the world's node answers it itself.
+    upstream_request
+        .headers_mut()
+        .insert(RELAYED, HeaderValue::from_static("1"));
     let (client_config, upstream_config) = configs(&limits);
     let connected = tokio::time::timeout(CONNECT_WITHIN, async {
         let tcp = tokio::net::TcpStream::connect(address).await?;

@@ -3,8 +3,10 @@
 //! passes its answer back. A client talks to one address and follows no
 //! redirect, so its token never goes to an address it did not choose
 //! (`curl -L` and most HTTP clients drop `Authorization` on a redirect to
-//! another host; some send it on), and an address that is private to the
-//! fleet is never handed to it.
+//! another host; some send it on), and it needs no other node's address.
+//! The token crosses the fleet's own network in the clear: that network,
+//! and Redis's password (whoever holds it can list a node), are trusted as
+//! the token is.
 //!
 //! The request goes on as it came, within this surface's limits: its
 //! method, path and query, its body (read whole, within `max_body` and
@@ -12,17 +14,22 @@
 //! alone (the world's node checks the token again). `Host` names the
 //! world's node, and [`RELAYED`] tells it to answer itself, so a request
 //! is relayed once at most, even while the fleet's directory is behind.
-//! The answer comes back with its status, its `Content-Type` and its body
-//! (at most [`MAX_ANSWER`] bytes, within [`ANSWER_WITHIN`]). A node that
-//! cannot be reached is a 502 naming it; one that does not answer in time
-//! a 504.
+//! The answer comes back with its status, the headers of [`PASSED_BACK`]
+//! (the view page's security headers among them) and its body (at most
+//! [`MAX_ANSWER`] bytes, within [`ANSWER_WITHIN`]). While it is relayed,
+//! the connection is being answered, and is never the one shed. A node
+//! that cannot be reached is a 502, one that does not answer in time a
+//! 504; the client is not told its address (the log is).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
+use axum::http::header::{
+    AUTHORIZATION, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HOST, HeaderName,
+    REFERRER_POLICY, RETRY_AFTER, WWW_AUTHENTICATE,
+};
 use axum::http::{HeaderValue, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -32,6 +39,7 @@ use tokio::net::TcpStream;
 use super::answer::Answer;
 use super::extract::read_body;
 use super::forward::CONNECT_WITHIN;
+use super::shed::Waiting;
 use super::state::ControlState;
 
 /// The header a relayed request carries: its node answers it itself.
@@ -44,7 +52,17 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(60);
 /// The largest answer taken from the world's node: a stopped world's
 /// report holds its scene (a world of 5,000 entities reports in about
 /// 1 MB).
-const MAX_ANSWER: usize = 64 << 20;
+const MAX_ANSWER: usize = 16 << 20;
+
+/// The headers of the world's node's answer that come back with it.
+const PASSED_BACK: [HeaderName; 6] = [
+    CONTENT_TYPE,
+    CACHE_CONTROL,
+    REFERRER_POLICY,
+    CONTENT_SECURITY_POLICY,
+    WWW_AUTHENTICATE,
+    RETRY_AFTER,
+];
 
 /// Asks the node at `address` for `path_and_query` with `request`'s
 /// method, token and body, and answers with what it answered.
@@ -56,15 +74,31 @@ pub(super) async fn relay(
 ) -> Result<Response<Body>, Answer> {
     let (parts, body) = request.into_parts();
     let body = read_body(&parts.headers, body, &state.limits).await?;
-    let unreachable =
-        |why: String| Answer::error(502, format!("the world's node at {address} {why}"));
+    if let Some(waiting) = parts.extensions.get::<Waiting>()
+        && !waiting.answering()
+    {
+        // Closed to make room for another client: ask nothing.
+        return Err(Answer::error(
+            503,
+            "the connection was closed to make room for another client",
+        ));
+    }
+    // The client is told what failed; the log, where.
+    let failed = |status: u16, why: String| {
+        tracing::warn!(
+            "relaying {} to the world's node at {address}: {why}",
+            parts.uri.path()
+        );
+        Answer::error(status, format!("the world's node {why}"))
+    };
+    let unreachable = |why: String| failed(502, why);
     let stream = tokio::time::timeout(CONNECT_WITHIN, TcpStream::connect(address))
         .await
         .map_err(|_| {
-            unreachable(format!(
-                "did not answer within {} s",
-                CONNECT_WITHIN.as_secs()
-            ))
+            failed(
+                504,
+                format!("did not answer within {} s", CONNECT_WITHIN.as_secs()),
+            )
         })?
         .map_err(|error| unreachable(format!("cannot be reached: {error}")))?;
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
@@ -102,19 +136,18 @@ pub(super) async fn relay(
     let (answer, bytes) = tokio::time::timeout(ANSWER_WITHIN, exchange)
         .await
         .map_err(|_| {
-            Answer::error(
+            failed(
                 504,
-                format!(
-                    "the world's node at {address} did not answer within {} s",
-                    ANSWER_WITHIN.as_secs()
-                ),
+                format!("did not answer within {} s", ANSWER_WITHIN.as_secs()),
             )
         })?
         .map_err(|error| unreachable(format!("answered nothing whole: {error:#}")))?;
     let mut response = Response::new(Body::from(bytes));
     *response.status_mut() = answer.status;
-    if let Some(kind) = answer.headers.get(CONTENT_TYPE) {
-        response.headers_mut().insert(CONTENT_TYPE, kind.clone());
+    for name in PASSED_BACK {
+        if let Some(value) = answer.headers.get(&name) {
+            response.headers_mut().insert(name, value.clone());
+        }
     }
     Ok(response)
 }
