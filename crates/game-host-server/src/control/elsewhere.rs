@@ -20,7 +20,8 @@ use axum::response::IntoResponse;
 use super::answer::Answer;
 use super::extract::world_id;
 use super::forward;
-use super::relay::{RELAYED, relay};
+use super::peer::RELAYED;
+use super::relay::relay;
 use super::state::ControlState;
 
 /// Where a request is answered.

@@ -32,13 +32,10 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
 
 use super::answer::Answer;
-use super::relay::RELAYED;
+use super::peer::{CONNECT_WITHIN, RELAYED};
 use super::state::ControlState;
 use super::upgrade::{stream_slot, websocket_key};
 use crate::stream::{Closed, Liveness, StreamLimits, close, send_within};
-
-/// How long connecting to the world's node may take.
-pub(super) const CONNECT_WITHIN: Duration = Duration::from_secs(5);
 
 /// The largest message (and frame) taken from the world's node: what a
 /// server sends a client whole, a snapshot of a large world included

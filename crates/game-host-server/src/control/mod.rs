@@ -54,6 +54,7 @@ mod forward;
 mod guard;
 mod handlers;
 mod limits;
+mod peer;
 mod relay;
 mod routes;
 mod shed;
@@ -62,6 +63,7 @@ mod state;
 mod tls;
 #[cfg(not(feature = "tls"))]
 mod tls_absent;
+mod tls_files;
 mod upgrade;
 
 use std::net::SocketAddr;
@@ -91,6 +93,7 @@ use tls_absent::Tls;
 pub use auth::ControlToken;
 pub use limits::ControlLimits;
 pub use state::Catalog;
+pub use tls_files::TlsFiles;
 
 /// How the control surface is set up.
 #[derive(Clone, Default)]
@@ -109,15 +112,6 @@ pub struct ControlConfig {
     /// Serve https and wss (only) with this certificate and key, read
     /// again when they change; `None`: plain http and ws.
     pub tls: Option<TlsFiles>,
-}
-
-/// The PEM files of the surface's certificate (followed by its chain) and
-/// its private key, for https and wss (a server built with the `tls`
-/// feature).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TlsFiles {
-    pub cert: std::path::PathBuf,
-    pub key: std::path::PathBuf,
 }
 
 /// The HTTP listener and the thread that serves it; dropping it stops

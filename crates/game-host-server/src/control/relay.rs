@@ -38,12 +38,9 @@ use tokio::net::TcpStream;
 
 use super::answer::Answer;
 use super::extract::read_body;
-use super::forward::CONNECT_WITHIN;
+use super::peer::{CONNECT_WITHIN, RELAYED};
 use super::shed::Waiting;
 use super::state::ControlState;
-
-/// The header a relayed request carries: its node answers it itself.
-pub(crate) const RELAYED: &str = "x-game-host-relayed";
 
 /// How long the world's node may take to answer (a world stopped or
 /// started there answers when it has).

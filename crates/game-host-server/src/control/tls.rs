@@ -27,7 +27,7 @@ use rustls::sign::CertifiedKey;
 use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 
-use super::TlsFiles;
+use super::tls_files::TlsFiles;
 use game_host::files::read_capped;
 use game_host::sync::RwLockExt;
 

@@ -7,7 +7,7 @@ use std::convert::Infallible;
 use anyhow::{Result, bail};
 use tokio::sync::watch;
 
-use super::TlsFiles;
+use super::tls_files::TlsFiles;
 
 /// Never made: loading fails.
 pub(crate) struct Tls {
