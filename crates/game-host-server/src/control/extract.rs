@@ -89,16 +89,7 @@ impl FromRequest<Arc<ControlState>> for Asked {
 
     async fn from_request(request: Request, state: &Arc<ControlState>) -> Result<Self, Answer> {
         let (parts, body) = request.into_parts();
-        let body = read_body(&parts.headers, body, &state.limits).await?;
-        if let Some(waiting) = parts.extensions.get::<Waiting>()
-            && !waiting.answering()
-        {
-            // Closed to make room for another client: answer nothing.
-            return Err(Answer::error(
-                503,
-                "the connection was closed to make room for another client",
-            ));
-        }
+        let body = take_body(&parts, body, &state.limits).await?;
         Ok(Asked {
             body,
             starting: state.starting.load(Ordering::Relaxed),
@@ -113,8 +104,30 @@ impl FromRequest<Arc<ControlState>> for Asked {
     }
 }
 
+/// The whole body as UTF-8 text, within the limits; from then on the
+/// connection is being answered (here, or by the world's node a request is
+/// relayed to), and is never the one shed. One closed to make room for
+/// another client while its body arrived is answered 503, and nothing of
+/// it is used.
+pub(super) async fn take_body(
+    parts: &Parts,
+    body: axum::body::Body,
+    limits: &ControlLimits,
+) -> Result<String, Answer> {
+    let body = read_body(&parts.headers, body, limits).await?;
+    if let Some(waiting) = parts.extensions.get::<Waiting>()
+        && !waiting.answering()
+    {
+        return Err(Answer::error(
+            503,
+            "the connection was closed to make room for another client",
+        ));
+    }
+    Ok(body)
+}
+
 /// The whole body as UTF-8 text, within the limits.
-pub(super) async fn read_body(
+async fn read_body(
     headers: &HeaderMap,
     body: axum::body::Body,
     limits: &ControlLimits,

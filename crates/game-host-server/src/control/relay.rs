@@ -37,9 +37,8 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
 use super::answer::Answer;
-use super::extract::read_body;
+use super::extract::take_body;
 use super::peer::{CONNECT_WITHIN, RELAYED};
-use super::shed::Waiting;
 use super::state::ControlState;
 
 /// How long the world's node may take to answer (a world stopped or
@@ -70,16 +69,7 @@ pub(super) async fn relay(
     request: Request,
 ) -> Result<Response<Body>, Answer> {
     let (parts, body) = request.into_parts();
-    let body = read_body(&parts.headers, body, &state.limits).await?;
-    if let Some(waiting) = parts.extensions.get::<Waiting>()
-        && !waiting.answering()
-    {
-        // Closed to make room for another client: ask nothing.
-        return Err(Answer::error(
-            503,
-            "the connection was closed to make room for another client",
-        ));
-    }
+    let body = take_body(&parts, body, &state.limits).await?;
     // The client is told what failed; the log, where.
     let failed = |status: u16, why: String| {
         tracing::warn!(
