@@ -5,6 +5,8 @@
  * import { GameClient } from "@game-host/client";
  *
  * const client = new GameClient({ server: "http://127.0.0.1:9464", world: 1, token });
+ * // or, on a server that lets players join from pages (`host serve --play arena`):
+ * // const client = await join("https://play.example", "arena");
  * client.on("enter", (e) => console.log(`${e.name} came into view`));
  * client.on("message", (channel, payload) => console.log(channel, payload));
  * await client.connect();
@@ -22,6 +24,7 @@
  */
 
 export { GameClient } from "./client.js";
+export { join, JoinError } from "./join.js";
 export { decodeDelta, unpackRotation, ROTATION_BITS, SCALE_STEP } from "./delta.js";
 export { DELTA_PROTOCOL, parseJson, ProtocolError } from "./protocol.js";
 export { EntityTable } from "./table.js";

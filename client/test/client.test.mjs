@@ -250,3 +250,30 @@ test(
     }
   },
 );
+
+// The public join (`host serve --play arena`): `join` seats the player in a
+// world with room, or the server starts another, with no operator token.
+test("join seats players in a world with room, starts another when it is full, and says why it refused", async () => {
+  const server = await serve([scripts.arena, "--play", "arena", "--max-players", "2", "--worlds", "0"]);
+  const clients = [];
+  try {
+    for (let i = 0; i < 3; i++) clients.push(await lib.join(server.url, "arena"));
+    assert.deepEqual(clients.map((c) => c.player), [1, 2, 1]);
+    // Each sees its own avatar, which the arena spawns when it joins.
+    for (const client of clients) {
+      const own = `player-${client.player}`;
+      await until(() => [...client.entities.values()].some((e) => e.name === own), own);
+    }
+    const worlds = await (await fetch(`${server.url}/worlds`)).json();
+    assert.deepEqual(worlds.map((w) => [w.id, w.players]), [[1, 2], [2, 1]]);
+    await assert.rejects(lib.join(server.url, "chess"), (error) => {
+      assert.ok(error instanceof lib.JoinError);
+      assert.equal(error.status, 404);
+      assert.match(error.message, /no game `chess` here \(this server's is `arena`\)/);
+      return true;
+    });
+  } finally {
+    for (const client of clients) client.close();
+    await server.stop();
+  }
+});

@@ -22,6 +22,13 @@ impl Server {
         self.hub(id)?.admit()
     }
 
+    /// Admits a player who joined through the public join (`POST /play`)
+    /// to a running world: a player who joined that way and has had no
+    /// client for a minute gives its seat up to it if need be.
+    pub fn admit_public_player(&self, id: WorldId) -> Result<(PlayerId, String)> {
+        self.hub(id)?.admit_public()
+    }
+
     /// The players of a running world, in order, each with whether a
     /// client of its is connected.
     pub fn players(&self, id: WorldId) -> Result<Vec<(PlayerId, bool)>> {

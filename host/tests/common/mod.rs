@@ -11,6 +11,7 @@ pub mod game;
 pub mod memory;
 pub mod scratch;
 pub mod serve;
+pub mod site;
 pub mod tls;
 pub mod watching;
 

@@ -11,6 +11,7 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../../client/src/client.js"),
     ),
     ("delta.js", include_str!("../../../../client/src/delta.js")),
+    ("join.js", include_str!("../../../../client/src/join.js")),
     (
         "protocol.js",
         include_str!("../../../../client/src/protocol.js"),

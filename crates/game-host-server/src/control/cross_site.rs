@@ -7,7 +7,8 @@
 //! Jupyter's local servers do:
 //! - every request's `Host` must be a loopback name or the listen address;
 //! - a request that changes state (and a stream's upgrade) must carry no
-//!   `Origin` but this server's own;
+//!   `Origin` but this server's own (or, for what lets a player in, one
+//!   the operator allowed: `allowed`);
 //! - a request that changes state and has a `Content-Type` must have JSON's.
 //!
 //! With a token, the token guards every request that changes state, and a
@@ -19,10 +20,17 @@ use hyper::HeaderMap;
 use hyper::header::{CONTENT_TYPE, HOST, ORIGIN};
 
 use super::answer::Answer;
+use super::origins::AllowedOrigins;
 
 /// Checks a request without a token: `changes` when it changes state (or
-/// opens a stream). `listen` is the address the server listens on.
-pub(super) fn check(headers: &HeaderMap, changes: bool, listen: SocketAddr) -> Result<(), Answer> {
+/// opens a stream). `listen` is the address the server listens on;
+/// `allowed`, the origins whose pages may make the request besides its own.
+pub(super) fn check(
+    headers: &HeaderMap,
+    changes: bool,
+    listen: SocketAddr,
+    allowed: &AllowedOrigins,
+) -> Result<(), Answer> {
     let Some(host) = headers.get(HOST).and_then(|h| h.to_str().ok()) else {
         return Err(Answer::error(400, "the request has no `Host` header"));
     };
@@ -49,13 +57,20 @@ pub(super) fn check(headers: &HeaderMap, changes: bool, listen: SocketAddr) -> R
                 Some((_, at)) if !at.contains(']') => local(host, listen),
                 _ => local(&format!("{host}:{port}"), listen),
             });
-        if !own {
+        if !own && !allowed.allows(origin) {
             return Err(Answer::error(
                 403,
                 format!("a request from `Origin: {origin}` may not change this server's worlds"),
             ));
         }
     }
+    json_only(headers)
+}
+
+/// A request that changes state and says what its body is must say JSON:
+/// a form or `text/plain` is what a page of another site can send without
+/// asking the browser first.
+pub(super) fn json_only(headers: &HeaderMap) -> Result<(), Answer> {
     if let Some(kind) = headers.get(CONTENT_TYPE) {
         let kind = kind.to_str().unwrap_or("?");
         let essence = kind.split(';').next().unwrap_or("").trim();
@@ -106,7 +121,9 @@ mod tests {
 
     fn status(pairs: &[(&'static str, &str)], changes: bool) -> u16 {
         let listen: SocketAddr = "127.0.0.1:9464".parse().unwrap();
-        check(&headers(pairs), changes, listen).map_or_else(|answer| answer.status, |()| 200)
+        let allowed = AllowedOrigins::new(&["https://game.example"]).unwrap();
+        check(&headers(pairs), changes, listen, &allowed)
+            .map_or_else(|answer| answer.status, |()| 200)
     }
 
     #[test]
@@ -136,6 +153,11 @@ mod tests {
             403
         );
         assert_eq!(status(&[host, ("origin", "null")], true), 403);
+        // An origin the operator allowed.
+        assert_eq!(
+            status(&[host, ("origin", "https://game.example")], true),
+            200
+        );
         assert_eq!(
             status(&[host, ("origin", "http://localhost:9464")], true),
             200

@@ -10,17 +10,31 @@
 //!   another site's `Origin` or a `Content-Type` other than JSON's is
 //!   refused; with one, the token is checked, before the body is read.
 //!
+//! - [`public`], on the public join (`POST /play`): a page of another
+//!   site is refused unless the operator allowed its origin, and answered
+//!   CORS when it did; a `Content-Type` other than JSON's is refused; joins
+//!   are counted per client address (429 and `Retry-After` past the rate).
+//!
 //! And [`answered`], on every request: once its answer is on its way (any
 //! but a stream's upgrade), the connection waits on its client again.
 
 use std::sync::Arc;
 
+use std::time::Instant;
+
 use axum::extract::{Request, State};
-use axum::http::StatusCode;
+use axum::http::header::{
+    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
+    ACCESS_CONTROL_MAX_AGE, HOST, HeaderValue, ORIGIN, RETRY_AFTER, VARY,
+};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use super::answer::Answer;
 use super::cross_site;
+use super::extract::ClientAddress;
+use super::origins::AllowedOrigins;
 use super::shed::Waiting;
 use super::state::ControlState;
 
@@ -52,7 +66,8 @@ async fn without_token(
     changes: bool,
 ) -> Response {
     if state.token.is_none()
-        && let Err(refused) = cross_site::check(request.headers(), changes, state.listen)
+        && let Err(refused) =
+            cross_site::check(request.headers(), changes, state.listen, &state.origins)
     {
         return refused.into_response();
     }
@@ -73,7 +88,12 @@ pub(super) async fn changes(
 ) -> Response {
     let checked = match &state.token {
         Some(token) => token.check(request.headers()),
-        None => cross_site::check(request.headers(), true, state.listen),
+        None => cross_site::check(
+            request.headers(),
+            true,
+            state.listen,
+            &AllowedOrigins::none(),
+        ),
     };
     match checked {
         Ok(()) => {
@@ -82,6 +102,89 @@ pub(super) async fn changes(
         }
         Err(refused) => refused.into_response(),
     }
+}
+
+/// The public join: no token, but only pages of this server's own origin
+/// or of one allowed; joins counted per client address.
+pub(super) async fn public(
+    State(state): State<Arc<ControlState>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let headers = request.headers();
+    let origin = headers
+        .get(ORIGIN)
+        .map(|origin| origin.to_str().unwrap_or("?").to_owned());
+    let checked = match &state.token {
+        None => cross_site::check(headers, true, state.listen, &state.origins),
+        Some(_) => same_site_or_allowed(headers, origin.as_deref(), &state.origins)
+            .and_then(|()| cross_site::json_only(headers)),
+    };
+    if let Err(refused) = checked {
+        return refused.into_response();
+    }
+    let preflight = request.method() == Method::OPTIONS;
+    if !preflight
+        && let Some(playing) = &state.play
+        && let Some(ClientAddress(address)) = request.extensions().get::<ClientAddress>()
+        && let Err(wait) = playing.buckets.take(*address, Instant::now())
+    {
+        let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
+        let mut refused = Answer::error(
+            429,
+            format!("too many joins from this address: join again in {seconds} s"),
+        )
+        .into_response();
+        refused.headers_mut().insert(RETRY_AFTER, seconds.into());
+        return refused;
+    }
+    let mut response = next.run(request).await;
+    if let Some(origin) = origin
+        && state.origins.allows(&origin)
+        && let Ok(origin) = HeaderValue::from_str(&origin)
+    {
+        let headers = response.headers_mut();
+        headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+        headers.insert(VARY, HeaderValue::from_static("Origin"));
+        if preflight {
+            headers.insert(
+                ACCESS_CONTROL_ALLOW_METHODS,
+                HeaderValue::from_static("POST"),
+            );
+            headers.insert(
+                ACCESS_CONTROL_ALLOW_HEADERS,
+                HeaderValue::from_static("content-type"),
+            );
+            headers.insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+        }
+    }
+    response
+}
+
+/// With a token the server may be reached under any name: a page of its
+/// own is one whose origin names the host the request was sent to.
+fn same_site_or_allowed(
+    headers: &HeaderMap,
+    origin: Option<&str>,
+    allowed: &AllowedOrigins,
+) -> Result<(), Answer> {
+    let Some(origin) = origin else {
+        return Ok(());
+    };
+    let host = headers.get(HOST).and_then(|host| host.to_str().ok());
+    let own = origin
+        .split_once("://")
+        .is_some_and(|(_, named)| host.is_some_and(|host| named.eq_ignore_ascii_case(host)));
+    if own || allowed.allows(origin) {
+        return Ok(());
+    }
+    Err(Answer::error(
+        403,
+        format!(
+            "a page from `Origin: {origin}` may not let players in here (the operator allows \
+             the origins of --allow-origin)"
+        ),
+    ))
 }
 
 /// Marks the connection waiting on its client again once the answer is on

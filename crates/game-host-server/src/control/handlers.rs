@@ -37,7 +37,7 @@ pub(crate) fn unready(server: &Server, starting: bool) -> Option<&'static str> {
 
 /// Runs `answer` on a blocking thread of the control surface's runtime:
 /// what may wait on the loop threads, or start a world.
-async fn off_loop(
+pub(super) async fn off_loop(
     state: &Arc<ControlState>,
     answer: impl FnOnce(&ControlState) -> Answer + Send + 'static,
 ) -> Answer {

@@ -18,6 +18,7 @@
 //! | `GET /worlds/7/stream?token=T` | a WebSocket: the player's stream (see [`crate::stream`]) |
 //! | `GET /worlds/7/view?token=T` | a page that draws the world from the stream and sends its keys |
 //! | `GET /client/index.js` (and the files it imports) | the players' client library the page runs on |
+//! | `POST /play` `{"game": "arena"}` (no token; with `--play`) | 201 `{"world": 7, "player": 1, "token": "...", "stream": ..., "view": ...}`: a seat in a world with room, or in a new one |
 //!
 //! A node of a fleet answers for every world of the fleet: a request for a
 //! world another node holds, or a new world that another node has more
@@ -39,7 +40,11 @@
 //! - hold up a shutdown: answers under way get a short drain, then every
 //!   connection is closed;
 //! - change the worlds without the bearer token ([`ControlToken`]), when
-//!   one is set; without one, the surface only listens on loopback.
+//!   one is set; without one, the surface only listens on loopback;
+//! - take seats without end through the public join (`POST /play`, off
+//!   unless the server has a game to [`Play`]): joins are counted per
+//!   client address ([`JoinRate`]), and a page of an origin the operator
+//!   did not allow ([`AllowedOrigins`]) is refused.
 //!
 //! A body that is cut off, or not UTF-8, is refused with 400; nothing of it
 //! is used.
@@ -54,7 +59,10 @@ mod forward;
 mod guard;
 mod handlers;
 mod limits;
+mod origins;
 mod peer;
+mod play;
+mod rate;
 mod relay;
 mod routes;
 mod shed;
@@ -83,6 +91,7 @@ use tower::ServiceExt;
 
 use super::Server;
 use crate::stream::StreamLimits;
+use extract::ClientAddress;
 use shed::{Connection, Connections};
 use state::ControlState;
 #[cfg(feature = "tls")]
@@ -92,6 +101,9 @@ use tls_absent::Tls;
 
 pub use auth::ControlToken;
 pub use limits::ControlLimits;
+pub use origins::AllowedOrigins;
+pub use play::Play;
+pub use rate::JoinRate;
 pub use state::Catalog;
 pub use tls_files::TlsFiles;
 
@@ -112,6 +124,12 @@ pub struct ControlConfig {
     /// Serve https and wss (only) with this certificate and key, read
     /// again when they change; `None`: plain http and ws.
     pub tls: Option<TlsFiles>,
+    /// Let players join without a token (`POST /play`); `None`: only the
+    /// operator admits players.
+    pub play: Option<Play>,
+    /// Pages of these origins may let players in, besides the server's
+    /// own (CORS on `POST /play`; their players' streams taken).
+    pub allow_origins: AllowedOrigins,
 }
 
 /// The HTTP listener and the thread that serves it; dropping it stops
@@ -161,6 +179,8 @@ impl ControlServer {
             streams: config.streams,
             stream_slots: Arc::new(Semaphore::new(config.streams.max_streams)),
             starting: AtomicBool::new(config.starting),
+            play: config.play.map(play::Playing::new),
+            origins: config.allow_origins,
         });
         let (stop, stopped) = watch::channel(false);
         let serving = context.clone();
@@ -237,7 +257,7 @@ async fn serve(
         tokio::select! {
             _ = stop.changed() => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => {
+                Ok((stream, peer)) => {
                     let slot = match slots.clone().try_acquire_owned() {
                         Ok(slot) => slot,
                         Err(_) if connections.shed_slowest() => {
@@ -272,7 +292,7 @@ async fn serve(
                     let stop = stop.clone();
                     tokio::spawn(async move {
                         match tls {
-                            None => answer(&http, stream, router, waiting, stop, shed).await,
+                            None => answer(&http, stream, peer, router, waiting, stop, shed).await,
                             Some(tls) => {
                                 // The handshake within the headers' time,
                                 // and shed like a connection waiting on them.
@@ -283,7 +303,7 @@ async fn serve(
                                     _ = &mut shed => None,
                                 };
                                 if let Some(stream) = stream {
-                                    answer(&http, stream, router, waiting, stop, shed).await;
+                                    answer(&http, stream, peer, router, waiting, stop, shed).await;
                                 }
                             }
                         }
@@ -317,6 +337,7 @@ async fn serve(
 async fn answer<S>(
     http: &http1::Builder,
     io: S,
+    peer: SocketAddr,
     router: axum::Router,
     waiting: shed::Waiting,
     stop: watch::Receiver<bool>,
@@ -331,6 +352,7 @@ async fn answer<S>(
             // guards and the body reader.
             service_fn(move |mut request: Request<Incoming>| {
                 request.extensions_mut().insert(waiting.clone());
+                request.extensions_mut().insert(ClientAddress(peer.ip()));
                 router.clone().oneshot(request)
             }),
         )

@@ -8,10 +8,11 @@
 //! | [`read`] | `GET` alone | the fleet's relay to the world's node (`elsewhere`) |
 //! | [`stream`] | `GET` (a WebSocket) | another site refused (`guard::players`), the fleet's forward |
 //! | [`change`] | any | the token, or another site refused (`guard::changes`), then the fleet's relay |
+//! | [`public`] | `POST` (and its preflight) | sites not allowed refused, joins counted per address (`guard::public`) |
 //!
 //! So a route that changes the worlds cannot be declared unguarded: `read`
-//! makes only `GET` routes, and every other method comes through
-//! `change`. On every request, before its route: `Host` checked without a
+//! makes only `GET` routes, every other method comes through `change`,
+//! and `public` only for the public join, which its guard rate-limits. On every request, before its route: `Host` checked without a
 //! token (`guard::hosts`), and the connection marked waiting again once
 //! answered (`guard::answered`). 404 and 405 come from the router, in the
 //! surface's JSON.
@@ -37,6 +38,9 @@ pub(crate) enum Guard {
     Stream,
     /// It changes the worlds: the control token.
     Change,
+    /// It lets a player in without a token: pages of allowed origins,
+    /// joins counted per client address.
+    Public,
 }
 
 type State = Arc<ControlState>;
@@ -98,6 +102,21 @@ where
     }
 }
 
+/// The public join: `POST` without a token, and the preflight of a page
+/// of another origin (`OPTIONS`), both through `guard::public`.
+fn public<H, T>(path: &'static str, handler: H) -> Declared
+where
+    H: Handler<T, State>,
+    T: 'static,
+{
+    Declared {
+        guard: Guard::Public,
+        method: Method::POST,
+        path,
+        route: axum::routing::post(handler).options(crate::control::play::preflight),
+    }
+}
+
 /// Every route of the control surface.
 pub(crate) fn table() -> Vec<Declared> {
     use handlers::*;
@@ -116,6 +135,7 @@ pub(crate) fn table() -> Vec<Declared> {
         change(Method::POST, "/worlds/{id}/events", send_event),
         change(Method::POST, "/worlds/{id}/players", admit),
         change(Method::DELETE, "/worlds/{id}/players/{player}", remove),
+        public("/play", super::play::play),
     ]
 }
 
@@ -124,11 +144,13 @@ pub(super) fn router(state: State) -> Router {
     let mut reads = Router::new();
     let mut streams = Router::new();
     let mut changes = Router::new();
+    let mut public = Router::new();
     for declared in table() {
         let group = match declared.guard {
             Guard::Read => &mut reads,
             Guard::Stream => &mut streams,
             Guard::Change => &mut changes,
+            Guard::Public => &mut public,
         };
         *group = std::mem::take(group).route(declared.path, declared.route);
     }
@@ -140,10 +162,12 @@ pub(super) fn router(state: State) -> Router {
     let changes = changes
         .route_layer(from_fn_with_state(state.clone(), elsewhere::answer_there))
         .route_layer(from_fn_with_state(state.clone(), guard::changes));
+    let public = public.route_layer(from_fn_with_state(state.clone(), guard::public));
     Router::new()
         .merge(reads)
         .merge(streams)
         .merge(changes)
+        .merge(public)
         .fallback(not_found)
         .method_not_allowed_fallback(not_allowed)
         .layer(from_fn_with_state(state.clone(), guard::hosts))
@@ -190,6 +214,8 @@ mod tests {
             streams: StreamLimits::default(),
             stream_slots: Arc::new(Semaphore::new(1)),
             starting: AtomicBool::new(false),
+            play: None,
+            origins: crate::control::AllowedOrigins::none(),
         })
     }
 
@@ -215,16 +241,27 @@ mod tests {
         let declared = table();
         for route in &declared {
             assert!(
-                route.method == Method::GET || route.guard == Guard::Change,
+                route.method == Method::GET || matches!(route.guard, Guard::Change | Guard::Public),
                 "{} {} changes the worlds and is not declared with `change`",
                 route.method,
                 route.path
             );
         }
+        // The one public route is the join, and it is off by default.
+        let public: Vec<_> = declared
+            .iter()
+            .filter(|route| route.guard == Guard::Public)
+            .map(|route| route.path)
+            .collect();
+        assert_eq!(public, ["/play"]);
         // Every path, with every method that could change something, and
         // no token: refused (401), or not a route (405).
         let router = router(state());
-        let mut paths: Vec<&str> = declared.iter().map(|route| route.path).collect();
+        let mut paths: Vec<&str> = declared
+            .iter()
+            .filter(|route| route.guard != Guard::Public)
+            .map(|route| route.path)
+            .collect();
         paths.dedup();
         for path in paths {
             let path = concrete(path);
@@ -236,6 +273,11 @@ mod tests {
                 );
             }
         }
+        assert_eq!(
+            status(&router, Method::POST, "/play").await,
+            StatusCode::NOT_FOUND,
+            "a server without --play lets no player in without its operator"
+        );
         // The reads stay open, and an unknown path is a 404.
         assert_eq!(
             status(&router, Method::GET, "/healthz").await,
@@ -266,6 +308,7 @@ mod tests {
                     Guard::Read => "open",
                     Guard::Stream => "stream",
                     Guard::Change => "change",
+                    Guard::Public => "public",
                 };
                 (format!("{} {}", route.method, route.path), guard.to_owned())
             })

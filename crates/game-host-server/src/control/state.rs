@@ -8,6 +8,8 @@ use tokio::sync::Semaphore;
 
 use super::auth::ControlToken;
 use super::limits::ControlLimits;
+use super::origins::AllowedOrigins;
+use super::play::Playing;
 use crate::Server;
 use crate::stream::StreamLimits;
 use game_host::guest::engine::ScriptComponent;
@@ -24,6 +26,11 @@ pub(crate) struct ControlState {
     /// Streams open now, within `streams.max_streams`.
     pub stream_slots: Arc<Semaphore>,
     pub starting: AtomicBool,
+    /// The public join (`POST /play`), when the server has one.
+    pub play: Option<Playing>,
+    /// Pages of these origins may let players in (`POST /play`, a
+    /// player's stream) besides the server's own.
+    pub origins: AllowedOrigins,
 }
 
 /// What `POST /worlds` may start.

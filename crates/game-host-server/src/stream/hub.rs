@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 use anyhow::{Result, bail};
 
 use super::backlog::{Backlog, DEFAULT_KEPT_BYTES, Follower, Weighed};
-use super::seats::{Route, Seats, digest};
+use super::seats::{PUBLIC_SEAT_ABSENCE, Route, Seats, digest};
 use super::tracker::SceneTracker;
 use super::view::{PlayerViews, Routes, visible};
 use super::wire::EntityState;
@@ -124,7 +124,33 @@ impl WorldHub {
     /// Admits a player (its join reaches the world's next frame): its id
     /// and token.
     pub(crate) fn admit(&self) -> Result<(PlayerId, String)> {
-        let (player, token) = self.seats.lock_unpoisoned().admit(self.max_players)?;
+        self.admit_as(false)
+    }
+
+    /// Admits a player through the public join: when the world is full,
+    /// the seats of those who joined that way and stayed away
+    /// [`PUBLIC_SEAT_ABSENCE`] are given up first.
+    pub(crate) fn admit_public(&self) -> Result<(PlayerId, String)> {
+        let absent = {
+            let seats = self.seats.lock_unpoisoned();
+            match seats.len() >= self.max_players {
+                true => seats.absent_public(PUBLIC_SEAT_ABSENCE, std::time::Instant::now()),
+                false => Vec::new(),
+            }
+        };
+        for player in absent {
+            self.remove(player, "it stayed away and its seat went to another player");
+        }
+        self.admit_as(true)
+    }
+
+    fn admit_as(&self, public: bool) -> Result<(PlayerId, String)> {
+        let mut seats = self.seats.lock_unpoisoned();
+        let (player, token) = match public {
+            true => seats.admit_public(self.max_players)?,
+            false => seats.admit(self.max_players)?,
+        };
+        drop(seats);
         // On the disk before the token is handed out (no client can use it
         // before then).
         if let Some(log) = &self.seat_log

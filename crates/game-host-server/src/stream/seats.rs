@@ -29,6 +29,12 @@ fn size(message: &PlayerMessage) -> usize {
 pub(crate) const CONNECTS: usize = 5;
 pub(crate) const CONNECTS_WITHIN: Duration = Duration::from_secs(10);
 
+/// How long a player who joined through the public join (`POST /play`)
+/// may stay away, with no client connected, and keep its seat once another
+/// player needs room: a page closed for good gives its seat back, a
+/// reconnection within it keeps it.
+pub(crate) const PUBLIC_SEAT_ABSENCE: Duration = Duration::from_secs(60);
+
 /// A token's digest: tokens are compared (and looked up) by it only.
 pub(crate) fn digest(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
@@ -46,6 +52,11 @@ struct Seat {
     bucket: Option<Bucket>,
     /// When its last connections were opened.
     connects: VecDeque<Instant>,
+    /// Since when no client streams for it (from its admission on).
+    absent_since: Option<Instant>,
+    /// It joined through the public join: its seat goes to another player
+    /// once it stayed away [`PUBLIC_SEAT_ABSENCE`].
+    public: bool,
 }
 
 /// The players of one world.
@@ -93,6 +104,33 @@ impl Seats {
         Ok((id, token))
     }
 
+    /// Admits a player through the public join, up to `max` at once: its
+    /// seat goes to another once it stayed away too long
+    /// ([`Seats::absent_public`]).
+    pub fn admit_public(&mut self, max: usize) -> Result<(PlayerId, String)> {
+        let (id, token) = self.admit(max)?;
+        if let Some(seat) = self.by_id.get_mut(&id) {
+            seat.public = true;
+        }
+        Ok((id, token))
+    }
+
+    /// The players who joined through the public join and have had no
+    /// client for longer than `longer_than`, as of `now`.
+    pub fn absent_public(&self, longer_than: Duration, now: Instant) -> Vec<PlayerId> {
+        let mut absent: Vec<PlayerId> = (self.by_id.iter())
+            .filter(|(_, seat)| {
+                seat.public
+                    && seat
+                        .absent_since
+                        .is_some_and(|since| now.saturating_duration_since(since) > longer_than)
+            })
+            .map(|(player, _)| *player)
+            .collect();
+        absent.sort_unstable();
+        absent
+    }
+
     fn seat(&mut self, id: PlayerId, token: [u8; 32]) {
         let seat = Seat {
             token,
@@ -101,6 +139,8 @@ impl Seats {
             mailbox_bytes: 0,
             bucket: None,
             connects: VecDeque::new(),
+            absent_since: Some(Instant::now()),
+            public: false,
         };
         self.by_token.insert(seat.token, id);
         self.by_id.insert(id, seat);
@@ -223,6 +263,7 @@ impl Seats {
             let _ = older.send("another client connected for this player");
         }
         seat.mailbox_bytes = 0;
+        seat.absent_since = None;
         Some((self.connections, told, seat.mailbox.drain(..).collect()))
     }
 
@@ -233,6 +274,7 @@ impl Seats {
             && seat.client.as_ref().is_some_and(|(n, _)| *n == number)
         {
             seat.client = None;
+            seat.absent_since = Some(Instant::now());
         }
     }
 
@@ -317,6 +359,34 @@ mod tests {
         seats.end(9, "finished its frames", false);
         assert!(seats.connect(one).is_none());
         assert_eq!(seats.ended(), Some(&(9, "finished its frames".to_owned())));
+    }
+
+    #[test]
+    fn a_public_player_away_too_long_is_found_and_an_admitted_one_never() {
+        let mut seats = Seats::default();
+        let (public, _) = seats.admit_public(3).unwrap();
+        let (admitted, _) = seats.admit(3).unwrap();
+        let (connected, _) = seats.admit_public(3).unwrap();
+        let (number, _, _) = seats.connect(connected).unwrap();
+        let long = Instant::now() + PUBLIC_SEAT_ABSENCE + Duration::from_secs(1);
+        assert_eq!(seats.absent_public(PUBLIC_SEAT_ABSENCE, long), [public]);
+        assert!(
+            seats
+                .absent_public(PUBLIC_SEAT_ABSENCE, Instant::now())
+                .is_empty()
+        );
+        // Away from its disconnection on.
+        seats.disconnect(connected, number);
+        let later = Instant::now() + PUBLIC_SEAT_ABSENCE + Duration::from_secs(1);
+        assert_eq!(
+            seats.absent_public(PUBLIC_SEAT_ABSENCE, later),
+            [public, connected]
+        );
+        assert!(
+            !seats
+                .absent_public(PUBLIC_SEAT_ABSENCE, later)
+                .contains(&admitted)
+        );
     }
 
     #[test]

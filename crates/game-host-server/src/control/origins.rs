@@ -1,0 +1,90 @@
+//! The web origins whose pages may let players in ([`AllowedOrigins`],
+//! `--allow-origin`): a game page served from its own site calls
+//! `POST /play` and opens the player's stream across origins. For those
+//! origins the public routes answer CORS (the preflight, and
+//! `Access-Control-Allow-Origin` on the answer); a request from any other
+//! site is refused outright (403), so a page the operator did not allow
+//! takes no seat, whatever the browser would have shown it.
+
+use anyhow::{Result, bail};
+
+/// Origins allowed besides the server's own: `scheme://host[:port]`, or
+/// `*` for every page.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AllowedOrigins(Vec<String>);
+
+impl AllowedOrigins {
+    /// Checks each origin's form: `http(s)://host[:port]`, with nothing
+    /// after it, or `*`.
+    pub fn new<S: AsRef<str>>(origins: &[S]) -> Result<Self> {
+        let mut allowed = Vec::new();
+        for origin in origins {
+            let origin = origin.as_ref().trim();
+            if origin != "*" {
+                let Some(rest) = origin
+                    .strip_prefix("https://")
+                    .or_else(|| origin.strip_prefix("http://"))
+                else {
+                    bail!(
+                        "--allow-origin `{origin}` is not an origin: give `https://HOST[:PORT]` \
+                         (or `http://`), or `*`"
+                    );
+                };
+                if rest.is_empty() || rest.contains(['/', '?', '#', ' ', '@']) {
+                    bail!(
+                        "--allow-origin `{origin}` is not an origin: a page's origin is \
+                         `https://HOST[:PORT]`, with no path (not even `/`)"
+                    );
+                }
+            }
+            allowed.push(origin.to_ascii_lowercase());
+        }
+        Ok(AllowedOrigins(allowed))
+    }
+
+    /// No origin but the server's own.
+    pub fn none() -> Self {
+        AllowedOrigins::default()
+    }
+
+    /// Whether a page from `origin` (a request's `Origin` header) may let
+    /// its player in.
+    pub fn allows(&self, origin: &str) -> bool {
+        self.0
+            .iter()
+            .any(|allowed| allowed == "*" || allowed.eq_ignore_ascii_case(origin))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_checked_for_their_form_and_matched_exactly() {
+        let allowed =
+            AllowedOrigins::new(&["https://game.example", "http://127.0.0.1:8080"]).unwrap();
+        assert!(allowed.allows("https://game.example"));
+        assert!(allowed.allows("HTTPS://Game.Example"));
+        assert!(allowed.allows("http://127.0.0.1:8080"));
+        assert!(!allowed.allows("http://game.example"));
+        assert!(!allowed.allows("https://game.example:8443"));
+        assert!(!allowed.allows("https://evil.game.example"));
+        assert!(!allowed.allows("null"));
+        assert!(AllowedOrigins::new(&["*"]).unwrap().allows("null"));
+        assert!(!AllowedOrigins::none().allows("https://game.example"));
+        for bad in [
+            "game.example",
+            "https://game.example/",
+            "https://",
+            "ftp://x",
+        ] {
+            let error = AllowedOrigins::new(&[bad]).unwrap_err().to_string();
+            assert!(error.contains("is not an origin"), "{bad}: {error}");
+        }
+    }
+}
