@@ -19,7 +19,11 @@ import { GameClient } from "./client.js";
  * @typedef {Omit<GameClientOptions, "server" | "world" | "token"> & { fetch?: FetchLike }} JoinOptions
  */
 
-/** The server did not let the player in: its status, and when to try again (429, 503). */
+/**
+ * The server did not let the player in: its status, and when to try again
+ * (with a 429). A page of an origin the server does not allow sees status 0:
+ * the browser withholds the server's answer (403) from it.
+ */
 export class JoinError extends Error {
   /**
    * @param {string} message
@@ -84,6 +88,17 @@ export async function join(server, game, options = {}) {
     );
   }
   const client = new GameClient({ ...clientOptions, server, world: body.world, token: body.token });
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    // No retries: the seat, never streamed for, goes to another player
+    // once it has stayed away a minute.
+    client.close();
+    throw new JoinError(
+      `joined ${game} at ${url.origin}, but its stream did not open: ${error instanceof Error ? error.message : error}`,
+      0,
+      undefined,
+    );
+  }
   return client;
 }

@@ -79,7 +79,8 @@ fn worlds(served: &Serve) -> Vec<(u64, u64)> {
 
 #[test]
 fn players_join_a_world_with_room_and_a_new_world_when_every_one_is_full() {
-    let served = Serve::start(&["--play", "cube", "--max-players", "3", "--worlds", "0"]);
+    // World 1 is the operator's (launched): the join leaves it alone.
+    let served = Serve::start(&["--play", "cube", "--max-players", "3", "--worlds", "1"]);
     let (status, refused) = join(&served, "chess");
     assert_eq!(status, 404);
     assert_eq!(
@@ -89,7 +90,7 @@ fn players_join_a_world_with_room_and_a_new_world_when_every_one_is_full() {
     let (status, body) = request("POST", &served.url("/play"), Some("{}"));
     assert_eq!(status, 400, "{body}");
     assert!(body.contains(r#"send {\"game\": \"NAME\"}"#), "{body}");
-    assert!(worlds(&served).is_empty(), "a refused join started a world");
+    assert_eq!(worlds(&served), [(1, 0)], "a refused join started a world");
 
     let mut seats = Vec::new();
     for _ in 0..7 {
@@ -108,9 +109,9 @@ fn players_join_a_world_with_room_and_a_new_world_when_every_one_is_full() {
     }
     assert_eq!(
         seats,
-        [(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3), (3, 1)]
+        [(2, 1), (2, 2), (2, 3), (3, 1), (3, 2), (3, 3), (4, 1)]
     );
-    assert_eq!(worlds(&served), [(1, 3), (2, 3), (3, 1)]);
+    assert_eq!(worlds(&served), [(1, 0), (2, 3), (3, 3), (4, 1)]);
 }
 
 #[test]
@@ -175,6 +176,36 @@ fn pages_of_allowed_origins_are_answered_cors_and_pages_of_others_take_no_seat()
     let (status, _, _) = ask("POST", &url, &[form], "game=cube");
     assert_eq!(status, 415);
     assert_eq!(worlds(&served), [(1, 1)], "only the allowed page's player");
+}
+
+/// A page of an allowed origin told to wait can read why and for how long.
+#[test]
+fn a_join_refused_for_its_rate_is_readable_by_an_allowed_page() {
+    let served = Serve::start(&[
+        "--play",
+        "cube",
+        "--worlds",
+        "0",
+        "--join-burst",
+        "1",
+        "--joins-per-minute",
+        "1",
+        "--allow-origin",
+        "https://game.example",
+    ]);
+    let page = [("origin", "https://game.example"), JSON];
+    let url = served.url("/play");
+    let (status, _, _) = ask("POST", &url, &page, r#"{"game": "cube"}"#);
+    assert_eq!(status, 201);
+    let (status, headers, body) = ask("POST", &url, &page, r#"{"game": "cube"}"#);
+    assert_eq!(status, 429, "{body}");
+    assert_eq!(
+        headers["access-control-allow-origin"],
+        "https://game.example"
+    );
+    assert_eq!(headers["access-control-expose-headers"], "retry-after");
+    let retry: u64 = headers["retry-after"].parse().unwrap();
+    assert!((50..=60).contains(&retry), "{retry}");
 }
 
 /// 200 joins from one address at once: the burst is admitted and the rest

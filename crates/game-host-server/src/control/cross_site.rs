@@ -12,7 +12,8 @@
 //! - a request that changes state and has a `Content-Type` must have JSON's.
 //!
 //! With a token, the token guards every request that changes state, and a
-//! server may sit behind a proxy under any name: nothing here is checked.
+//! server may sit behind a proxy under any name: only the public join
+//! checks what a body says it is ([`json_only`]).
 
 use std::net::SocketAddr;
 

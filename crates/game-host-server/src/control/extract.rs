@@ -24,11 +24,6 @@ use super::shed::Waiting;
 use super::state::ControlState;
 use crate::WorldId;
 
-/// The address of the client a request came from (the other end of its
-/// connection: a proxy in front of the server counts as one client).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ClientAddress(pub std::net::IpAddr);
-
 /// The world a path names (its `{id}`).
 pub(crate) struct WorldParam(pub WorldId);
 

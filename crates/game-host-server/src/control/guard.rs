@@ -5,7 +5,7 @@
 //!   `Host` that is not a loopback name or the listen address is refused
 //!   (DNS rebinding);
 //! - [`players`], on a player's stream: without a token, another site's
-//!   `Origin` is refused;
+//!   `Origin` is refused, but for the origins the operator allowed;
 //! - [`changes`], on every route that changes the worlds: without a token,
 //!   another site's `Origin` or a `Content-Type` other than JSON's is
 //!   refused; with one, the token is checked, before the body is read.
@@ -20,21 +20,22 @@
 
 use std::sync::Arc;
 
+use std::net::IpAddr;
 use std::time::Instant;
 
 use axum::extract::{Request, State};
 use axum::http::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
-    ACCESS_CONTROL_MAX_AGE, HOST, HeaderValue, ORIGIN, RETRY_AFTER, VARY,
+    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, HeaderValue, ORIGIN, RETRY_AFTER, VARY,
 };
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::answer::Answer;
 use super::cross_site;
-use super::extract::ClientAddress;
 use super::origins::AllowedOrigins;
+use super::rate::ClientAddress;
 use super::shed::Waiting;
 use super::state::ControlState;
 
@@ -48,7 +49,8 @@ pub(super) async fn hosts(
 }
 
 /// A player's stream: without a token, only from this server's own pages
-/// (its token is the player's, checked by the world's hub).
+/// and those of the origins allowed (its token is the player's, checked by
+/// the world's hub).
 pub(super) async fn players(
     state: State<Arc<ControlState>>,
     request: Request,
@@ -104,8 +106,10 @@ pub(super) async fn changes(
     }
 }
 
-/// The public join: no token, but only pages of this server's own origin
-/// or of one allowed; joins counted per client address.
+/// The public join: no token, but only pages of the origins allowed (and,
+/// without a token, of this server's own loopback names); joins counted
+/// per client address. Every answer to an allowed page, a refusal of its
+/// join included, carries CORS, so the page can read why.
 pub(super) async fn public(
     State(state): State<Arc<ControlState>>,
     request: Request,
@@ -117,28 +121,37 @@ pub(super) async fn public(
         .map(|origin| origin.to_str().unwrap_or("?").to_owned());
     let checked = match &state.token {
         None => cross_site::check(headers, true, state.listen, &state.origins),
-        Some(_) => same_site_or_allowed(headers, origin.as_deref(), &state.origins)
+        Some(_) => allowed_origin(origin.as_deref(), &state.origins)
             .and_then(|()| cross_site::json_only(headers)),
     };
     if let Err(refused) = checked {
         return refused.into_response();
     }
     let preflight = request.method() == Method::OPTIONS;
-    if !preflight
-        && let Some(playing) = &state.play
-        && let Some(ClientAddress(address)) = request.extensions().get::<ClientAddress>()
-        && let Err(wait) = playing.buckets.take(*address, Instant::now())
-    {
-        let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
-        let mut refused = Answer::error(
-            429,
-            format!("too many joins from this address: join again in {seconds} s"),
-        )
-        .into_response();
-        refused.headers_mut().insert(RETRY_AFTER, seconds.into());
-        return refused;
-    }
-    let mut response = next.run(request).await;
+    // A request that came some other way than a connection (none does
+    // today) is counted as one client, never let through uncounted.
+    let address = request
+        .extensions()
+        .get::<ClientAddress>()
+        .map_or(IpAddr::from([0, 0, 0, 0]), |ClientAddress(address)| {
+            *address
+        });
+    let mut response = match &state.play {
+        Some(playing) if !preflight => match playing.buckets.take(address, Instant::now()) {
+            Ok(()) => next.run(request).await,
+            Err(wait) => {
+                let seconds = wait.as_secs_f64().ceil().max(1.0) as u64;
+                let mut refused = Answer::error(
+                    429,
+                    format!("too many joins from this address: join again in {seconds} s"),
+                )
+                .into_response();
+                refused.headers_mut().insert(RETRY_AFTER, seconds.into());
+                refused
+            }
+        },
+        _ => next.run(request).await,
+    };
     if let Some(origin) = origin
         && state.origins.allows(&origin)
         && let Ok(origin) = HeaderValue::from_str(&origin)
@@ -146,6 +159,10 @@ pub(super) async fn public(
         let headers = response.headers_mut();
         headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin);
         headers.insert(VARY, HeaderValue::from_static("Origin"));
+        headers.insert(
+            ACCESS_CONTROL_EXPOSE_HEADERS,
+            HeaderValue::from_static("retry-after"),
+        );
         if preflight {
             headers.insert(
                 ACCESS_CONTROL_ALLOW_METHODS,
@@ -161,30 +178,19 @@ pub(super) async fn public(
     response
 }
 
-/// With a token the server may be reached under any name: a page of its
-/// own is one whose origin names the host the request was sent to.
-fn same_site_or_allowed(
-    headers: &HeaderMap,
-    origin: Option<&str>,
-    allowed: &AllowedOrigins,
-) -> Result<(), Answer> {
-    let Some(origin) = origin else {
-        return Ok(());
-    };
-    let host = headers.get(HOST).and_then(|host| host.to_str().ok());
-    let own = origin
-        .split_once("://")
-        .is_some_and(|(_, named)| host.is_some_and(|host| named.eq_ignore_ascii_case(host)));
-    if own || allowed.allows(origin) {
-        return Ok(());
+/// With a token the server may be reached under any name, and serves no
+/// page that joins: a request from a page must come from an allowed origin.
+fn allowed_origin(origin: Option<&str>, allowed: &AllowedOrigins) -> Result<(), Answer> {
+    match origin {
+        Some(origin) if !allowed.allows(origin) => Err(Answer::error(
+            403,
+            format!(
+                "a page from `Origin: {origin}` may not let players in here (the operator allows \
+                 the origins of --allow-origin)"
+            ),
+        )),
+        _ => Ok(()),
     }
-    Err(Answer::error(
-        403,
-        format!(
-            "a page from `Origin: {origin}` may not let players in here (the operator allows \
-             the origins of --allow-origin)"
-        ),
-    ))
 }
 
 /// Marks the connection waiting on its client again once the answer is on

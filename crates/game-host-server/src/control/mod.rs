@@ -62,6 +62,7 @@ mod limits;
 mod origins;
 mod peer;
 mod play;
+mod playing;
 mod rate;
 mod relay;
 mod routes;
@@ -91,7 +92,7 @@ use tower::ServiceExt;
 
 use super::Server;
 use crate::stream::StreamLimits;
-use extract::ClientAddress;
+use rate::ClientAddress;
 use shed::{Connection, Connections};
 use state::ControlState;
 #[cfg(feature = "tls")]
@@ -102,7 +103,7 @@ use tls_absent::Tls;
 pub use auth::ControlToken;
 pub use limits::ControlLimits;
 pub use origins::AllowedOrigins;
-pub use play::Play;
+pub use playing::Play;
 pub use rate::JoinRate;
 pub use state::Catalog;
 pub use tls_files::TlsFiles;
@@ -179,7 +180,7 @@ impl ControlServer {
             streams: config.streams,
             stream_slots: Arc::new(Semaphore::new(config.streams.max_streams)),
             starting: AtomicBool::new(config.starting),
-            play: config.play.map(play::Playing::new),
+            play: config.play.map(playing::Playing::new),
             origins: config.allow_origins,
         });
         let (stop, stopped) = watch::channel(false);
@@ -190,6 +191,9 @@ impl ControlServer {
                 runtime.block_on(async move {
                     if let Some(tls) = &tls {
                         tokio::spawn(tls.clone().keep_fresh(stopped.clone()));
+                    }
+                    if serving.play.is_some() {
+                        tokio::spawn(play::keep_tidy(serving.clone()));
                     }
                     match tokio::net::TcpListener::from_std(listener) {
                         Ok(listener) => serve(listener, serving, tls, stopped).await,

@@ -30,10 +30,23 @@ impl AllowedOrigins {
                          (or `http://`), or `*`"
                     );
                 };
-                if rest.is_empty() || rest.contains(['/', '?', '#', ' ', '@']) {
+                if rest.is_empty() || rest.contains(['/', '?', '#', ' ', '@', '*']) {
                     bail!(
                         "--allow-origin `{origin}` is not an origin: a page's origin is \
-                         `https://HOST[:PORT]`, with no path (not even `/`)"
+                         `https://HOST[:PORT]`, with no path (not even `/`) and no wildcard \
+                         (`*` alone allows every page)"
+                    );
+                }
+                let default = if origin.starts_with("https://") {
+                    ":443"
+                } else {
+                    ":80"
+                };
+                if rest.ends_with(default) {
+                    bail!(
+                        "--allow-origin `{origin}`: a browser leaves the scheme's own port \
+                         out of a page's origin; give `{}`",
+                        origin.trim_end_matches(default)
                     );
                 }
             }
@@ -84,7 +97,7 @@ mod tests {
             "ftp://x",
         ] {
             let error = AllowedOrigins::new(&[bad]).unwrap_err().to_string();
-            assert!(error.contains("is not an origin"), "{bad}: {error}");
+            assert!(error.contains(&format!("`{bad}`")), "{bad}: {error}");
         }
     }
 }

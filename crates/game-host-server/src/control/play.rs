@@ -1,12 +1,16 @@
 //! `POST /play`: players join from any page, with no operator token. The
-//! server's game is named ([`Play::game`]); a join is admitted into the
-//! first running world with room, and when none has room a new world of
-//! the server's scripts starts for it (what `POST /worlds` with no body
-//! starts). The route is public: its guard (`guard::public`) refuses pages
+//! server's game is named ([`Play::game`](super::Play)); a join is admitted
+//! into the first world the join started that has room, and when none has
+//! room a new world of the server's scripts starts for it (what `POST
+//! /worlds` with no body starts). Worlds the operator started are never
+//! joined this way, and those the join started are stopped once no client
+//! has been connected to them for a minute ([`keep_tidy`]). The route is public: its guard (`guard::public`) refuses pages
 //! of origins not allowed and counts joins per client address
-//! ([`JoinRate`](super::JoinRate)).
+//! ([`JoinRate`](super::JoinRate)). What the server was started with is
+//! [`Play`](super::Play) (`playing`).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::Instant;
 
 use axum::extract::State;
 use serde::Deserialize;
@@ -15,38 +19,9 @@ use serde_json::json;
 use super::answer::Answer;
 use super::extract::Asked;
 use super::handlers::off_loop;
-use super::rate::{Buckets, JoinRate};
+use super::playing::Playing;
 use super::state::{Catalog, ControlState};
 use crate::{Server, StartError, WorldId, WorldSpec};
-use game_host::sync::LockExt;
-
-/// The public join, when the server has one (`--play GAME`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Play {
-    /// The name players join by (`{"game": "arena"}`).
-    pub game: String,
-    /// How often one client address may join.
-    pub rate: JoinRate,
-}
-
-/// A server's public join, as it runs.
-pub(crate) struct Playing {
-    pub play: Play,
-    pub buckets: Buckets,
-    /// One join at a time looks for room, so that two joins that find
-    /// none start one world between them, not two.
-    joining: Mutex<()>,
-}
-
-impl Playing {
-    pub fn new(play: Play) -> Self {
-        Playing {
-            buckets: Buckets::new(play.rate),
-            play,
-            joining: Mutex::new(()),
-        }
-    }
-}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -85,12 +60,11 @@ pub(crate) async fn play(State(state): State<Arc<ControlState>>, asked: Asked) -
     if asked.starting {
         return Answer::error(503, "the server is starting: join again in a moment");
     }
-    off_loop(&state, |state| {
-        let Some(playing) = &state.play else {
-            return Answer::error(500, "the public join went away");
-        };
-        let _one_at_a_time = playing.joining.lock_unpoisoned();
-        join_or_start(&state.server, &state.catalog)
+    // Its turn, waited for here rather than on a worker thread.
+    let _turn = playing.turn.lock().await;
+    off_loop(&state, move |state| match &state.play {
+        Some(playing) => join_or_start(&state.server, &state.catalog, playing, asked.trusted),
+        None => Answer::error(500, "the public join went away"),
     })
     .await
 }
@@ -100,12 +74,36 @@ pub(crate) async fn preflight() -> Answer {
     Answer::text(204, "")
 }
 
-/// Admits a player into the first running world with room, or into a new
-/// world of the server's scripts.
-fn join_or_start(server: &Server, catalog: &Catalog) -> Answer {
-    let mut ids = server.world_ids();
-    ids.sort();
-    for id in ids {
+/// Stops the worlds the join started that no client has been connected
+/// to for a while, every few seconds, for as long as the surface runs.
+pub(super) async fn keep_tidy(state: Arc<ControlState>) {
+    let mut every = tokio::time::interval(std::time::Duration::from_secs(5));
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let _ = off_loop(&state, |state| {
+            if let Some(playing) = &state.play {
+                playing.sweep(&state.server, Instant::now());
+            }
+            Answer::text(200, "")
+        })
+        .await;
+    }
+}
+
+/// Admits a player into the first world the join started that has room,
+/// or into a new world of the server's scripts. What failed is told in
+/// full to a trusted asker only (it may name paths or the fleet's Redis);
+/// the log has it.
+fn join_or_start(server: &Server, catalog: &Catalog, playing: &Playing, trusted: bool) -> Answer {
+    let failed = |status: u16, what: &str, error: &dyn std::fmt::Display| {
+        tracing::warn!("a public join failed: {what}: {error:#}");
+        match trusted {
+            true => Answer::error(status, format!("{what}: {error:#}")),
+            false => Answer::error(status, format!("{what} (the server's log says why)")),
+        }
+    };
+    for id in playing.worlds() {
         if let Ok((player, token)) = server.admit_public_player(id) {
             return seat(id, player, &token);
         }
@@ -117,17 +115,17 @@ fn join_or_start(server: &Server, catalog: &Catalog) -> Answer {
     };
     let id = match server.start_world(&spec) {
         Ok(id) => id,
-        Err(StartError::Invalid(error)) => return Answer::error(500, error),
+        Err(StartError::Invalid(error)) => {
+            return failed(500, "the game's world could not start", &error);
+        }
         Err(StartError::Unavailable(error)) => {
-            return Answer::error(
-                503,
-                format!("every world is full and no new one can start: {error:#}"),
-            );
+            return failed(503, "every world is full and no new one can start", &error);
         }
     };
+    playing.started(id);
     match server.admit_public_player(id) {
         Ok((player, token)) => seat(id, player, &token),
-        Err(error) => Answer::error(503, format!("the new world took no player: {error:#}")),
+        Err(error) => failed(503, "the new world took no player", &error),
     }
 }
 

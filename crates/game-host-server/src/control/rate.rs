@@ -2,8 +2,8 @@
 //! per address ([`JoinRate`]), so a page reloaded in a loop, or a script
 //! asking for seats, takes a few and is then told when to come back, while
 //! every other address joins as before. The table of addresses is bounded:
-//! idle ones (whose bucket is full again) make room, and when none is idle
-//! a new address waits a second.
+//! idle ones (whose bucket is full again) make room, swept out at most once
+//! a second, and when none is idle a new address waits a second.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -11,6 +11,11 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use game_host::sync::LockExt;
+
+/// The address of the client a request came from (the other end of its
+/// connection: a proxy in front of the server counts as one client).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClientAddress(pub IpAddr);
 
 /// How often one client address may join.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,17 +44,18 @@ struct Bucket {
     at: Instant,
 }
 
-/// The buckets of every address that joined lately.
+/// The buckets of every address that joined lately, and when the idle
+/// ones were last swept out.
 pub(crate) struct Buckets {
     rate: JoinRate,
-    by_address: Mutex<HashMap<IpAddr, Bucket>>,
+    by_address: Mutex<(HashMap<IpAddr, Bucket>, Option<Instant>)>,
 }
 
 impl Buckets {
     pub fn new(rate: JoinRate) -> Self {
         Buckets {
             rate,
-            by_address: Mutex::new(HashMap::new()),
+            by_address: Mutex::new((HashMap::new(), None)),
         }
     }
 
@@ -62,10 +68,16 @@ impl Buckets {
             let gained = now.saturating_duration_since(bucket.at).as_secs_f64() * per_second;
             (bucket.joins + gained).min(burst)
         };
-        let mut buckets = self.by_address.lock_unpoisoned();
+        let mut table = self.by_address.lock_unpoisoned();
+        let (buckets, swept) = &mut *table;
         let key = client_of(address);
         if !buckets.contains_key(&key) && buckets.len() >= MOST_ADDRESSES {
-            buckets.retain(|_, bucket| refill(bucket) < burst);
+            // A sweep reads every bucket: at most once a second, so a flood
+            // of new addresses costs a lookup each in between.
+            if swept.is_none_or(|at| now.saturating_duration_since(at) >= Duration::from_secs(1)) {
+                *swept = Some(now);
+                buckets.retain(|_, bucket| refill(bucket) < burst);
+            }
             if buckets.len() >= MOST_ADDRESSES {
                 return Err(Duration::from_secs(1));
             }
@@ -172,6 +184,6 @@ mod tests {
         // A second later every bucket is full again: they make room.
         let later = now + Duration::from_secs(1);
         assert_eq!(buckets.take(new, later), Ok(()));
-        assert_eq!(buckets.by_address.lock_unpoisoned().len(), 1);
+        assert_eq!(buckets.by_address.lock_unpoisoned().0.len(), 1);
     }
 }

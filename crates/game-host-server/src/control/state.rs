@@ -9,7 +9,7 @@ use tokio::sync::Semaphore;
 use super::auth::ControlToken;
 use super::limits::ControlLimits;
 use super::origins::AllowedOrigins;
-use super::play::Playing;
+use super::playing::Playing;
 use crate::Server;
 use crate::stream::StreamLimits;
 use game_host::guest::engine::ScriptComponent;

@@ -131,15 +131,27 @@ impl WorldHub {
     /// the seats of those who joined that way and stayed away
     /// [`PUBLIC_SEAT_ABSENCE`] are given up first.
     pub(crate) fn admit_public(&self) -> Result<(PlayerId, String)> {
+        // Found and taken out under one lock: a player who reconnects
+        // meanwhile is either found connected or already gone.
         let absent = {
-            let seats = self.seats.lock_unpoisoned();
+            let mut seats = self.seats.lock_unpoisoned();
             match seats.len() >= self.max_players {
-                true => seats.absent_public(PUBLIC_SEAT_ABSENCE, std::time::Instant::now()),
+                true => {
+                    let now = std::time::Instant::now();
+                    let absent = seats.absent_public(PUBLIC_SEAT_ABSENCE, now);
+                    for player in &absent {
+                        seats.remove(
+                            *player,
+                            "it stayed away and its seat went to another player",
+                        );
+                    }
+                    absent
+                }
                 false => Vec::new(),
             }
         };
         for player in absent {
-            self.remove(player, "it stayed away and its seat went to another player");
+            self.left(player);
         }
         self.admit_as(true)
     }
@@ -173,6 +185,13 @@ impl WorldHub {
         if !self.seats.lock_unpoisoned().remove(player, why) {
             return false;
         }
+        self.left(player);
+        true
+    }
+
+    /// A player taken out of the seats: its leave logged, and queued for
+    /// the world's next frame.
+    fn left(&self, player: PlayerId) {
         if let Some(log) = &self.seat_log
             && let Err(error) = log.lock_unpoisoned().removed(player)
         {
@@ -181,7 +200,6 @@ impl WorldHub {
         self.inputs
             .lock_unpoisoned()
             .push(PlayerEvent::Left(player));
-        true
     }
 
     /// Queues a player's input for the world's next frame; a message on a
