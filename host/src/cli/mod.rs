@@ -6,6 +6,10 @@
 
 mod build;
 mod check;
+#[cfg(feature = "render")]
+mod drawing;
+#[cfg(not(feature = "render"))]
+mod drawing_absent;
 mod engine_args;
 mod extensions;
 mod fleet;

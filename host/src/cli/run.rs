@@ -12,13 +12,14 @@ use game_host::files::{MAX_TEXT_FILE, read_capped};
 use game_host::input::parse_input_script;
 use game_host::log::TracingLog;
 use game_host::record::{Recorder, RunSettings};
-use game_host::sync::LockExt;
 use game_host::{HeadlessRunner, Runtime, RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_build::{BuildOutput, HotSwapper, ScriptSource};
-use game_host_render::Offscreen;
-use game_host_render::{WindowRunner, overlay_lines};
 use uuid::Uuid;
 
+#[cfg(feature = "render")]
+use super::drawing::{Window, draws, overlay_lines, screenshot};
+#[cfg(not(feature = "render"))]
+use super::drawing_absent::{Window, draws, overlay_lines, screenshot};
 use super::engine_args::{EngineArgs, SeedArgs, default_script, load_script, report_failure};
 use super::ranges::{HZ, number_in};
 
@@ -136,6 +137,13 @@ fn parse_size(text: &str) -> Result<(u32, u32), String> {
 
 pub fn run(mut args: RunArgs) -> Result<ExitCode> {
     args.engine.debug = args.debug;
+    // Before any script is built: a host that cannot draw says so first.
+    if !args.headless {
+        draws("a window")?;
+    }
+    if args.screenshot.is_some() {
+        draws("--screenshot")?;
+    }
     if args.profile.is_some() && !args.engine.deadlines_on() {
         bail!(
             "--profile samples the scripts on the CPU deadline's ticks: leave deadlines on \
@@ -333,7 +341,7 @@ fn run_frames(
         }
         runner.run_with(runtime, &mut between)
     } else {
-        let window = WindowRunner {
+        let window = Window {
             frames: args.frames,
             title: match script_names(scripts) {
                 names if names.is_empty() => "game-host: spinning-cube".to_owned(),
@@ -415,27 +423,6 @@ fn script_names(scripts: &[PathBuf]) -> String {
         .map(|n| n.to_string_lossy())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Renders the scene offscreen and writes it as a PNG.
-fn screenshot(
-    runtime: &Runtime,
-    file: &Path,
-    (width, height): (u32, u32),
-    overlay: Vec<String>,
-) -> Result<()> {
-    let mut offscreen = Offscreen::new(width, height)?;
-    offscreen.set_overlay(overlay);
-    let image = { offscreen.capture(&mut *runtime.scene().lock_unpoisoned())? };
-    image.save_png(file)?;
-    tracing::info!(
-        file = %file.display(),
-        width,
-        height,
-        adapter = %offscreen.gpu().describe(),
-        "wrote screenshot"
-    );
-    Ok(())
 }
 
 /// Prints every instance's pending waits to stderr.
