@@ -9,39 +9,18 @@ use std::path::Path;
 use anyhow::Result;
 use game_host::Runtime;
 use game_host::sync::LockExt;
-use game_host_render::{Offscreen, WindowRunner};
+use game_host_render::Offscreen;
 
 /// This host draws: `what` (a window, a screenshot) can be asked for.
 pub fn draws(_what: &str) -> Result<()> {
     Ok(())
 }
 
-/// A window, as `host run` opens one.
-pub struct Window {
-    pub frames: Option<u64>,
-    pub title: String,
-    pub size: (u32, u32),
-    pub overlay: bool,
-}
-
-impl Window {
-    /// Runs frames in the window until the run ends or it is closed;
-    /// returns how many.
-    pub fn run(self, runtime: &mut Runtime, between: &mut dyn FnMut(&mut Runtime)) -> Result<u64> {
-        WindowRunner {
-            frames: self.frames,
-            title: self.title,
-            size: self.size,
-            overlay: self.overlay,
-        }
-        .run(runtime, between)
-    }
-}
+/// A window, as `host run` opens one: the renderer's.
+pub use game_host_render::WindowRunner as Window;
 
 /// The overlay's lines: frame time and each script's cost.
-pub fn overlay_lines(runtime: &Runtime, frame_ms: f64) -> Vec<String> {
-    game_host_render::overlay_lines(runtime, frame_ms)
-}
+pub use game_host_render::overlay_lines;
 
 /// Renders the scene offscreen and writes it as a PNG.
 pub fn screenshot(

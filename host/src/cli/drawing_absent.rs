@@ -26,8 +26,8 @@ pub fn draws(what: &str) -> Result<()> {
 
 impl Window {
     /// Refuses: there is no window to open.
-    pub fn run(self, _: &mut Runtime, _: &mut dyn FnMut(&mut Runtime)) -> Result<u64> {
-        let _ = (self.frames, self.title, self.size, self.overlay);
+    pub fn run(&self, _: &mut Runtime, _: &mut dyn FnMut(&mut Runtime)) -> Result<u64> {
+        let _ = (self.frames, &self.title, self.size, self.overlay);
         draws("a window").map(|()| 0)
     }
 }
