@@ -12,6 +12,13 @@
 //! - keeps the label `world-slots-free` at the server's free world slots
 //!   (the SDK server prefixes it `agones.dev/sdk-`), for allocation
 //!   selectors and autoscaling to read;
+//! - calls `Allocate()` once the server holds a world, and `Ready()` again
+//!   once it holds none: Agones never removes an allocated game server on
+//!   a scale-down or a rollout, and a Buffer `FleetAutoscaler` keeps its
+//!   buffer of servers that hold no world (`deploy/autoscaler.yaml`);
+//! - reads the address and port Agones reports for the game server
+//!   ([`Agones::address`]), which a node of a fleet advertises to the
+//!   others when not told one;
 //! - calls `Shutdown()` when told the server drained ([`Agones::shutdown`]):
 //!   its last world has moved to another node or ended.
 
@@ -34,6 +41,14 @@ pub const SLOTS_LABEL: &str = "world-slots-free";
 /// How long connecting to the SDK server may take.
 const CONNECT_WITHIN: Duration = Duration::from_secs(30);
 
+/// The game server's port whose number is advertised (`deploy/fleet.yaml`
+/// names the control surface's port so); without one, its first port.
+pub const PORT_NAME: &str = "control";
+
+/// How long to wait for Agones to give the game server its address (it
+/// does once the pod is scheduled, a moment after the sidecar starts).
+const ADDRESS_WITHIN: Duration = Duration::from_secs(10);
+
 enum Order {
     Ready,
     Shutdown(std::sync::mpsc::Sender<Result<()>>),
@@ -43,14 +58,16 @@ enum Order {
 pub struct Agones {
     orders: mpsc::UnboundedSender<Order>,
     thread: Option<JoinHandle<()>>,
+    address: Option<String>,
 }
 
 impl Agones {
     /// Connects to the SDK server (on `AGONES_SDK_GRPC_PORT`, 9357 by
     /// default, as Agones sets it) and starts reporting for `server`, whose
     /// control surface listens on `control`. Fails, in one line, if the SDK
-    /// server cannot be reached.
-    pub fn start(server: Arc<Server>, control: SocketAddr) -> Result<Agones> {
+    /// server cannot be reached. `address`: wait (a few seconds at most)
+    /// for the address Agones reports for the game server.
+    pub fn start(server: Arc<Server>, control: SocketAddr, address: bool) -> Result<Agones> {
         let (orders, receiver) = mpsc::unbounded_channel();
         let (connected, connecting) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
@@ -66,16 +83,24 @@ impl Agones {
                         return;
                     }
                 };
-                runtime.block_on(report(server, control, receiver, connected));
+                runtime.block_on(report(server, control, address, receiver, connected));
             })
             .context("failed to start the Agones thread")?;
-        connecting
+        let address = connecting
             .recv()
             .map_err(|_| anyhow!("the Agones thread stopped"))??;
         Ok(Agones {
             orders,
             thread: Some(thread),
+            address,
         })
+    }
+
+    /// The game server's address and port as Agones reports them
+    /// (`HOST:PORT`: its status' address, and its port named [`PORT_NAME`]
+    /// or else its first), when asked for at start and given in time.
+    pub fn address(&self) -> Option<&str> {
+        self.address.as_deref()
     }
 
     /// The server listens and launched its worlds: `Ready()`.
@@ -107,13 +132,18 @@ impl Agones {
 async fn report(
     server: Arc<Server>,
     control: SocketAddr,
+    address: bool,
     mut orders: mpsc::UnboundedReceiver<Order>,
-    connected: std::sync::mpsc::Sender<Result<()>>,
+    connected: std::sync::mpsc::Sender<Result<Option<String>>>,
 ) {
     let sdk = tokio::time::timeout(CONNECT_WITHIN, agones::Sdk::new(None, None)).await;
     let mut sdk = match sdk {
-        Ok(Ok(sdk)) => {
-            let _ = connected.send(Ok(()));
+        Ok(Ok(mut sdk)) => {
+            let reported = match address {
+                true => reported_address(&mut sdk).await,
+                false => None,
+            };
+            let _ = connected.send(Ok(reported));
             sdk
         }
         Ok(Err(error)) => {
@@ -132,6 +162,7 @@ async fn report(
     };
     let health = sdk.health_check();
     let mut ready = false;
+    let mut allocated = false;
     let mut slots: Option<String> = None;
     let mut beat = tokio::time::interval(HEALTH_EVERY);
     loop {
@@ -166,6 +197,22 @@ async fn report(
                 } else {
                     tracing::warn!("Agones: /healthz does not answer; no health ping");
                 }
+                // Allocated while it holds a world, Ready again once empty
+                // (not while it drains: it is on its way out).
+                let holds = !server.world_ids().is_empty();
+                if holds != allocated && (holds || server.is_accepting()) {
+                    let (call, done) = match holds {
+                        true => ("Allocate", sdk.allocate().await),
+                        false => ("Ready", sdk.ready().await),
+                    };
+                    match done {
+                        Ok(()) => {
+                            allocated = holds;
+                            tracing::info!("Agones: {call} (the server holds {} world(s))", server.world_ids().len());
+                        }
+                        Err(error) => tracing::warn!("Agones: {call} failed: {error}"),
+                    }
+                }
                 let free = server
                     .free_slots()
                     .map_or_else(|| "unlimited".to_owned(), |n| n.to_string());
@@ -177,6 +224,41 @@ async fn report(
                 }
             }
         }
+    }
+}
+
+/// The game server's `HOST:PORT` as Agones reports it, once it has an
+/// address (within [`ADDRESS_WITHIN`]); `None`, and a warning, if not.
+async fn reported_address(sdk: &mut agones::Sdk) -> Option<String> {
+    let deadline = tokio::time::Instant::now() + ADDRESS_WITHIN;
+    loop {
+        match sdk.get_gameserver().await {
+            Ok(game_server) => {
+                let status = game_server.status.unwrap_or_default();
+                let port = (status.ports.iter())
+                    .find(|port| port.name == PORT_NAME)
+                    .or(status.ports.first())
+                    .and_then(|port| u16::try_from(port.port).ok());
+                if let Some(port) = port
+                    && !status.address.is_empty()
+                {
+                    let host = match status.address.contains(':') {
+                        true => format!("[{}]", status.address),
+                        false => status.address,
+                    };
+                    return Some(format!("{host}:{port}"));
+                }
+            }
+            Err(error) => tracing::debug!("Agones: GameServer: {error}"),
+        }
+        if tokio::time::Instant::now() >= deadline {
+            tracing::warn!(
+                "Agones: the game server has no address and port after {} s",
+                ADDRESS_WITHIN.as_secs()
+            );
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
 

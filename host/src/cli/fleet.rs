@@ -50,7 +50,8 @@ pub struct FleetArgs {
     /// The address (`HOST:PORT`) other nodes reach this node at, to relay
     /// requests and forward players' streams for its worlds, and where
     /// its players are told to reconnect when its worlds move here
-    /// [default: the address it listens on].
+    /// [default: with --agones, the address and port Agones gives its
+    /// GameServer; else the address it listens on].
     #[arg(long, value_name = "HOST:PORT", requires = "fleet")]
     pub advertise: Option<String>,
 }
@@ -66,4 +67,7 @@ pub struct Joining<'a> {
     pub engine: &'a Arc<ScriptEngine>,
     pub dir: &'a Path,
     pub given: &'a [ScriptComponent],
+    /// The address Agones reports for the node's game server, advertised
+    /// when --advertise is not given.
+    pub reported: Option<&'a str>,
 }

@@ -66,9 +66,13 @@ impl Membership {
     /// resuming the worlds handed to it with the scripts given or those
     /// kept in its working copy.
     pub fn join(&self, joining: Joining<'_>) -> Result<()> {
-        let addr = match &self.advertise {
-            Some(addr) => addr.clone(),
-            None => joining.control.addr().to_string(),
+        let addr = match (&self.advertise, joining.reported) {
+            (Some(addr), _) => addr.clone(),
+            (None, Some(reported)) => {
+                tracing::info!("fleet: advertising {reported}, Agones' address for this server");
+                reported.to_owned()
+            }
+            (None, None) => joining.control.addr().to_string(),
         };
         if addr.starts_with("0.0.0.0:") || addr.starts_with("[::]:") {
             bail!("--fleet: other nodes cannot reach `{addr}`: give --advertise HOST:PORT");

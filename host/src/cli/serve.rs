@@ -215,10 +215,13 @@ pub struct ServeArgs {
 
     /// Report to Agones' SDK server (the sidecar of an Agones GameServer,
     /// on AGONES_SDK_GRPC_PORT): Ready once the server listens and launched
-    /// its worlds, Health every 2 s while /healthz answers, the free world
+    /// its worlds, Allocate while it holds a world (Ready again once it
+    /// holds none), Health every 2 s while /healthz answers, the free world
     /// slots as the label `world-slots-free`, and Shutdown once SIGTERM
-    /// drained it (its worlds moved to other nodes of a fleet, or ended).
-    /// Needs a host built with the `agones` feature.
+    /// drained it (its worlds moved to other nodes of a fleet, or ended). A
+    /// node of a fleet without --advertise advertises the address and port
+    /// Agones gives its GameServer (its port named `control`). Needs a host
+    /// built with the `agones` feature.
     #[arg(long)]
     agones: bool,
 
@@ -343,6 +346,15 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         control.addr(),
         launching
     );
+    // Before the fleet: a node under Agones advertises the address Agones
+    // gives its game server, unless told one.
+    let agones = match args.agones {
+        true => {
+            let address = fleet.is_some() && args.fleet.advertise.is_none();
+            Some(Sidecar::start(server.clone(), control.addr(), address)?)
+        }
+        false => None,
+    };
     if let (Some(fleet), Some(dir)) = (&fleet, &state_dir) {
         fleet.join(Joining {
             server: &server,
@@ -350,6 +362,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             engine: &engine,
             dir,
             given: &scripts,
+            reported: agones.as_ref().and_then(Sidecar::address),
         })?;
     }
     let resumed = match (&state_dir, &fleet) {
@@ -371,10 +384,6 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             launching,
         )?;
     }
-    let agones = match args.agones {
-        true => Some(Sidecar::start(server.clone(), control.addr())?),
-        false => None,
-    };
     control.launched();
     if let Some(agones) = &agones {
         agones.ready();

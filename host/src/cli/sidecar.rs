@@ -34,18 +34,27 @@ pub fn available() -> Result<()> {
 
 impl Sidecar {
     /// Connects to the SDK server for `server`, whose control surface
-    /// listens on `control`.
-    pub fn start(server: Arc<Server>, control: SocketAddr) -> Result<Sidecar> {
+    /// listens on `control`; `address`: and waits for the address Agones
+    /// reports for the game server (a node of a fleet advertises it).
+    pub fn start(server: Arc<Server>, control: SocketAddr, address: bool) -> Result<Sidecar> {
         available()?;
         #[cfg(feature = "agones")]
         return Ok(Sidecar {
-            agones: game_host_agones::Agones::start(server, control)?,
+            agones: game_host_agones::Agones::start(server, control, address)?,
         });
         #[cfg(not(feature = "agones"))]
         {
-            let _ = (server, control);
+            let _ = (server, control, address);
             unreachable!("refused by `available`")
         }
+    }
+
+    /// The game server's `HOST:PORT` as Agones reports it, if it did.
+    pub fn address(&self) -> Option<&str> {
+        #[cfg(feature = "agones")]
+        return self.agones.address();
+        #[cfg(not(feature = "agones"))]
+        None
     }
 
     /// The server is ready for players.

@@ -173,6 +173,17 @@ pub fn node(redis: &Redis, state: &Path, extra: &[&str]) -> Serve {
 
 /// [`node`] listening on `listen`.
 pub fn node_at(redis: &Redis, state: &Path, listen: &str, extra: &[&str]) -> Serve {
+    node_with(redis, state, listen, extra, &[])
+}
+
+/// [`node_at`] with environment variables set.
+pub fn node_with(
+    redis: &Redis,
+    state: &Path,
+    listen: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> Serve {
     let url = redis.url();
     let mut args = vec![
         "--fleet",
@@ -188,7 +199,7 @@ pub fn node_at(redis: &Redis, state: &Path, listen: &str, extra: &[&str]) -> Ser
         args.extend(["--fleet-ca-file", ca.to_str().unwrap()]);
     }
     args.extend_from_slice(extra);
-    Serve::start_at(listen, &args, &[])
+    Serve::start_at(listen, &args, env)
 }
 
 /// An HTTP request that does not follow redirects: status, body and the
