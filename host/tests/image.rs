@@ -7,7 +7,10 @@
 //!   cargo;
 //! - the last stage's command, run with the layout the image gives (the
 //!   component at `/game/game.wasm`, here under a scratch directory), serves
-//!   with a control token, and without one refuses to start in one line.
+//!   with a control token, and without one refuses to start in one line
+//!   (run by the tests' `host`, which has the renderer: the image's build
+//!   without it is what CI's clippy checks, and `host run`'s refusals are
+//!   `drawing_absent`'s).
 
 mod common;
 
@@ -67,7 +70,7 @@ fn the_images_host_is_built_without_the_renderer() {
         .unwrap();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
-        .args(["tree", "--locked", "--offline", "-p", "game-host-cli"])
+        .args(["tree", "--locked", "-p", "game-host-cli"])
         .args(["--no-default-features", "--features", features])
         .args(["-e", "normal", "--prefix", "none", "--format", "{p}"])
         .current_dir(common::workspace())
@@ -134,9 +137,14 @@ fn the_images_command_serves_the_games_component_with_a_token_and_refuses_withou
     let listen = args.iter().position(|a| a == "--listen").unwrap();
     assert!(args[listen + 1].starts_with("0.0.0.0:"));
 
-    // As the image runs it, with no token: refused in one line.
+    // As the image runs it, with no token: refused in one line (on any
+    // free port of every address, so a busy 9464 cannot answer instead).
+    let mut anywhere = args.clone();
+    anywhere[listen + 1] = "0.0.0.0:0".into();
     let refused = Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(&args)
+        .args(&anywhere)
+        .arg("--cache-dir")
+        .arg(common::cache_dir())
         .env_remove("GAME_HOST_CONTROL_TOKEN")
         .env("NO_COLOR", "1")
         .output()

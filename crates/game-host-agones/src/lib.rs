@@ -12,13 +12,17 @@
 //! - keeps the label `world-slots-free` at the server's free world slots
 //!   (the SDK server prefixes it `agones.dev/sdk-`), for allocation
 //!   selectors and autoscaling to read;
-//! - calls `Allocate()` once the server holds a world, and `Ready()` again
-//!   once it holds none: Agones never removes an allocated game server on
-//!   a scale-down or a rollout, and a Buffer `FleetAutoscaler` keeps its
-//!   buffer of servers that hold no world (`deploy/autoscaler.yaml`);
+//! - calls `Allocate()` once the server is full (no free world slot), and
+//!   `Ready()` again once it has room: a Buffer `FleetAutoscaler` then
+//!   keeps a buffer of servers with room (`deploy/autoscaler.yaml`),
+//!   growing the fleet as servers fill, and never removes a full one (a
+//!   server with room that a scale-down removes drains: a fleet's worlds
+//!   move to its other nodes);
 //! - reads the address and port Agones reports for the game server
 //!   ([`Agones::address`]), which a node of a fleet advertises to the
-//!   others when not told one;
+//!   others when not told one: the node's internal address where Agones
+//!   gives one, so what nodes relay to each other stays off the public
+//!   network;
 //! - calls `Shutdown()` when told the server drained ([`Agones::shutdown`]):
 //!   its last world has moved to another node or ended.
 
@@ -42,7 +46,7 @@ pub const SLOTS_LABEL: &str = "world-slots-free";
 const CONNECT_WITHIN: Duration = Duration::from_secs(30);
 
 /// The game server's port whose number is advertised (`deploy/fleet.yaml`
-/// names the control surface's port so); without one, its first port.
+/// names the control surface's port so); without one, its only port.
 pub const PORT_NAME: &str = "control";
 
 /// How long to wait for Agones to give the game server its address (it
@@ -189,26 +193,31 @@ async fn report(
                 None => return,
             },
             _ = beat.tick() => {
-                if !ready {
-                    continue;
-                }
+                // Health from the start (the control surface listens before
+                // the sidecar starts); the rest once Ready.
                 if answers(control).await {
                     let _ = health.try_send(());
                 } else {
                     tracing::warn!("Agones: /healthz does not answer; no health ping");
                 }
-                // Allocated while it holds a world, Ready again once empty
-                // (not while it drains: it is on its way out).
-                let holds = !server.world_ids().is_empty();
-                if holds != allocated && (holds || server.is_accepting()) {
-                    let (call, done) = match holds {
+                if !ready {
+                    continue;
+                }
+                // Allocated while full, Ready again once it has room (not
+                // while it drains: it is on its way out).
+                let full = server.free_slots() == Some(0);
+                if full != allocated && server.is_accepting() {
+                    let (call, done) = match full {
                         true => ("Allocate", sdk.allocate().await),
                         false => ("Ready", sdk.ready().await),
                     };
                     match done {
                         Ok(()) => {
-                            allocated = holds;
-                            tracing::info!("Agones: {call} (the server holds {} world(s))", server.world_ids().len());
+                            allocated = full;
+                            tracing::info!("Agones: {call} (the server is {})", match full {
+                                true => "full",
+                                false => "no longer full",
+                            });
                         }
                         Err(error) => tracing::warn!("Agones: {call} failed: {error}"),
                     }
@@ -234,19 +243,8 @@ async fn reported_address(sdk: &mut agones::Sdk) -> Option<String> {
     loop {
         match sdk.get_gameserver().await {
             Ok(game_server) => {
-                let status = game_server.status.unwrap_or_default();
-                let port = (status.ports.iter())
-                    .find(|port| port.name == PORT_NAME)
-                    .or(status.ports.first())
-                    .and_then(|port| u16::try_from(port.port).ok());
-                if let Some(port) = port
-                    && !status.address.is_empty()
-                {
-                    let host = match status.address.contains(':') {
-                        true => format!("[{}]", status.address),
-                        false => status.address,
-                    };
-                    return Some(format!("{host}:{port}"));
+                if let Some(address) = advertised(game_server.status.unwrap_or_default()) {
+                    return Some(address);
                 }
             }
             Err(error) => tracing::debug!("Agones: GameServer: {error}"),
@@ -260,6 +258,28 @@ async fn reported_address(sdk: &mut agones::Sdk) -> Option<String> {
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// `HOST:PORT` of a game server's status: its internal address where it
+/// has one, else its address; the port named [`PORT_NAME`], or its only
+/// port. `None` until it has both.
+fn advertised(status: agones::Status) -> Option<String> {
+    let port = match status.ports.iter().find(|port| port.name == PORT_NAME) {
+        Some(port) => port,
+        None if status.ports.len() == 1 => &status.ports[0],
+        None => return None,
+    };
+    let port = u16::try_from(port.port).ok().filter(|port| *port != 0)?;
+    let host = (status.addresses.iter())
+        .find(|address| address.r#type == "InternalIP" && !address.address.is_empty())
+        .map_or(status.address, |address| address.address.clone());
+    if host.is_empty() {
+        return None;
+    }
+    Some(match host.contains(':') {
+        true => format!("[{host}]:{port}"),
+        false => format!("{host}:{port}"),
+    })
 }
 
 /// Whether the control surface's `/healthz` answers 200 within a second.

@@ -215,8 +215,8 @@ pub struct ServeArgs {
 
     /// Report to Agones' SDK server (the sidecar of an Agones GameServer,
     /// on AGONES_SDK_GRPC_PORT): Ready once the server listens and launched
-    /// its worlds, Allocate while it holds a world (Ready again once it
-    /// holds none), Health every 2 s while /healthz answers, the free world
+    /// its worlds, Allocate while it is full (Ready again once it has
+    /// room), Health every 2 s while /healthz answers, the free world
     /// slots as the label `world-slots-free`, and Shutdown once SIGTERM
     /// drained it (its worlds moved to other nodes of a fleet, or ended). A
     /// node of a fleet without --advertise advertises the address and port
