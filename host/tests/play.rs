@@ -311,6 +311,11 @@ join(server, "arena").then((client) => {
   client.on("enter", count);
   count();
 }, (error) => { document.body.dataset.error = `${error.status}: ${error.message}`; });
+// The library as the game server serves it, imported across origins.
+import(`${server}/client/index.js`).then(
+  (served) => { document.body.dataset.served = typeof served.join; },
+  () => { document.body.dataset.served = "refused"; },
+);
 </script></body>
 "#;
 
@@ -357,9 +362,15 @@ fn a_page_of_another_origin_joins_the_arena_in_chromium_and_one_not_allowed_cann
         "true",
         Duration::from_secs(10),
     );
+    browser.wait_for(
+        "return document.body.dataset.served || '';",
+        "function",
+        Duration::from_secs(10),
+    );
     assert_eq!(worlds(&served), [(1, 1)]);
 
-    // The browser's preflight is refused: the page cannot join.
+    // The browser's preflight is refused: the page cannot join, nor import
+    // the server's copy of the library.
     browser.post("/url", serde_json::json!({"url": page(&other)}));
     let error = "return document.body.dataset.error || '';";
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -376,6 +387,11 @@ fn a_page_of_another_origin_joins_the_arena_in_chromium_and_one_not_allowed_cann
         "{shown}"
     );
     assert_eq!(worlds(&served), [(1, 1)], "the refused page took a seat");
+    browser.wait_for(
+        "return document.body.dataset.served || '';",
+        "refused",
+        Duration::from_secs(10),
+    );
     let refused = served.stderr();
     assert!(!refused.contains("panicked"), "{refused}");
 }

@@ -24,10 +24,7 @@ use std::net::IpAddr;
 use std::time::Instant;
 
 use axum::extract::{Request, State};
-use axum::http::header::{
-    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
-    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, HeaderValue, ORIGIN, RETRY_AFTER, VARY,
-};
+use axum::http::header::{ORIGIN, RETRY_AFTER};
 use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -152,29 +149,7 @@ pub(super) async fn public(
         },
         _ => next.run(request).await,
     };
-    if let Some(origin) = origin
-        && state.origins.allows(&origin)
-        && let Ok(origin) = HeaderValue::from_str(&origin)
-    {
-        let headers = response.headers_mut();
-        headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin);
-        headers.insert(VARY, HeaderValue::from_static("Origin"));
-        headers.insert(
-            ACCESS_CONTROL_EXPOSE_HEADERS,
-            HeaderValue::from_static("retry-after"),
-        );
-        if preflight {
-            headers.insert(
-                ACCESS_CONTROL_ALLOW_METHODS,
-                HeaderValue::from_static("POST"),
-            );
-            headers.insert(
-                ACCESS_CONTROL_ALLOW_HEADERS,
-                HeaderValue::from_static("content-type"),
-            );
-            headers.insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
-        }
-    }
+    (state.origins).answer(origin.as_deref(), response.headers_mut(), preflight);
     response
 }
 

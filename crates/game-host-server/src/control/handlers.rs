@@ -9,6 +9,9 @@
 use std::sync::Arc;
 
 use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::http::header::ORIGIN;
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -212,9 +215,15 @@ pub(super) async fn view(WorldParam(_): WorldParam, _: Asked) -> Answer {
     }
 }
 
-/// `GET /client/{name}`: a file of the players' client library.
-pub(super) async fn client_file(Path(name): Path<String>, _: Asked) -> Answer {
-    match client_files::text(&name) {
+/// `GET /client/{name}`: a file of the players' client library, which a
+/// page of an allowed origin may import too.
+pub(super) async fn client_file(
+    State(state): State<Arc<ControlState>>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    _: Asked,
+) -> Response {
+    let mut answer = match client_files::text(&name) {
         Some(text) => Answer {
             status: 200,
             body: text.to_owned(),
@@ -223,6 +232,10 @@ pub(super) async fn client_file(Path(name): Path<String>, _: Asked) -> Answer {
         },
         None => Answer::error(404, format!("no such endpoint: /client/{name}")),
     }
+    .into_response();
+    let origin = headers.get(ORIGIN).and_then(|origin| origin.to_str().ok());
+    (state.origins).answer(origin, answer.headers_mut(), false);
+    answer
 }
 
 /// Why a world could not be resumed, as `asker` may see it: the whole line

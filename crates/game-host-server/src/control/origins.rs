@@ -2,11 +2,17 @@
 //! `--allow-origin`): a game page served from its own site calls
 //! `POST /play` and opens the player's stream across origins. For those
 //! origins the public routes answer CORS (the preflight, and
-//! `Access-Control-Allow-Origin` on the answer); a request from any other
-//! site is refused outright (403), so a page the operator did not allow
-//! takes no seat, whatever the browser would have shown it.
+//! `Access-Control-Allow-Origin` on the answer, [`AllowedOrigins::answer`]),
+//! as the client library's files do (a page may import them from the game
+//! server); a request from any other site is refused outright (403), so a
+//! page the operator did not allow takes no seat, whatever the browser
+//! would have shown it.
 
 use anyhow::{Result, bail};
+use axum::http::header::{
+    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
+    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, HeaderMap, HeaderValue, VARY,
+};
 
 /// Origins allowed besides the server's own: `scheme://host[:port]`, or
 /// `*` for every page.
@@ -70,6 +76,35 @@ impl AllowedOrigins {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// Lets the page of `origin` (a request's `Origin`, if any) read the
+    /// answer whose headers are `headers`, if its origin is allowed; a
+    /// `preflight`'s answer also names the method and header it may send.
+    pub(crate) fn answer(&self, origin: Option<&str>, headers: &mut HeaderMap, preflight: bool) {
+        let Some(origin) = origin.filter(|origin| self.allows(origin)) else {
+            return;
+        };
+        let Ok(origin) = HeaderValue::from_str(origin) else {
+            return;
+        };
+        headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+        headers.insert(VARY, HeaderValue::from_static("Origin"));
+        headers.insert(
+            ACCESS_CONTROL_EXPOSE_HEADERS,
+            HeaderValue::from_static("retry-after"),
+        );
+        if preflight {
+            headers.insert(
+                ACCESS_CONTROL_ALLOW_METHODS,
+                HeaderValue::from_static("POST"),
+            );
+            headers.insert(
+                ACCESS_CONTROL_ALLOW_HEADERS,
+                HeaderValue::from_static("content-type"),
+            );
+            headers.insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+        }
     }
 }
 
