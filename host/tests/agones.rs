@@ -10,8 +10,9 @@ mod common;
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use common::agones::{game_server, wait_for};
 use common::serve::{Serve, request};
 
 /// What dummy-agones logs of the calls it gets, kept.
@@ -32,19 +33,6 @@ impl Write for Calls {
 impl Calls {
     fn text(&self) -> String {
         String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
-/// The GameServer as dummy-agones holds it (YAML).
-fn game_server(port: u16) -> String {
-    request("GET", &format!("http://127.0.0.1:{port}/"), None).1
-}
-
-fn wait_for(what: &str, mut done: impl FnMut() -> bool, seen: impl Fn() -> String) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !done() {
-        assert!(Instant::now() < deadline, "no {what}:\n{}", seen());
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

@@ -6,22 +6,8 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
-
+use common::agones::{game_server, wait_for};
 use common::serve::request;
-
-/// The GameServer as dummy-agones holds it (YAML).
-fn game_server(port: u16) -> String {
-    request("GET", &format!("http://127.0.0.1:{port}/"), None).1
-}
-
-fn wait_for(what: &str, mut done: impl FnMut() -> bool, seen: impl Fn() -> String) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !done() {
-        assert!(Instant::now() < deadline, "no {what}:\n{}", seen());
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 /// The status Agones gives a scheduled game server: its node's addresses,
 /// and the host port of its port `control`.

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod agones;
 pub mod browser;
 pub mod client;
 pub mod fleet;
