@@ -32,7 +32,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
 
 use super::answer::Answer;
-use super::peer::{CONNECT_WITHIN, RELAYED};
+use super::peer::{CONNECT_WITHIN, RELAYED, warn_unreached};
 use super::state::ControlState;
 use super::upgrade::{stream_slot, websocket_key};
 use crate::stream::{Closed, Liveness, StreamLimits, close, send_within};
@@ -66,7 +66,9 @@ pub(super) async fn forward(
     let slot = stream_slot(context)?;
     // The client is told what failed; the log, where.
     let unreachable = |why: String| {
-        tracing::warn!("forwarding a stream to the world's node at {address}: {why}");
+        warn_unreached(format_args!(
+            "forwarding a stream to the world's node at {address}: {why}"
+        ));
         Answer::error(502, format!("the world's node {why}"))
     };
     let path = request

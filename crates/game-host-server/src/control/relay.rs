@@ -38,7 +38,7 @@ use tokio::net::TcpStream;
 
 use super::answer::Answer;
 use super::extract::take_body;
-use super::peer::{CONNECT_WITHIN, RELAYED};
+use super::peer::{CONNECT_WITHIN, RELAYED, warn_unreached};
 use super::state::ControlState;
 
 /// How long the world's node may take to answer (a world stopped or
@@ -72,10 +72,10 @@ pub(super) async fn relay(
     let body = take_body(&parts, body, &state.limits).await?;
     // The client is told what failed; the log, where.
     let failed = |status: u16, why: String| {
-        tracing::warn!(
+        warn_unreached(format_args!(
             "relaying {} to the world's node at {address}: {why}",
             parts.uri.path()
-        );
+        ));
         Answer::error(status, format!("the world's node {why}"))
     };
     let unreachable = |why: String| failed(502, why);
