@@ -395,3 +395,35 @@ fn a_page_of_another_origin_joins_the_arena_in_chromium_and_one_not_allowed_cann
     let refused = served.stderr();
     assert!(!refused.contains("panicked"), "{refused}");
 }
+
+/// A world the join started whose players never connect (or all left) is
+/// stopped, its room given back; the next join starts another.
+#[test]
+fn a_world_the_join_started_is_stopped_once_no_client_is_connected() {
+    let served = Serve::start(&[
+        "--play",
+        "cube",
+        "--worlds",
+        "0",
+        "--empty-world-seconds",
+        "1",
+    ]);
+    let (status, seat) = join(&served, "cube");
+    assert_eq!(status, 201, "{seat}");
+    assert_eq!(seat["world"], 1);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !worlds(&served).is_empty() {
+        assert!(Instant::now() < deadline, "world 1 still runs");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        served
+            .stderr()
+            .contains("stopped world 1: no player's client for 1 s"),
+        "{}",
+        served.stderr()
+    );
+    let (status, seat) = join(&served, "cube");
+    assert_eq!(status, 201, "{seat}");
+    assert_eq!(seat["world"], 2);
+}

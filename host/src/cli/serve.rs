@@ -103,6 +103,12 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     joins_per_minute: u32,
 
+    /// With --play: stop a world the join started once no player's client
+    /// has been connected to it for S seconds.
+    #[arg(long, value_name = "S", default_value_t = 60.0, requires = "play",
+          value_parser = number_in(0.1, 86_400.0))]
+    empty_world_seconds: f64,
+
     /// With --play: joins one client address may make at once.
     #[arg(long, value_name = "N", default_value_t = 10, requires = "play",
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -331,6 +337,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
                     per_minute: args.joins_per_minute,
                     burst: args.join_burst,
                 },
+                empty_world_ends: Duration::from_secs_f64(args.empty_world_seconds),
             }),
             allow_origins: AllowedOrigins::new(&args.allow_origin)?,
         },

@@ -103,7 +103,7 @@ use tls_absent::Tls;
 pub use auth::ControlToken;
 pub use limits::ControlLimits;
 pub use origins::AllowedOrigins;
-pub use playing::Play;
+pub use playing::{EMPTY_WORLD_ENDS, Play};
 pub use rate::JoinRate;
 pub use state::Catalog;
 pub use tls_files::TlsFiles;

@@ -4,7 +4,7 @@
 //! room a new world of the server's scripts starts for it (what `POST
 //! /worlds` with no body starts). Worlds the operator started are never
 //! joined this way, and those the join started are stopped once no client
-//! has been connected to them for a minute ([`keep_tidy`]). The route is public: its guard (`guard::public`) refuses pages
+//! has been connected to them for a while ([`keep_tidy`]). The route is public: its guard (`guard::public`) refuses pages
 //! of origins not allowed and counts joins per client address
 //! ([`JoinRate`](super::JoinRate)). What the server was started with is
 //! [`Play`](super::Play) (`playing`).
@@ -77,7 +77,15 @@ pub(crate) async fn preflight() -> Answer {
 /// Stops the worlds the join started that no client has been connected
 /// to for a while, every few seconds, for as long as the surface runs.
 pub(super) async fn keep_tidy(state: Arc<ControlState>) {
-    let mut every = tokio::time::interval(std::time::Duration::from_secs(5));
+    let Some(playing) = &state.play else {
+        return;
+    };
+    // Often enough that a world is stopped within half its time again.
+    let every = (playing.play.empty_world_ends / 2).clamp(
+        std::time::Duration::from_millis(100),
+        std::time::Duration::from_secs(5),
+    );
+    let mut every = tokio::time::interval(every);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         every.tick().await;

@@ -2,7 +2,7 @@
 //! and what it keeps as it runs: each client address's joins, the turn
 //! joins take to look for room, and the worlds the join started, which are
 //! the only ones it seats players in and which it stops once no client has
-//! been connected to them for [`EMPTY_WORLD_ENDS`].
+//! been connected to them for a while ([`Play::empty_world_ends`]).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -13,8 +13,8 @@ use crate::{Server, WorldId};
 use game_host::sync::LockExt;
 
 /// How long a world the public join started runs with no client connected
-/// before it is stopped (its seats, and its room on the server, given back).
-pub(crate) const EMPTY_WORLD_ENDS: Duration = Duration::from_secs(60);
+/// before it is stopped, by default.
+pub const EMPTY_WORLD_ENDS: Duration = Duration::from_secs(60);
 
 /// The public join, when the server has one (`--play GAME`).
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +23,10 @@ pub struct Play {
     pub game: String,
     /// How often one client address may join.
     pub rate: JoinRate,
+    /// How long a world the join started runs with no client connected
+    /// before it is stopped (its seats, and its room on the server, given
+    /// back): [`EMPTY_WORLD_ENDS`] by default.
+    pub empty_world_ends: Duration,
 }
 
 /// A server's public join, as it runs.
@@ -59,7 +63,8 @@ impl Playing {
     }
 
     /// Forgets the worlds that ended, and stops those that have had no
-    /// client connected for [`EMPTY_WORLD_ENDS`] as of `now`: their ids.
+    /// client connected for [`Play::empty_world_ends`] as of `now`: their
+    /// ids.
     pub fn sweep(&self, server: &Server, now: Instant) -> Vec<WorldId> {
         let mut stopping = Vec::new();
         let mut ended = Vec::new();
@@ -71,7 +76,7 @@ impl Playing {
                 }
                 Ok(_) => {
                     let since = *empty_since.get_or_insert(now);
-                    if now.saturating_duration_since(since) >= EMPTY_WORLD_ENDS {
+                    if now.saturating_duration_since(since) >= self.play.empty_world_ends {
                         stopping.push(*id);
                     }
                 }
@@ -79,7 +84,10 @@ impl Playing {
         }
         for id in &stopping {
             match server.stop_world(*id) {
-                Ok(_) => tracing::info!("stopped {id}: no player's client for a minute"),
+                Ok(_) => tracing::info!(
+                    "stopped {id}: no player's client for {} s",
+                    self.play.empty_world_ends.as_secs_f64()
+                ),
                 Err(error) => tracing::debug!("stopping {id}: {error:#}"),
             }
         }
