@@ -277,7 +277,10 @@ fn a_fleet_on_three_addresses_with_a_token_fails_over_and_drains_across_them() {
     }
 
     // Once every node's log is in Redis, the second node is killed: its
-    // worlds resume on the others.
+    // worlds resume on the others. Past the flush interval first (100 ms
+    // of game time, the most a killed node may lose): before it, the last
+    // player's moves may not be handed to Redis yet, and nothing waits.
+    std::thread::sleep(Duration::from_millis(500));
     let deadline = Instant::now() + Duration::from_secs(30);
     for node in nodes.iter().flatten() {
         while buffered(node) > 0 {
