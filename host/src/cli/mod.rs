@@ -18,6 +18,7 @@ mod fleet_absent;
 #[cfg(feature = "fleet")]
 mod fleet_member;
 mod new;
+mod play_args;
 mod ranges;
 mod recorded;
 mod replay;

@@ -15,8 +15,7 @@ use game_host::log::QuietTracingLog;
 use game_host::players::OpenToPlayers;
 use game_host::{RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_server::control::{
-    AllowedOrigins, Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken, JoinRate,
-    Play, TlsFiles,
+    Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken, TlsFiles,
 };
 use game_host_server::durable::{self, StateConfig};
 use game_host_server::{Server, StartError, WorldSpec};
@@ -28,6 +27,7 @@ use super::fleet::{self, FleetArgs, Joining};
 use super::fleet_absent::Membership;
 #[cfg(feature = "fleet")]
 use super::fleet_member::Membership;
+use super::play_args::PlayArgs;
 use super::ranges::{HZ, number_in};
 use super::serve_output::{METRICS_EVERY, Output};
 use super::sidecar::Sidecar;
@@ -82,37 +82,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     control_token_file: Option<PathBuf>,
 
-    /// Let players join game NAME from any page, with no token: `POST
-    /// /play {"game": "NAME"}` seats a player in the first world with room
-    /// (--max-players), or starts a new world of these scripts. Joins are
-    /// counted per client address (--joins-per-minute); pages of other
-    /// sites need --allow-origin.
-    #[arg(long, value_name = "NAME", value_parser = game_name)]
-    play: Option<String>,
-
-    /// A web origin whose pages may let players in (POST /play, CORS, and
-    /// the players' streams): `https://HOST[:PORT]`, or `*` for any page;
-    /// repeat for more. Without it, only the server's own pages may.
-    #[arg(long, value_name = "ORIGIN")]
-    allow_origin: Vec<String>,
-
-    /// With --play: joins one client address may make per minute, after
-    /// its first --join-burst (a proxy in front of the server counts as one
-    /// address). Past it a join is answered 429 with `Retry-After`.
-    #[arg(long, value_name = "N", default_value_t = 30, requires = "play",
-          value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    joins_per_minute: u32,
-
-    /// With --play: stop a world the join started once no player's client
-    /// has been connected to it for S seconds.
-    #[arg(long, value_name = "S", default_value_t = 60.0, requires = "play",
-          value_parser = number_in(0.1, 86_400.0))]
-    empty_world_seconds: f64,
-
-    /// With --play: joins one client address may make at once.
-    #[arg(long, value_name = "N", default_value_t = 10, requires = "play",
-          value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    join_burst: u32,
+    #[command(flatten)]
+    play: PlayArgs,
 
     /// Most worlds at once; /readyz reports "full" at the limit.
     #[arg(long, value_name = "N")]
@@ -238,17 +209,6 @@ pub struct ServeArgs {
     engine: EngineArgs,
 }
 
-/// A game's name, as players join it: a few plain characters.
-fn game_name(name: &str) -> Result<String, String> {
-    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-    if name.is_empty() || name.len() > 64 || !name.chars().all(plain) {
-        return Err(format!(
-            "`{name}` is not a game name: 1 to 64 letters, digits, `-`, `_` or `.`"
-        ));
-    }
-    Ok(name.to_owned())
-}
-
 pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     if args.agones {
         super::sidecar::available()?;
@@ -331,15 +291,8 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
                 .clone()
                 .zip(args.tls_key.clone())
                 .map(|(cert, key)| TlsFiles { cert, key }),
-            play: args.play.clone().map(|game| Play {
-                game,
-                rate: JoinRate {
-                    per_minute: args.joins_per_minute,
-                    burst: args.join_burst,
-                },
-                empty_world_ends: Duration::from_secs_f64(args.empty_world_seconds),
-            }),
-            allow_origins: AllowedOrigins::new(&args.allow_origin)?,
+            play: args.play.play(),
+            allow_origins: args.play.allowed_origins()?,
         },
         server.clone(),
         Catalog {
