@@ -74,12 +74,13 @@ mod tls;
 mod tls_absent;
 mod tls_files;
 mod upgrade;
+mod warned;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use hyper::Request;
@@ -99,6 +100,7 @@ use state::ControlState;
 use tls::Tls;
 #[cfg(not(feature = "tls"))]
 use tls_absent::Tls;
+use warned::Warned;
 
 pub use auth::ControlToken;
 pub use limits::ControlLimits;
@@ -256,7 +258,7 @@ async fn serve(
         // Headers and pipelined requests a client may make the host buffer.
         .max_buf_size(64 << 10);
     let router = routes::router(context.clone());
-    let mut warned = Warned::default();
+    let mut warned = Warned::new();
     loop {
         tokio::select! {
             _ = stop.changed() => break,
@@ -382,22 +384,6 @@ async fn stopped(mut stop: watch::Receiver<bool>) {
         }
         if stop.changed().await.is_err() {
             return;
-        }
-    }
-}
-
-/// Logs a warning at most once a second.
-#[derive(Default)]
-struct Warned(Option<Instant>);
-
-impl Warned {
-    fn warn(&mut self, message: std::fmt::Arguments) {
-        if self
-            .0
-            .is_none_or(|at| at.elapsed() >= Duration::from_secs(1))
-        {
-            self.0 = Some(Instant::now());
-            tracing::warn!("{message}");
         }
     }
 }
