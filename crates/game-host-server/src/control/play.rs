@@ -89,11 +89,11 @@ pub(super) async fn keep_tidy(state: Arc<ControlState>) {
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         every.tick().await;
-        let _ = off_loop(&state, |state| {
+        let state = state.clone();
+        let _ = tokio::task::spawn_blocking(move || {
             if let Some(playing) = &state.play {
                 playing.sweep(&state.server, Instant::now());
             }
-            Answer::text(200, "")
         })
         .await;
     }
