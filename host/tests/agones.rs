@@ -1,10 +1,11 @@
 //! `host serve --agones` against dummy-agones, an embeddable Agones SDK
-//! server (no cluster can be reached here): the server calls Ready once it
+//! server (no cluster can be reached here): the server sends Health while
+//! /healthz answers (from the start, Ready or not), calls Ready once it
 //! listens and launched its worlds, keeps its free world slots in a label,
-//! sends Health while /healthz answers, calls Allocate once it is full and
-//! Ready again once it has room, and Shutdown after SIGTERM drained it, in
-//! that order. (A fleet's node under Agones: `agones_fleet.rs`, a binary of
-//! its own: this one's log capture is process-wide.)
+//! calls Allocate once it is full and Ready again once it has room, and
+//! Shutdown after SIGTERM drained it, in that order. (A fleet's node under
+//! Agones: `agones_fleet.rs`, a binary of its own: this one's log capture
+//! is process-wide.)
 
 mod common;
 
@@ -112,9 +113,10 @@ fn a_server_tells_agones_ready_its_slots_its_health_and_shutdown_in_order() {
             .unwrap_or_else(|| panic!("no `{call}` in:\n{text}"))
     };
     let last = |call: &str| text.rfind(call).unwrap();
-    // Ready first; then health pings and the slots label, every one of
-    // them before Shutdown, which comes last.
-    assert!(at("Got ready call") < at("Got health message"), "{text}");
+    // Health pings from the start (the control surface listens before
+    // Ready, which may come after the first ping); the slots label only
+    // after Ready; every one of them before Shutdown, which comes last.
+    assert!(at("Got health message") < at("Got shutdown call"), "{text}");
     assert!(at("Got ready call") < at("Got set_label call"), "{text}");
     assert!(
         last("Got health message") < at("Got shutdown call"),
