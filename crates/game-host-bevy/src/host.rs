@@ -359,9 +359,23 @@ impl HostState {
                         self.started = true;
                         started.push(ScriptStarted { entity, frame });
                     }),
-                Purpose::Swap => prepared
-                    .and_then(|p| self.runtime.starts().swap(p))
-                    .map(drop),
+                // Said in the log as `host run --watch` says it: a swap
+                // is otherwise seen only in what the script then does.
+                Purpose::Swap => {
+                    prepared
+                        .and_then(|p| self.runtime.starts().swap(p))
+                        .map(|report| {
+                            bevy::log::info!(
+                                script = %report.script,
+                                id = %report.instance,
+                                old_bytes = report.old_size,
+                                new_bytes = report.new_size,
+                                pause = ?report.pause,
+                                state = if report.restored { "handed over" } else { "restarted" },
+                                "hot-swapped"
+                            )
+                        })
+                }
             };
             if let Err(e) = result {
                 failed.push(ScriptFailed::new(entity, e));

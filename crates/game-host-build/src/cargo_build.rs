@@ -109,6 +109,9 @@ fn build_crate(dir: &Path, output: BuildOutput, debug: bool) -> Result<PathBuf> 
         if let Some(missing) = missing_target() {
             bail!("cannot build script crate `{}`: {missing}", dir.display());
         }
+        if let Some(older) = toolchain_older_than_crate(&manifest) {
+            bail!("cannot build script crate `{}`: {older}", dir.display());
+        }
         let mut message = format!(
             "failed to build script crate `{}`: cargo {status}",
             dir.display()
@@ -177,6 +180,75 @@ pub(crate) fn say_what_runs(dir: &Path, manifest: &Path) {
     }
 }
 
+/// If the crate of `manifest` asks for a newer Rust (its `rust-version`)
+/// than the toolchain the host builds with, says so in one line with how
+/// to build with another: the host never takes a crate's own
+/// `rust-toolchain.toml` (the `toolchain` module says why), so a crate of
+/// a checkout whose toolchain file pins a newer Rust than rustup's default
+/// fails to build outside that checkout.
+pub(crate) fn toolchain_older_than_crate(manifest: &Path) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Metadata {
+        packages: Vec<Package>,
+    }
+    #[derive(Deserialize)]
+    struct Package {
+        name: String,
+        manifest_path: PathBuf,
+        rust_version: Option<String>,
+    }
+    let output = crate::toolchain::cargo()
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .arg("--manifest-path")
+        .arg(manifest)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())?;
+    let metadata: Metadata = serde_json::from_slice(&output.stdout).ok()?;
+    let package = metadata
+        .packages
+        .into_iter()
+        .find(|p| p.manifest_path == manifest)?;
+    let needed = package.rust_version?;
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = rust_tool(rustc)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())?;
+    let version = String::from_utf8(output.stdout).ok()?;
+    // `rustc 1.95.0 (59807616e 2026-04-14)`, `rustc 1.99.0-nightly (...)`.
+    let have = version.split_whitespace().nth(1)?;
+    if version_numbers(have)? >= version_numbers(&needed)? {
+        return None;
+    }
+    let toolchain = std::env::var("RUSTUP_TOOLCHAIN")
+        .ok()
+        .or_else(|| crate::toolchain::toolchain().map(str::to_owned))
+        .map_or_else(String::new, |name| format!(" (toolchain `{name}`)"));
+    Some(format!(
+        "`{}` needs Rust {needed}, and this host builds with rustc {have}{toolchain}: start the \
+         host with RUSTUP_TOOLCHAIN={needed} (after `rustup toolchain install {needed}`), or make \
+         it rustup's default (`rustup default {needed}`)",
+        package.name
+    ))
+}
+
+/// `1.99`, `1.95.0` or `1.99.0-nightly` as numbers to compare (a missing
+/// patch is 0).
+fn version_numbers(version: &str) -> Option<(u64, u64, u64)> {
+    let release = version.split('-').next()?;
+    let mut parts = release.split('.').map(|part| part.parse::<u64>());
+    let major = parts.next()?.ok()?;
+    let minor = parts.next().unwrap_or(Ok(0)).ok()?;
+    let patch = parts.next().unwrap_or(Ok(0)).ok()?;
+    Some((major, minor, patch))
+}
+
 /// If the host's Rust toolchain lacks the script target, says so with the
 /// command that adds it.
 pub(crate) fn missing_target() -> Option<String> {
@@ -215,5 +287,37 @@ mod tests {
             "error: could not compile `my-mod` (lib) due to 1 previous error",
         ];
         assert_eq!(diagnostics(&stderr.join("\n")), stderr[1..].join("\n"));
+    }
+
+    #[test]
+    fn versions_compare_by_their_numbers() {
+        assert_eq!(version_numbers("1.99"), Some((1, 99, 0)));
+        assert_eq!(version_numbers("1.95.0"), Some((1, 95, 0)));
+        assert_eq!(version_numbers("1.100.0-nightly"), Some((1, 100, 0)));
+        assert!(version_numbers("1.100.0") > version_numbers("1.99"));
+        assert_eq!(version_numbers("one.two"), None);
+    }
+
+    #[test]
+    fn a_crate_asking_for_a_newer_rust_is_refused_in_one_line_saying_how_to_build_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("Cargo.toml"),
+            "[package]\nname = \"from-the-future\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\
+             rust-version = \"1.999\"\n[lib]\ncrate-type = [\"cdylib\"]\n[workspace]\n",
+        )
+        .unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
+        let error = build_script_crate(dir.path(), BuildOutput::Capture)
+            .unwrap_err()
+            .to_string();
+        let first = error.lines().next().unwrap();
+        assert!(
+            first
+                .contains("`from-the-future` needs Rust 1.999, and this host builds with rustc 1."),
+            "{error}"
+        );
+        assert!(first.contains("RUSTUP_TOOLCHAIN=1.999"), "{error}");
     }
 }

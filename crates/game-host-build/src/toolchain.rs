@@ -111,7 +111,7 @@ pub fn stack_size(dir: &Path) -> u64 {
 /// reports it outside any project (its sysroot is
 /// `.../toolchains/NAME`). `None` without rustup (a Rust installed
 /// otherwise reads no toolchain file).
-fn toolchain() -> Option<&'static str> {
+pub(crate) fn toolchain() -> Option<&'static str> {
     static TOOLCHAIN: OnceLock<Option<String>> = OnceLock::new();
     TOOLCHAIN
         .get_or_init(|| {

@@ -3,6 +3,8 @@
 //! cube for 120 fixed steps (64 a second) under the grants the game gives
 //! in code. A mod that imports what those grants leave out (`events`, which
 //! `message-window` waits on) is refused, naming it, and the game runs on.
+//! A mod written again while the game runs is swapped in, its state handed
+//! over, and the log says so.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -51,39 +53,93 @@ fn the_mod_turns_the_games_cube() {
     assert!(line.ends_with("about [0.00, 1.00, 0.00]"), "{line}");
 }
 
+/// The game running with no frame limit, its log read line by line on a
+/// thread of its own (so that a game that says nothing cannot hold the
+/// test), and killed when dropped.
+struct Running {
+    child: std::process::Child,
+    said: std::sync::mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Running {
+    fn start(dir: &Path) -> Running {
+        let mut child = game(dir)
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stderr = BufReader::new(child.stderr.take().unwrap());
+        let (lines, said) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Running {
+            child,
+            said,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits up to 120 s for a line of the log that `wanted` says is the
+    /// one; panics with the log so far if none comes.
+    fn wait_for(&mut self, what: &str, wanted: impl Fn(&str) -> bool) -> String {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(120) {
+            if let Ok(line) = self.said.recv_timeout(Duration::from_millis(200)) {
+                self.seen.push(line.clone());
+                if wanted(&line) {
+                    return line;
+                }
+            }
+        }
+        panic!("no {what} in the game's log:\n{}", self.seen.join("\n"));
+    }
+
+    /// Whether the game still runs.
+    fn running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[test]
 fn a_mod_that_imports_more_than_its_grants_is_refused_and_the_game_runs_on() {
     let dir = game_dir(&example("message-window"));
-    let mut child = game(dir.path())
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    // The game's log, line by line, read on a thread of its own so that a
-    // game that says nothing cannot hold the test.
-    let stderr = BufReader::new(child.stderr.take().unwrap());
-    let (lines, said) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in stderr.lines().map_while(Result::ok) {
-            if lines.send(line).is_err() {
-                break;
-            }
-        }
+    let mut game = Running::start(dir.path());
+    game.wait_for("refusal naming `events`", |line| {
+        line.contains("`events`") && line.contains("which its grants do not include")
     });
-    let started = Instant::now();
-    let mut seen = Vec::new();
-    let mut refused = false;
-    while !refused && started.elapsed() < Duration::from_secs(120) {
-        if let Ok(line) = said.recv_timeout(Duration::from_millis(200)) {
-            refused = line.contains("`events`") && line.contains("which its grants do not include");
-            seen.push(line);
-        }
-    }
     // Still running after the refusal: the game goes on without the mod.
     std::thread::sleep(Duration::from_millis(300));
-    let running = child.try_wait().unwrap().is_none();
-    let _ = child.kill();
-    let _ = child.wait();
-    assert!(refused, "{}", seen.join("\n"));
-    assert!(running, "{}", seen.join("\n"));
+    assert!(game.running(), "{}", game.seen.join("\n"));
+}
+
+#[test]
+fn a_mod_written_again_while_the_game_runs_is_swapped_in_with_its_state_and_said() {
+    let component = example("spinning-cube");
+    let dir = game_dir(&component);
+    let mut game = Running::start(dir.path());
+    game.wait_for("grants line", |line| {
+        line.contains("grants: `spinning_cube`")
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    // As `host build -o` writes it: whole beside it, then renamed over it.
+    let beside = dir.path().join("mods/.spinning_cube.wasm.new");
+    std::fs::copy(&component, &beside).unwrap();
+    std::fs::rename(&beside, dir.path().join("mods/spinning_cube.wasm")).unwrap();
+    let line = game.wait_for("hot swap", |line| line.contains("hot-swapped"));
+    assert!(line.contains("state=\"handed over\""), "{line}");
+    assert!(line.contains("script=spinning_cube"), "{line}");
+    assert!(game.running(), "{}", game.seen.join("\n"));
 }
