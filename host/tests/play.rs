@@ -81,6 +81,11 @@ fn worlds(served: &Serve) -> Vec<(u64, u64)> {
 fn players_join_a_world_with_room_and_a_new_world_when_every_one_is_full() {
     // World 1 is the operator's (launched): the join leaves it alone.
     let served = Serve::start(&["--play", "cube", "--max-players", "3", "--worlds", "1"]);
+    let stderr = served.stderr();
+    assert!(
+        stderr.contains("(POST /play for `cube`, POST /worlds,"),
+        "{stderr}"
+    );
     let (status, refused) = join(&served, "chess");
     assert_eq!(status, 404);
     assert_eq!(

@@ -348,10 +348,15 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     if let Some(agones) = &agones {
         agones.ready();
     }
+    let joins = match &args.play.play() {
+        Some(play) => format!("POST /play for `{}`, ", play.game),
+        None => String::new(),
+    };
     tracing::info!(
         threads = server.thread_count(),
         hz = args.hz,
-        "serving on {}://{}/ (POST /worlds, POST /worlds/ID/players, GET /metrics, /healthz, /readyz)",
+        "serving on {}://{}/ ({joins}POST /worlds, POST /worlds/ID/players, GET /metrics, \
+         /healthz, /readyz)",
         control.scheme(),
         control.addr()
     );
