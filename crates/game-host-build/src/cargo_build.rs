@@ -68,7 +68,10 @@ fn build_crate(dir: &Path, output: BuildOutput, debug: bool) -> Result<PathBuf> 
     if output == BuildOutput::Inherit
         && let Some(missing) = missing_target()
     {
-        bail!("cannot build script crate `{}`: {missing}", dir.display());
+        // A toolchain too old for the crate is said first: adding the
+        // target to it would not do.
+        let why = toolchain_older_than_crate(&manifest).unwrap_or(missing);
+        bail!("cannot build script crate `{}`: {why}", dir.display());
     }
     if output == BuildOutput::Inherit {
         say_what_runs(dir, &manifest);
@@ -106,11 +109,8 @@ fn build_crate(dir: &Path, output: BuildOutput, debug: bool) -> Result<PathBuf> 
         _ => anyhow::Error::from(error).context("failed to run `cargo`"),
     })?;
     if !status.success() {
-        if let Some(missing) = missing_target() {
-            bail!("cannot build script crate `{}`: {missing}", dir.display());
-        }
-        if let Some(older) = toolchain_older_than_crate(&manifest) {
-            bail!("cannot build script crate `{}`: {older}", dir.display());
+        if let Some(why) = toolchain_older_than_crate(&manifest).or_else(missing_target) {
+            bail!("cannot build script crate `{}`: {why}", dir.display());
         }
         let mut message = format!(
             "failed to build script crate `{}`: cargo {status}",
@@ -232,8 +232,8 @@ pub(crate) fn toolchain_older_than_crate(manifest: &Path) -> Option<String> {
         .map_or_else(String::new, |name| format!(" (toolchain `{name}`)"));
     Some(format!(
         "`{}` needs Rust {needed}, and this host builds with rustc {have}{toolchain}: start the \
-         host with RUSTUP_TOOLCHAIN={needed} (after `rustup toolchain install {needed}`), or make \
-         it rustup's default (`rustup default {needed}`)",
+         host with RUSTUP_TOOLCHAIN={needed} (after `rustup toolchain install {needed} --target \
+         {SCRIPT_TARGET}`), or make it rustup's default (`rustup default {needed}`)",
         package.name
     ))
 }

@@ -49,6 +49,12 @@ pub trait WorldDirectory: Send + Sync + 'static {
     /// one with more room, if any.
     fn place_elsewhere(&self, free_here: Option<usize>) -> Option<String>;
 
+    /// The addresses of the fleet's other live nodes that are not
+    /// draining, those with the most room for worlds first: where a player
+    /// this server has no room for may find a seat (a node with no room
+    /// for another world may still have seats in its worlds).
+    fn others(&self) -> Vec<String>;
+
     /// Why this server takes no new worlds from the directory's side, as
     /// `/readyz` says it (draining, or the directory cannot be reached);
     /// `None` when it does.

@@ -130,12 +130,11 @@ fn a_mod_written_again_while_the_game_runs_is_swapped_in_with_its_state_and_said
     let component = example("spinning-cube");
     let dir = game_dir(&component);
     let mut game = Running::start(dir.path());
-    game.wait_for("grants line", |line| {
-        line.contains("grants: `spinning_cube`")
-    });
-    std::thread::sleep(Duration::from_millis(500));
-    // As `host build -o` writes it: whole beside it, then renamed over it.
-    let beside = dir.path().join("mods/.spinning_cube.wasm.new");
+    // Started (a change before that starts it again instead of swapping).
+    game.wait_for("start", |line| line.contains("spinning cube started"));
+    // Written whole beside it, then renamed over it, as `host build -o`
+    // writes it.
+    let beside = dir.path().join("mods/spinning_cube.wasm.new.tmp");
     std::fs::copy(&component, &beside).unwrap();
     std::fs::rename(&beside, dir.path().join("mods/spinning_cube.wasm")).unwrap();
     let line = game.wait_for("hot swap", |line| line.contains("hot-swapped"));

@@ -44,6 +44,10 @@ impl WorldDirectory for Node {
         Node::place_elsewhere(self, free_here)
     }
 
+    fn others(&self) -> Vec<String> {
+        Node::others(self)
+    }
+
     fn unready(&self) -> Option<&'static str> {
         Node::unready(self)
     }

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::Node;
-use crate::coordinator::Conn;
+use crate::coordinator::{Conn, NodeEntry};
 use game_host::sync::LockExt;
 use game_host_server::{Server, WorldId};
 
@@ -66,11 +66,10 @@ impl Node {
         (owner.addr != self.addr()).then(|| owner.addr.clone())
     }
 
-    /// The address of the node a new world should start on, when it is not
-    /// this one: the live node with the most room, if it has more than this
-    /// one (`free_here` slots, `None` for no bound; or any room, while
-    /// this one drains). `None` until this node joined.
-    pub fn place_elsewhere(&self, free_here: Option<usize>) -> Option<String> {
+    /// Every node the fleet knows, as Redis has them, on one of the kept
+    /// connections; `None` until this node joined, or while Redis cannot
+    /// be read.
+    fn nodes(&self) -> Option<Vec<NodeEntry>> {
         self.joined.get()?;
         let mut conn = self
             .conns
@@ -82,8 +81,15 @@ impl Node {
         if conns.len() < MAX_CONNS {
             conns.push(conn);
         }
-        drop(conns);
-        let nodes = nodes?;
+        nodes
+    }
+
+    /// The address of the node a new world should start on, when it is not
+    /// this one: the live node with the most room, if it has more than this
+    /// one (`free_here` slots, `None` for no bound; or any room, while
+    /// this one drains). `None` until this node joined.
+    pub fn place_elsewhere(&self, free_here: Option<usize>) -> Option<String> {
+        let nodes = self.nodes()?;
         let mine = match self.draining.load(Ordering::Relaxed) {
             true => Some(0),
             false => nodes
@@ -96,6 +102,20 @@ impl Node {
             .filter(|n| n.id != self.link.node && n.addr != self.addr() && n.takes_worlds())
             .max_by_key(|n| n.room())?;
         (best.room() > mine.unwrap_or(usize::MAX)).then(|| best.addr.clone())
+    }
+
+    /// The addresses of the other live nodes that are not draining, those
+    /// with the most room first; none until this node joined, or while
+    /// Redis cannot be read.
+    pub fn others(&self) -> Vec<String> {
+        let mut others: Vec<_> = self
+            .nodes()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|n| n.id != self.link.node && n.addr != self.addr() && n.live && !n.draining)
+            .collect();
+        others.sort_by_key(|n| std::cmp::Reverse(n.room()));
+        others.into_iter().map(|n| n.addr).collect()
     }
 
     /// Tells world `id`'s clients, as it is suspended, that it moves to the

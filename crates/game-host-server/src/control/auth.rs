@@ -91,7 +91,42 @@ impl ControlToken {
             Err(unauthorized("the bearer token is wrong"))
         }
     }
+
+    /// What a node of a fleet sends another with a request it passes on
+    /// for a client that carries no token (a player's join): it proves the
+    /// sender holds the fleet's token (every node has the same) without
+    /// sending the token, which this server keeps only as its digest.
+    /// Whoever reads it off the fleet's network can send it again, as they
+    /// could the token itself (that network is trusted: see `relay`).
+    pub(crate) fn peer_proof(&self) -> String {
+        let mut proof = Sha256::new();
+        proof.update(b"game-host peer\0");
+        proof.update(self.digest);
+        proof
+            .finalize()
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect()
+    }
+
+    /// Whether `headers` carry [`ControlToken::peer_proof`] in
+    /// [`PEER_PROOF`], compared in the same time whatever the two share.
+    pub(crate) fn proves_peer(&self, headers: &HeaderMap) -> bool {
+        let Some(given) = headers.get(PEER_PROOF).map(|v| v.as_bytes()) else {
+            return false;
+        };
+        let proof = self.peer_proof();
+        given.len() == proof.len()
+            && given
+                .iter()
+                .zip(proof.as_bytes())
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                == 0
+    }
 }
+
+/// The header [`ControlToken::peer_proof`] travels in.
+pub(crate) const PEER_PROOF: &str = "x-game-host-peer";
 
 fn unauthorized(why: &str) -> Answer {
     Answer {
@@ -144,5 +179,20 @@ mod tests {
         assert!(
             format!("{:?}", ControlToken::new("0123456789abcdef").unwrap()) == "ControlToken(..)"
         );
+    }
+
+    #[test]
+    fn a_peer_proves_it_holds_the_token_without_sending_it() {
+        let token = ControlToken::new("correct-horse-battery").unwrap();
+        let proof = token.peer_proof();
+        assert!(!proof.contains("correct-horse-battery"));
+        let mut headers = HeaderMap::new();
+        assert!(!token.proves_peer(&headers));
+        headers.insert(PEER_PROOF, HeaderValue::from_str(&proof).unwrap());
+        assert!(token.proves_peer(&headers));
+        let other = ControlToken::new("another-horse-battery").unwrap();
+        assert!(!other.proves_peer(&headers));
+        headers.insert(PEER_PROOF, HeaderValue::from_str(&proof[1..]).unwrap());
+        assert!(!token.proves_peer(&headers));
     }
 }

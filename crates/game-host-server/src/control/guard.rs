@@ -13,7 +13,9 @@
 //! - [`public`], on the public join (`POST /play`): a page of another
 //!   site is refused unless the operator allowed its origin, and answered
 //!   CORS when it did; a `Content-Type` other than JSON's is refused; joins
-//!   are counted per client address (429 and `Retry-After` past the rate).
+//!   are counted per client address (429 and `Retry-After` past the rate);
+//!   a join another node of the fleet passed on, proven with the fleet's
+//!   token, was checked there.
 //!
 //! And [`answered`], on every request: once its answer is on its way (any
 //! but a stream's upgrade), the connection waits on its client again.
@@ -25,13 +27,14 @@ use std::time::Instant;
 
 use axum::extract::{Request, State};
 use axum::http::header::{ORIGIN, RETRY_AFTER};
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::answer::Answer;
 use super::cross_site;
 use super::origins::AllowedOrigins;
+use super::peer::RELAYED;
 use super::rate::ClientAddress;
 use super::shed::Waiting;
 use super::state::ControlState;
@@ -113,6 +116,11 @@ pub(super) async fn public(
     next: Next,
 ) -> Response {
     let headers = request.headers();
+    // A join another node of the fleet passed on: that node checked its
+    // page and counted its client (here it would count as the node).
+    if passed_on_by_a_peer(&state, headers) {
+        return next.run(request).await;
+    }
     let origin = headers
         .get(ORIGIN)
         .map(|origin| origin.to_str().unwrap_or("?").to_owned());
@@ -151,6 +159,19 @@ pub(super) async fn public(
     };
     (state.origins).answer(origin.as_deref(), response.headers_mut(), preflight);
     response
+}
+
+/// Whether `headers` are those of a request another node of the fleet
+/// passed on ([`RELAYED`]), proven with the fleet's token
+/// ([`ControlToken::peer_proof`](super::auth::ControlToken::peer_proof));
+/// without a token, the surface is reached from this machine alone.
+pub(super) fn passed_on_by_a_peer(state: &ControlState, headers: &HeaderMap) -> bool {
+    headers.contains_key(RELAYED)
+        && state.server.directory().is_some()
+        && state
+            .token
+            .as_ref()
+            .is_none_or(|token| token.proves_peer(headers))
 }
 
 /// With a token the server may be reached under any name, and serves no

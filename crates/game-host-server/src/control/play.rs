@@ -4,10 +4,15 @@
 //! room a new world of the server's scripts starts for it (what `POST
 //! /worlds` with no body starts). Worlds the operator started are never
 //! joined this way, and those the join started are stopped once no client
-//! has been connected to them for a while ([`keep_tidy`]). The route is public: its guard (`guard::public`) refuses pages
-//! of origins not allowed and counts joins per client address
-//! ([`JoinRate`](super::JoinRate)). What the server was started with is
-//! [`Play`](super::Play) (`playing`).
+//! has been connected to them for a while ([`keep_tidy`]). On a fleet, a
+//! node that has no room for a new world passes the join on to the node
+//! with the most room, which seats the player the same way in its own
+//! worlds (and passes it on no further); the player keeps the address it
+//! joined through, which forwards its stream. The route is public: its
+//! guard (`guard::public`) refuses pages of origins not allowed and counts
+//! joins per client address ([`JoinRate`](super::JoinRate)), but for a join
+//! another node passed on, proven with the fleet's token. What the server
+//! was started with is [`Play`](super::Play) (`playing`).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -16,12 +21,19 @@ use axum::extract::State;
 use serde::Deserialize;
 use serde_json::json;
 
+use axum::body::Body;
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Response};
+use axum::response::IntoResponse;
+
 use super::answer::Answer;
+use super::auth::PEER_PROOF;
 use super::extract::Asked;
-use super::handlers::off_loop;
+use super::guard::passed_on_by_a_peer;
 use super::playing::Playing;
-use super::state::{Catalog, ControlState};
-use crate::{Server, StartError, WorldId, WorldSpec};
+use super::relay::ask_node;
+use super::state::ControlState;
+use crate::{StartError, WorldId, WorldSpec};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -31,25 +43,33 @@ struct PlayBody {
 
 /// `POST /play` `{"game": "arena"}`: 201 and the player's seat, in a
 /// world with room or a new one.
-pub(crate) async fn play(State(state): State<Arc<ControlState>>, asked: Asked) -> Answer {
+pub(crate) async fn play(
+    State(state): State<Arc<ControlState>>,
+    headers: HeaderMap,
+    asked: Asked,
+) -> Response<Body> {
+    let refused = |status: u16, why: String| Answer::error(status, why).into_response();
     let Some(playing) = &state.play else {
-        return Answer::error(
+        return refused(
             404,
             "this server lets players join only through its operator (it was started without \
-             --play GAME)",
+             --play GAME)"
+                .into(),
         );
     };
+    // Passed on by another node: seated here, never passed on again.
+    let relayed = passed_on_by_a_peer(&state, &headers);
     let body: PlayBody = match serde_json::from_str(&asked.body) {
         Ok(body) => body,
         Err(error) => {
-            return Answer::error(
+            return refused(
                 400,
                 format!("bad join body ({error}): send {{\"game\": \"NAME\"}}"),
             );
         }
     };
     if body.game != playing.play.game {
-        return Answer::error(
+        return refused(
             404,
             format!(
                 "no game `{}` here (this server's is `{}`)",
@@ -58,15 +78,56 @@ pub(crate) async fn play(State(state): State<Arc<ControlState>>, asked: Asked) -
         );
     }
     if asked.starting {
-        return Answer::error(503, "the server is starting: join again in a moment");
+        return refused(503, "the server is starting: join again in a moment".into());
     }
     // Its turn, waited for here rather than on a worker thread.
     let _turn = playing.turn.lock().await;
-    off_loop(&state, move |state| match &state.play {
-        Some(playing) => join_or_start(&state.server, &state.catalog, playing, asked.trusted),
-        None => Answer::error(500, "the public join went away"),
-    })
-    .await
+    let may_pass_on = !relayed;
+    let joining = {
+        let state = state.clone();
+        tokio::task::spawn_blocking(move || match &state.play {
+            Some(playing) => join_or_start(&state, playing, asked.trusted, may_pass_on),
+            None => Joining::Answered(Answer::error(500, "the public join went away")),
+        })
+        .await
+        .unwrap_or_else(|error| {
+            Joining::Answered(Answer::error(500, format!("the join failed: {error}")))
+        })
+    };
+    match joining {
+        Joining::Answered(answer) => answer.into_response(),
+        Joining::PassOn(others) => pass_on(&state, &others, asked.body).await,
+    }
+}
+
+/// The most nodes a join is passed on to before it is refused.
+const PASSED_ON_TO_AT_MOST: usize = 8;
+
+/// Passes a join on to the fleet's other nodes in turn (at most
+/// [`PASSED_ON_TO_AT_MOST`]), until one seats the player as this node
+/// would have (in its own worlds), and answers with its answer: the
+/// seat's stream and view paths are answered by any node, so the player
+/// keeps the address it joined through. A node that is full too (503) or
+/// cannot be reached is passed over; the last one's answer is given.
+async fn pass_on(state: &ControlState, others: &[String], body: String) -> Response<Body> {
+    let mut passed = vec![(CONTENT_TYPE, HeaderValue::from_static("application/json"))];
+    if let Some(token) = &state.token
+        && let Ok(proof) = HeaderValue::from_str(&token.peer_proof())
+    {
+        passed.push((HeaderName::from_static(PEER_PROOF), proof));
+    }
+    let mut last =
+        Answer::error(503, "every world is full and no new one can start").into_response();
+    for address in others.iter().take(PASSED_ON_TO_AT_MOST) {
+        last = match ask_node(address, Method::POST, "/play", passed.clone(), body.clone()).await {
+            Ok(response) => response,
+            Err(answer) => answer.into_response(),
+        };
+        if !last.status().is_server_error() {
+            break;
+        }
+    }
+    last
 }
 
 /// `OPTIONS /play`: a page's preflight, answered by the route's guard.
@@ -99,26 +160,42 @@ pub(super) async fn keep_tidy(state: Arc<ControlState>) {
     }
 }
 
+/// What a join came to on this node.
+enum Joining {
+    /// Seated here, or refused.
+    Answered(Answer),
+    /// This node of a fleet is full: the fleet's other nodes, those with
+    /// the most room for worlds first, to ask in turn.
+    PassOn(Vec<String>),
+}
+
 /// Admits a player into the first world the join started that has room,
-/// or into a new world of the server's scripts. What failed is told in
-/// full to a trusted asker only (it may name paths or the fleet's Redis);
-/// the log has it.
-fn join_or_start(server: &Server, catalog: &Catalog, playing: &Playing, trusted: bool) -> Answer {
+/// or into a new world of the server's scripts. A node of a fleet with no
+/// room for a new world passes the join on (`may_pass_on`) to the node
+/// with the most room. What failed is told in full to a trusted asker only
+/// (it may name paths or the fleet's Redis); the log has it.
+fn join_or_start(
+    state: &ControlState,
+    playing: &Playing,
+    trusted: bool,
+    may_pass_on: bool,
+) -> Joining {
+    let server = &state.server;
     let failed = |status: u16, what: &str, error: &dyn std::fmt::Display| {
         tracing::warn!("a public join failed: {what}: {error:#}");
-        match trusted {
+        Joining::Answered(match trusted {
             true => Answer::error(status, format!("{what}: {error:#}")),
             false => Answer::error(status, format!("{what} (the server's log says why)")),
-        }
+        })
     };
     for id in playing.worlds() {
         if let Ok((player, token)) = server.admit_public_player(id) {
-            return seat(id, player, &token);
+            return Joining::Answered(seat(id, player, &token));
         }
     }
     let spec = WorldSpec {
-        scripts: catalog.scripts.clone(),
-        frames: catalog.frames,
+        scripts: state.catalog.scripts.clone(),
+        frames: state.catalog.frames,
         ..WorldSpec::default()
     };
     let id = match server.start_world(&spec) {
@@ -127,12 +204,20 @@ fn join_or_start(server: &Server, catalog: &Catalog, playing: &Playing, trusted:
             return failed(500, "the game's world could not start", &error);
         }
         Err(StartError::Unavailable(error)) => {
-            return failed(503, "every world is full and no new one can start", &error);
+            // Full (or draining): other nodes of the fleet may have room.
+            let others = match (may_pass_on, server.directory()) {
+                (true, Some(directory)) => directory.others(),
+                _ => Vec::new(),
+            };
+            return match others.is_empty() {
+                false => Joining::PassOn(others),
+                true => failed(503, "every world is full and no new one can start", &error),
+            };
         }
     };
     playing.started(id);
     match server.admit_public_player(id) {
-        Ok((player, token)) => seat(id, player, &token),
+        Ok((player, token)) => Joining::Answered(seat(id, player, &token)),
         Err(error) => failed(503, "the new world took no player", &error),
     }
 }

@@ -30,7 +30,7 @@ use axum::http::header::{
     AUTHORIZATION, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HOST, HeaderName,
     REFERRER_POLICY, RETRY_AFTER, WWW_AUTHENTICATE,
 };
-use axum::http::{HeaderValue, Response};
+use axum::http::{HeaderValue, Method, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::rt::TokioIo;
@@ -70,11 +70,28 @@ pub(super) async fn relay(
 ) -> Result<Response<Body>, Answer> {
     let (parts, body) = request.into_parts();
     let body = take_body(&parts, body, &state.limits).await?;
+    let passed = [AUTHORIZATION, CONTENT_TYPE]
+        .into_iter()
+        .filter_map(|name| Some((name.clone(), parts.headers.get(&name)?.clone())))
+        .collect();
+    ask_node(address, parts.method, path_and_query, passed, body).await
+}
+
+/// Asks the node at `address` for `path_and_query` with `method`, the
+/// headers `passed` and `body`, marked [`RELAYED`], and answers with what
+/// it answered.
+pub(super) async fn ask_node(
+    address: &str,
+    method: Method,
+    path_and_query: &str,
+    passed: Vec<(HeaderName, HeaderValue)>,
+    body: String,
+) -> Result<Response<Body>, Answer> {
     // The client is told what failed; the log, where.
+    let path = path_and_query.split('?').next().unwrap_or_default();
     let failed = |status: u16, why: String| {
         warn_unreached(format_args!(
-            "relaying {} to the world's node at {address}: {why}",
-            parts.uri.path()
+            "relaying {path} to the world's node at {address}: {why}"
         ));
         Answer::error(status, format!("the world's node {why}"))
     };
@@ -95,16 +112,14 @@ pub(super) async fn relay(
     tokio::spawn(connection);
 
     let mut upstream = axum::http::Request::builder()
-        .method(parts.method)
+        .method(method)
         .uri(path_and_query)
         .header(RELAYED, HeaderValue::from_static("1"));
     if let Ok(host) = HeaderValue::from_str(address) {
         upstream = upstream.header(HOST, host);
     }
-    for name in [AUTHORIZATION, CONTENT_TYPE] {
-        if let Some(value) = parts.headers.get(&name) {
-            upstream = upstream.header(name, value);
-        }
+    for (name, value) in passed {
+        upstream = upstream.header(name, value);
     }
     let upstream = upstream
         .body(Full::new(Bytes::from(body)))
