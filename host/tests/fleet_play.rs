@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::client::Client;
 use common::fleet::{Redis, node, worlds_on};
@@ -18,6 +18,12 @@ use serde_json::Value;
 /// A join of the arena through the node at `addr`, with `headers` besides
 /// JSON's: status and body.
 fn join(addr: &str, headers: &[(&str, &str)]) -> (u16, Value) {
+    let (status, body, _) = join_cors(addr, headers);
+    (status, body)
+}
+
+/// [`join`], and the `Access-Control-Allow-Origin` it was answered.
+fn join_cors(addr: &str, headers: &[(&str, &str)]) -> (u16, Value, Option<String>) {
     let mut request = agent()
         .post(&format!("http://{addr}/play"))
         .header("Content-Type", "application/json");
@@ -26,7 +32,12 @@ fn join(addr: &str, headers: &[(&str, &str)]) -> (u16, Value) {
     }
     let mut response = request.send(r#"{"game": "arena"}"#).unwrap();
     let status = response.status().as_u16();
-    (status, json(&response.body_mut().read_to_string().unwrap()))
+    let cors = response
+        .headers()
+        .get("access-control-allow-origin")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let body = json(&response.body_mut().read_to_string().unwrap());
+    (status, body, cors)
 }
 
 #[test]
@@ -52,7 +63,18 @@ fn a_full_node_passes_joins_on_to_the_node_with_room_counted_once_and_players_ke
     let a = node(
         &redis,
         &dir.path().join("a"),
-        &[&game[..], &["--max-worlds", "1", "--join-burst", "20"]].concat(),
+        &[
+            &game[..],
+            &[
+                "--max-worlds",
+                "1",
+                "--join-burst",
+                "20",
+                "--allow-origin",
+                "https://game.example",
+            ],
+        ]
+        .concat(),
     );
     let b = node(
         &redis,
@@ -70,13 +92,23 @@ fn a_full_node_passes_joins_on_to_the_node_with_room_counted_once_and_players_ke
         ]
         .concat(),
     );
-    // B's room is in Redis once it has beaten once.
-    std::thread::sleep(Duration::from_millis(1000));
+    // Both nodes in Redis's table.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while redis.cli(&["HLEN", "fleet:nodes"]).trim() != "2" {
+        assert!(Instant::now() < deadline, "B never joined the fleet");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 
     let mut seats = Vec::new();
-    for _ in 0..6 {
-        let (status, seat) = join(&a.addr, &[]);
+    for n in 0..6 {
+        // The third, passed on to B, from a page A allows: A answers it
+        // CORS.
+        let page = [("Origin", "https://game.example")];
+        let (status, seat, cors) = join_cors(&a.addr, if n == 2 { &page } else { &[] });
         assert_eq!(status, 201, "{seat}\n{}\n{}", a.stderr(), b.stderr());
+        if n == 2 {
+            assert_eq!(cors.as_deref(), Some("https://game.example"));
+        }
         seats.push((
             seat["world"].as_u64().unwrap(),
             seat["player"].as_u64().unwrap(),
@@ -114,11 +146,14 @@ fn a_full_node_passes_joins_on_to_the_node_with_room_counted_once_and_players_ke
     let (status, refused) = join(&b.addr, &[]);
     assert_eq!(status, 503, "{refused}");
     // A request that says it was passed on, without the fleet's token's
-    // proof, is counted as any client's.
+    // proof (a wrong one, or none), is counted as any client's.
+    let wrong = "0".repeat(64);
     let forged = [
         ("x-game-host-relayed", "1"),
-        ("x-game-host-peer", "00000000000000000000000000000000"),
+        ("x-game-host-peer", wrong.as_str()),
     ];
     let (status, refused) = join(&b.addr, &forged);
+    assert_eq!(status, 429, "{refused}");
+    let (status, refused) = join(&b.addr, &forged[..1]);
     assert_eq!(status, 429, "{refused}");
 }

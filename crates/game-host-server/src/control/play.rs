@@ -5,17 +5,17 @@
 //! /worlds` with no body starts). Worlds the operator started are never
 //! joined this way, and those the join started are stopped once no client
 //! has been connected to them for a while ([`keep_tidy`]). On a fleet, a
-//! node that has no room for a new world passes the join on to the node
-//! with the most room, which seats the player the same way in its own
-//! worlds (and passes it on no further); the player keeps the address it
+//! node that has no room for a new world passes the join on to the other
+//! nodes in turn, those with the most room first, until one seats the
+//! player the same way in its own worlds (and passes it on no further); the player keeps the address it
 //! joined through, which forwards its stream. The route is public: its
 //! guard (`guard::public`) refuses pages of origins not allowed and counts
 //! joins per client address ([`JoinRate`](super::JoinRate)), but for a join
 //! another node passed on, proven with the fleet's token. What the server
 //! was started with is [`Play`](super::Play) (`playing`).
 
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::extract::State;
 use serde::Deserialize;
@@ -29,11 +29,13 @@ use axum::response::IntoResponse;
 use super::answer::Answer;
 use super::auth::PEER_PROOF;
 use super::extract::Asked;
-use super::guard::passed_on_by_a_peer;
+use super::peer::RELAYED;
 use super::playing::Playing;
 use super::relay::ask_node;
 use super::state::ControlState;
+use super::warned::Warned;
 use crate::{StartError, WorldId, WorldSpec};
+use game_host::sync::LockExt;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -57,8 +59,9 @@ pub(crate) async fn play(
                 .into(),
         );
     };
-    // Passed on by another node: seated here, never passed on again.
-    let relayed = passed_on_by_a_peer(&state, &headers);
+    // Passed on by another node (or said to be): seated here, never
+    // passed on again, so no join goes round the fleet.
+    let relayed = headers.contains_key(RELAYED);
     let body: PlayBody = match serde_json::from_str(&asked.body) {
         Ok(body) => body,
         Err(error) => {
@@ -80,10 +83,10 @@ pub(crate) async fn play(
     if asked.starting {
         return refused(503, "the server is starting: join again in a moment".into());
     }
-    // Its turn, waited for here rather than on a worker thread.
-    let _turn = playing.turn.lock().await;
     let may_pass_on = !relayed;
     let joining = {
+        // Its turn, waited for here rather than on a worker thread.
+        let _turn = playing.turn.lock().await;
         let state = state.clone();
         tokio::task::spawn_blocking(move || match &state.play {
             Some(playing) => join_or_start(&state, playing, asked.trusted, may_pass_on),
@@ -94,6 +97,8 @@ pub(crate) async fn play(
             Joining::Answered(Answer::error(500, format!("the join failed: {error}")))
         })
     };
+    // Passed on after its turn here: two nodes passing joins to each other
+    // at once each wait on the other's turn, never on their own.
     match joining {
         Joining::Answered(answer) => answer.into_response(),
         Joining::PassOn(others) => pass_on(&state, &others, asked.body).await,
@@ -103,12 +108,16 @@ pub(crate) async fn play(
 /// The most nodes a join is passed on to before it is refused.
 const PASSED_ON_TO_AT_MOST: usize = 8;
 
+/// How long passing a join on may take in all, before it is refused.
+const PASSING_ON_WITHIN: Duration = Duration::from_secs(15);
+
 /// Passes a join on to the fleet's other nodes in turn (at most
-/// [`PASSED_ON_TO_AT_MOST`]), until one seats the player as this node
-/// would have (in its own worlds), and answers with its answer: the
-/// seat's stream and view paths are answered by any node, so the player
-/// keeps the address it joined through. A node that is full too (503) or
-/// cannot be reached is passed over; the last one's answer is given.
+/// [`PASSED_ON_TO_AT_MOST`], within [`PASSING_ON_WITHIN`]), until one seats
+/// the player as this node would have (in its own worlds), and answers
+/// with its seat: the seat's stream and view paths are answered by any
+/// node, so the player keeps the address it joined through. When none
+/// seats it, the player is told every world is full; what each node
+/// answered is in the log (at most once a second).
 async fn pass_on(state: &ControlState, others: &[String], body: String) -> Response<Body> {
     let mut passed = vec![(CONTENT_TYPE, HeaderValue::from_static("application/json"))];
     if let Some(token) = &state.token
@@ -116,19 +125,33 @@ async fn pass_on(state: &ControlState, others: &[String], body: String) -> Respo
     {
         passed.push((HeaderName::from_static(PEER_PROOF), proof));
     }
-    let mut last =
-        Answer::error(503, "every world is full and no new one can start").into_response();
+    let deadline = tokio::time::Instant::now() + PASSING_ON_WITHIN;
+    let mut answered = Vec::new();
     for address in others.iter().take(PASSED_ON_TO_AT_MOST) {
-        last = match ask_node(address, Method::POST, "/play", passed.clone(), body.clone()).await {
-            Ok(response) => response,
-            Err(answer) => answer.into_response(),
-        };
-        if !last.status().is_server_error() {
-            break;
+        let asked = ask_node(address, Method::POST, "/play", passed.clone(), body.clone());
+        match tokio::time::timeout_at(deadline, asked).await {
+            Ok(Ok(response)) if response.status().is_success() => return response,
+            Ok(Ok(response)) => answered.push(format!("{address}: {}", response.status())),
+            Ok(Err(answer)) => answered.push(format!("{address}: {}", answer.status)),
+            Err(_) => {
+                answered.push(format!(
+                    "no answer within {} s",
+                    PASSING_ON_WITHIN.as_secs()
+                ));
+                break;
+            }
         }
     }
-    last
+    NO_SEAT.lock_unpoisoned().warn(format_args!(
+        "a public join passed on found no seat ({})",
+        answered.join(", ")
+    ));
+    Answer::error(503, "every world is full and no new one can start").into_response()
 }
+
+/// Joins passed on that found no seat: the fleet is full, and each would
+/// say so.
+static NO_SEAT: Mutex<Warned> = Mutex::new(Warned::new());
 
 /// `OPTIONS /play`: a page's preflight, answered by the route's guard.
 pub(crate) async fn preflight() -> Answer {
