@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::process;
 use crate::project::sdk;
-use crate::toolchain::{SCRIPT_TARGET, rust_tool, script_cargo};
+use crate::toolchain::{SCRIPT_TARGET, rustc_prints, script_cargo};
 use crate::what_runs::runs_at_build;
 use game_host::files::{MAX_TEXT_FILE, read_capped};
 
@@ -212,15 +212,7 @@ pub(crate) fn toolchain_older_than_crate(manifest: &Path) -> Option<String> {
         .into_iter()
         .find(|p| p.manifest_path == manifest)?;
     let needed = package.rust_version?;
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let output = rust_tool(rustc)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()
-        .filter(|output| output.status.success())?;
-    let version = String::from_utf8(output.stdout).ok()?;
+    let version = rustc_prints(&["--version"])?;
     // `rustc 1.95.0 (59807616e 2026-04-14)`, `rustc 1.99.0-nightly (...)`.
     let have = version.split_whitespace().nth(1)?;
     if version_numbers(have)? >= version_numbers(&needed)? {
@@ -252,15 +244,8 @@ fn version_numbers(version: &str) -> Option<(u64, u64, u64)> {
 /// If the host's Rust toolchain lacks the script target, says so with the
 /// command that adds it.
 pub(crate) fn missing_target() -> Option<String> {
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let output = rust_tool(rustc)
-        .args(["--print", "sysroot"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    let sysroot = PathBuf::from(String::from_utf8(output.stdout).ok()?.trim());
-    if !output.status.success() || sysroot.join("lib/rustlib").join(SCRIPT_TARGET).is_dir() {
+    let sysroot = PathBuf::from(rustc_prints(&["--print", "sysroot"])?);
+    if sysroot.join("lib/rustlib").join(SCRIPT_TARGET).is_dir() {
         return None;
     }
     let toolchain = sysroot.file_name()?.to_string_lossy().into_owned();

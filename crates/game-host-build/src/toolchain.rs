@@ -51,6 +51,21 @@ pub(crate) fn rust_tool(program: impl AsRef<OsStr>) -> Command {
     command
 }
 
+/// What the host's rustc (`$RUSTC`, else `rustc`, run as [`rust_tool`]
+/// runs it) prints for `args`, trimmed; `None` when it cannot be run or
+/// fails.
+pub(crate) fn rustc_prints(args: &[&str]) -> Option<String> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = rust_tool(rustc)
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())?;
+    Some(String::from_utf8(output.stdout).ok()?.trim().to_owned())
+}
+
 /// cargo, as the host runs it: `$CARGO` (the cargo that started the host,
 /// under `cargo run`), else the one on `PATH`.
 pub(crate) fn cargo() -> Command {

@@ -59,9 +59,6 @@ pub(crate) async fn play(
                 .into(),
         );
     };
-    // Passed on by another node (or said to be): seated here, never
-    // passed on again, so no join goes round the fleet.
-    let relayed = headers.contains_key(RELAYED);
     let body: PlayBody = match serde_json::from_str(&asked.body) {
         Ok(body) => body,
         Err(error) => {
@@ -83,7 +80,9 @@ pub(crate) async fn play(
     if asked.starting {
         return refused(503, "the server is starting: join again in a moment".into());
     }
-    let may_pass_on = !relayed;
+    // Passed on by another node (or said to be): seated here, never
+    // passed on again, so no join goes round the fleet.
+    let may_pass_on = !headers.contains_key(RELAYED);
     let joining = {
         // Its turn, waited for here rather than on a worker thread.
         let _turn = playing.turn.lock().await;
