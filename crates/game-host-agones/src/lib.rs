@@ -12,12 +12,16 @@
 //! - keeps the label `world-slots-free` at the server's free world slots
 //!   (the SDK server prefixes it `agones.dev/sdk-`), for allocation
 //!   selectors and autoscaling to read;
+//! - keeps the Counter `worlds` ([`WORLDS_COUNTER`]) at the worlds the
+//!   server holds, its capacity at those plus its free world slots, where
+//!   the game server declares it (Agones' Counters): a Counter
+//!   `FleetAutoscaler` then keeps a buffer of free world slots across the
+//!   fleet (`deploy/autoscaler.yaml`); without it (an SDK server without
+//!   the beta API, or no such Counter) a warning says so once;
 //! - calls `Allocate()` once the server is full (no free world slot), and
-//!   `Ready()` again once it has room: a Buffer `FleetAutoscaler` then
-//!   keeps a buffer of servers with room (`deploy/autoscaler.yaml`),
-//!   growing the fleet as servers fill, and never removes a full one (a
-//!   server with room that a scale-down removes drains: a fleet's worlds
-//!   move to its other nodes);
+//!   `Ready()` again once it has room: Agones never removes an allocated
+//!   server, so a full one is never scaled down (a server with room that a
+//!   scale-down removes drains: a fleet's worlds move to its other nodes);
 //! - reads the address and port Agones reports for the game server
 //!   ([`Agones::address`]), which a node of a fleet advertises to the
 //!   others when not told one: the node's internal address where Agones
@@ -36,6 +40,11 @@ use game_host_server::Server;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
+mod address;
+mod counter;
+
+pub use counter::WORLDS_COUNTER;
+
 /// How often health is checked and reported.
 pub const HEALTH_EVERY: Duration = Duration::from_secs(2);
 
@@ -48,10 +57,6 @@ const CONNECT_WITHIN: Duration = Duration::from_secs(30);
 /// The game server's port whose number is advertised (`deploy/fleet.yaml`
 /// names the control surface's port so); without one, its only port.
 pub const PORT_NAME: &str = "control";
-
-/// How long to wait for Agones to give the game server its address (it
-/// does once the pod is scheduled, a moment after the sidecar starts).
-const ADDRESS_WITHIN: Duration = Duration::from_secs(10);
 
 enum Order {
     Ready,
@@ -144,7 +149,7 @@ async fn report(
     let mut sdk = match sdk {
         Ok(Ok(mut sdk)) => {
             let reported = match address {
-                true => reported_address(&mut sdk).await,
+                true => address::reported_address(&mut sdk).await,
                 false => None,
             };
             let _ = connected.send(Ok(reported));
@@ -165,6 +170,7 @@ async fn report(
         }
     };
     let health = sdk.health_check();
+    let mut worlds = counter::Worlds::new(sdk.beta().clone());
     let mut ready = false;
     let mut allocated = false;
     let mut slots: Option<String> = None;
@@ -177,13 +183,13 @@ async fn report(
                         ready = true;
                         tracing::info!("Agones: Ready");
                     }
-                    Err(error) => tracing::error!("Agones: Ready failed: {error}"),
+                    Err(error) => tracing::error!("Agones: Ready failed: {}", why(&error)),
                 },
                 Some(Order::Shutdown(done)) => {
                     let result = sdk
                         .shutdown()
                         .await
-                        .map_err(|error| anyhow!("Agones: Shutdown failed: {error}"));
+                        .map_err(|error| anyhow!("Agones: Shutdown failed: {}", why(&error)));
                     if result.is_ok() {
                         tracing::info!("Agones: Shutdown");
                     }
@@ -219,7 +225,7 @@ async fn report(
                                 false => "no longer full",
                             });
                         }
-                        Err(error) => tracing::warn!("Agones: {call} failed: {error}"),
+                        Err(error) => tracing::warn!("Agones: {call} failed: {}", why(&error)),
                     }
                 }
                 let free = server
@@ -228,58 +234,38 @@ async fn report(
                 if slots.as_deref() != Some(free.as_str()) {
                     match sdk.set_label(SLOTS_LABEL, free.clone()).await {
                         Ok(()) => slots = Some(free),
-                        Err(error) => tracing::warn!("Agones: the slots label failed: {error}"),
+                        Err(error) => {
+                            tracing::warn!("Agones: the slots label failed: {}", why(&error))
+                        }
                     }
                 }
+                worlds.keep(server.world_count(), server.free_slots()).await;
             }
         }
     }
 }
 
-/// The game server's `HOST:PORT` as Agones reports it, once it has an
-/// address (within [`ADDRESS_WITHIN`]); `None`, and a warning, if not.
-async fn reported_address(sdk: &mut agones::Sdk) -> Option<String> {
-    let deadline = tokio::time::Instant::now() + ADDRESS_WITHIN;
-    loop {
-        match sdk.get_gameserver().await {
-            Ok(game_server) => {
-                if let Some(address) = advertised(game_server.status.unwrap_or_default()) {
-                    return Some(address);
-                }
+/// What went wrong in a call to the SDK server, in one line: the gRPC
+/// status' code and message where it answered (the SDK's own `Display`
+/// says only "rpc failure").
+fn why(error: &agones::errors::Error) -> String {
+    match error {
+        agones::errors::Error::Rpc(status) if status.message().is_empty() => {
+            format!("{:?}", status.code())
+        }
+        agones::errors::Error::Rpc(status) => {
+            format!("{:?}: {}", status.code(), status.message())
+        }
+        error => {
+            let mut line = error.to_string();
+            let mut source = std::error::Error::source(error);
+            while let Some(cause) = source {
+                line = format!("{line}: {cause}");
+                source = cause.source();
             }
-            Err(error) => tracing::debug!("Agones: GameServer: {error}"),
+            line
         }
-        if tokio::time::Instant::now() >= deadline {
-            tracing::warn!(
-                "Agones: the game server has no address and port after {} s",
-                ADDRESS_WITHIN.as_secs()
-            );
-            return None;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
     }
-}
-
-/// `HOST:PORT` of a game server's status: its internal address where it
-/// has one, else its address; the port named [`PORT_NAME`], or its only
-/// port. `None` until it has both.
-fn advertised(status: agones::Status) -> Option<String> {
-    let port = match status.ports.iter().find(|port| port.name == PORT_NAME) {
-        Some(port) => port,
-        None if status.ports.len() == 1 => &status.ports[0],
-        None => return None,
-    };
-    let port = u16::try_from(port.port).ok().filter(|port| *port != 0)?;
-    let host = (status.addresses.iter())
-        .find(|address| address.r#type == "InternalIP" && !address.address.is_empty())
-        .map_or(status.address, |address| address.address.clone());
-    if host.is_empty() {
-        return None;
-    }
-    Some(match host.contains(':') {
-        true => format!("[{host}]:{port}"),
-        false => format!("{host}:{port}"),
-    })
 }
 
 /// Whether the control surface's `/healthz` answers 200 within a second.
@@ -297,4 +283,38 @@ async fn answers(control: SocketAddr) -> bool {
         .ok()
         .flatten()
         .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The manifests in `deploy/` name the Counter and the port this
+    /// crate uses (`deploy/validate.py` checks them against Agones' schema
+    /// and each other).
+    #[test]
+    fn the_manifests_name_the_counter_and_port_used_here() {
+        let fleet = include_str!("../../../deploy/fleet.yaml");
+        let scaler = include_str!("../../../deploy/autoscaler.yaml");
+        let counters = fleet
+            .find("counters:")
+            .expect("the Fleet declares counters");
+        assert!(
+            fleet[counters..]
+                .lines()
+                .nth(1)
+                .is_some_and(|line| line.trim() == format!("{WORLDS_COUNTER}:")),
+            "{fleet}"
+        );
+        assert!(fleet.contains(&format!("- name: {PORT_NAME}\n")), "{fleet}");
+        assert!(
+            fleet.contains(&format!("key: {WORLDS_COUNTER}\n")),
+            "{fleet}"
+        );
+        assert!(
+            scaler.contains(&format!("key: {WORLDS_COUNTER}\n")),
+            "{scaler}"
+        );
+        assert!(scaler.contains("type: Counter\n"), "{scaler}");
+    }
 }

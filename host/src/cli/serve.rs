@@ -194,7 +194,9 @@ pub struct ServeArgs {
     /// on AGONES_SDK_GRPC_PORT): Ready once the server listens and launched
     /// its worlds, Allocate while it is full (Ready again once it has
     /// room), Health every 2 s while /healthz answers, the free world
-    /// slots as the label `world-slots-free`, and Shutdown once SIGTERM
+    /// slots as the label `world-slots-free`, its worlds and capacity in
+    /// the Counter `worlds` (where the GameServer declares it, for a
+    /// Counter FleetAutoscaler), and Shutdown once SIGTERM
     /// drained it (its worlds moved to other nodes of a fleet, or ended). A
     /// node of a fleet without --advertise advertises the address and port
     /// Agones gives its GameServer (its port named `control`). Needs a host
