@@ -73,6 +73,8 @@ def main():
     manifests = {}
     for path in sorted(DEPLOY.glob("*.yaml")):
         for document in yaml.safe_load_all(path.read_text()):
+            if not document:
+                continue
             key = (document.get("apiVersion"), document.get("kind"))
             if key not in known:
                 problems.append(f"{path.name}: no schema for {key[1]} ({key[0]})")
@@ -98,10 +100,19 @@ def main():
             problems.append(f"autoscaler: the Counter `{key}` is not the Fleet's ({sorted(counters)})")
         if isinstance(buffer, int) and (buffer <= 0 or high < buffer or (low and low < buffer)):
             problems.append(f"autoscaler: bufferSize {buffer} must be above 0 and within minCapacity..maxCapacity")
+        percent = re.fullmatch(r"(\d+)%", buffer) if isinstance(buffer, str) else None
+        if isinstance(buffer, str) and (percent is None or not 1 <= int(percent.group(1)) <= 99):
+            problems.append(f"autoscaler: bufferSize {buffer!r} must be from 1% to 99%")
+        if isinstance(buffer, str) and low < 1:
+            problems.append("autoscaler: a bufferSize in percent needs a minCapacity of 1 or more")
         if low > high:
             problems.append(f"autoscaler: minCapacity {low} above maxCapacity {high}")
     if scaler.get("fleetName") != manifests.get("Fleet", (None, {}))[1].get("metadata", {}).get("name"):
         problems.append("autoscaler: fleetName is not the Fleet's name")
+    for priority in fleet.get("priorities") or []:
+        if priority.get("type") == "Counter" and priority.get("key") not in counters:
+            problems.append(f"fleet: priorities name the Counter `{priority.get('key')}`, "
+                            f"which the Fleet does not declare ({sorted(counters)})")
     containers = (fleet.get("template", {}).get("spec", {}).get("template", {})
                   .get("spec", {}).get("containers", []))
     args = " ".join(arg for container in containers for arg in container.get("args", []))

@@ -1,10 +1,12 @@
 //! `host serve --agones` keeps Agones' Counter `worlds` (the beta API) at
 //! the worlds it holds, of a capacity of those and its free slots, for a
-//! Counter `FleetAutoscaler`; and an SDK server without Counters gets one
-//! warning, the server going on without them. dummy-agones serves no beta
-//! API: this test serves the two Counter calls beside it, keeping the
-//! Counter in the GameServer's status as Agones' SDK server does, and
-//! refusing a count above the capacity as it does.
+//! Counter `FleetAutoscaler`; a GameServer that declares no such Counter,
+//! or an SDK server without Counters, gets one warning, the server going
+//! on without them. dummy-agones serves no beta API: this test serves the
+//! two Counter calls beside it, keeping the Counter in the GameServer's
+//! status and answering as Agones' SDK server does (`pkg/sdkserver`: a
+//! Counter not declared, or a count outside `0..=capacity`, is an error of
+//! code Unknown naming it; a capacity below the count cuts the count).
 
 mod common;
 
@@ -75,7 +77,7 @@ impl Beta {
         let counter = status
             .counters
             .get(name)
-            .ok_or_else(|| Box::new(Refusal::not_found(format!("counter not found: {name}"))))?;
+            .ok_or_else(|| Box::new(Refusal::unknown(format!("counter not found: {name}"))))?;
         Ok(Counter {
             name: name.to_owned(),
             count: counter.count,
@@ -85,23 +87,30 @@ impl Beta {
 
     fn update(&self, update: CounterUpdateRequest) -> Result<Counter, Box<Refusal>> {
         let mut counter = self.counter(&update.name)?;
+        let out_of_range = |count: i64, capacity: i64| {
+            Box::new(Refusal::unknown(format!(
+                "out of range. Count must be within range [0,Capacity]. Found Count: {count}, \
+                 Capacity: {capacity}"
+            )))
+        };
         if let Some(capacity) = update.capacity {
             if capacity < 0 {
-                return Err(Box::new(Refusal::out_of_range("capacity below zero")));
+                return Err(Box::new(Refusal::unknown("out of range. Capacity below 0")));
             }
             counter.capacity = capacity;
+            counter.count = counter.count.min(capacity);
         }
         if let Some(count) = update.count {
+            if !(0..=counter.capacity).contains(&count) {
+                return Err(out_of_range(count, counter.capacity));
+            }
             counter.count = count;
         }
-        counter.count += update.count_diff;
-        // Agones' SDK server refuses a count outside 0..=capacity.
-        if counter.count < 0 || counter.count > counter.capacity {
-            return Err(Box::new(Refusal::out_of_range(format!(
-                "count {} out of range 0..={}",
-                counter.count, counter.capacity
-            ))));
+        let count = counter.count + update.count_diff;
+        if !(0..=counter.capacity).contains(&count) {
+            return Err(out_of_range(count, counter.capacity));
         }
+        counter.count = count;
         let mut server = self.0.game_server();
         let mut status = server.status.take().unwrap_or_default();
         status.counters.insert(
@@ -190,8 +199,7 @@ fn a_server_keeps_the_counter_worlds_at_its_worlds_and_capacity() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let agones = AgonesServer::default();
     // As the Fleet declares it; the count left at 5 as by a server that
-    // ran in this pod before (above the capacity this one has, so the
-    // count has to come down before the capacity does).
+    // ran in this pod before, above the capacity this one has.
     agones.set_game_server(dummy_agones::sdk::GameServer {
         status: Some(Status {
             state: "Scheduled".into(),
@@ -264,13 +272,24 @@ fn a_server_keeps_the_counter_worlds_at_its_worlds_and_capacity() {
     assert!(!stderr.contains("not counted"), "{stderr}");
 }
 
-#[test]
-fn without_counters_a_server_says_so_once_and_goes_on() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    // dummy-agones alone: no beta API.
-    let port = runtime
-        .block_on(dummy_agones::Server::default().spawn_on_random_port())
-        .unwrap();
+/// A GameServer's status that declares the Counter `worlds`, in
+/// dummy-agones' YAML.
+const DECLARED: &str = "status:
+  state: Scheduled
+  address: 127.0.0.1
+  addresses: []
+  ports: []
+  counters:
+    worlds:
+      count: 0
+      capacity: 64
+  lists: {}
+";
+
+/// Starts `host serve --agones` against dummy-agones on `port` until it
+/// warns that the worlds are not counted; that warning, after a world
+/// was started (its label still kept) and the server stopped.
+fn not_counted(port: u16) -> String {
     let port_text = port.to_string();
     let mut serve = Serve::start_with(
         &["--agones", "--worlds", "1", "--max-worlds", "3"],
@@ -287,7 +306,6 @@ fn without_counters_a_server_says_so_once_and_goes_on() {
     );
     let (status, body) = request("POST", &serve.url("/worlds"), None);
     assert_eq!(status, 201, "{body}");
-    // The label goes on being kept, and the warning is not said again.
     wait_for(
         "one free slot in the label",
         || game_server(port).contains("world-slots-free: \"1\""),
@@ -296,11 +314,41 @@ fn without_counters_a_server_says_so_once_and_goes_on() {
     serve.terminate();
     assert_eq!(serve.wait(Duration::from_secs(30)), 0, "{}", serve.stderr());
     let stderr = serve.stderr();
+    assert_eq!(stderr.matches("not counted").count(), 1, "{stderr}");
+    assert!(!stderr.contains("the Counter `worlds` failed"), "{stderr}");
     let warning = stderr
         .lines()
         .find(|line| line.contains("Agones: the worlds are not counted"))
         .unwrap();
-    assert!(warning.contains("Unimplemented"), "{warning}");
     assert!(warning.contains("deploy/fleet.yaml"), "{warning}");
-    assert_eq!(stderr.matches("not counted").count(), 1, "{stderr}");
+    warning.to_owned()
+}
+
+#[test]
+fn without_the_counter_or_counters_a_server_says_so_once_and_goes_on() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    // dummy-agones alone: its GameServer declares no Counter, and it
+    // serves no beta API.
+    let port = runtime
+        .block_on(dummy_agones::Server::default().spawn_on_random_port())
+        .unwrap();
+    let warning = not_counted(port);
+    assert!(
+        warning.contains("the GameServer declares no Counter `worlds`"),
+        "{warning}"
+    );
+    // Declared, but no beta API to keep it with.
+    let mut posted = common::serve::agent()
+        .post(&format!("http://127.0.0.1:{port}/"))
+        .header("Content-Type", "application/yaml")
+        .send(DECLARED)
+        .unwrap();
+    assert_eq!(
+        posted.status().as_u16(),
+        200,
+        "{}",
+        posted.body_mut().read_to_string().unwrap_or_default()
+    );
+    let warning = not_counted(port);
+    assert!(warning.contains("Unimplemented"), "{warning}");
 }

@@ -5,9 +5,11 @@
 //! Agones' Counters are the SDK's beta API, on a game server that declares
 //! the Counter (`counters: {worlds: ...}` in the Fleet's template, with the
 //! `CountsAndLists` feature, on by default since Agones 1.41). Where the
-//! SDK server has no beta API or the game server no such Counter, a warning
-//! says so once and the server goes on without it.
+//! game server declares no such Counter, the SDK server has no beta API or
+//! Counters are off, or the server has no limit on its worlds to give as a
+//! capacity, a warning says so once and the server goes on without it.
 
+use agones::Sdk;
 use agones::beta::Beta;
 use tonic::Code;
 
@@ -16,116 +18,137 @@ use crate::why;
 /// The Counter's name (`deploy/fleet.yaml` declares it).
 pub const WORLDS_COUNTER: &str = "worlds";
 
-/// The Counter as this server last set it.
+/// The Counter as this server keeps it.
 pub(crate) struct Worlds {
     beta: Beta,
-    /// Count and capacity (`None`: left as the game server declares it,
-    /// the server having no limit of its own) last set.
-    kept: Option<(i64, Option<i64>)>,
-    /// The count the SDK server holds, once read.
-    count: Option<i64>,
-    /// The Counter cannot be kept (said once).
+    /// Whether the game server declares the Counter, once read.
+    declared: Option<bool>,
+    /// Count and capacity last set.
+    kept: Option<(i64, i64)>,
+    /// The Counter is not kept (said once).
     given_up: bool,
     /// The count and capacity whose failure was last said (said once; the
     /// next beats try again).
-    warned: Option<(i64, Option<i64>)>,
+    warned: Option<(i64, i64)>,
 }
 
 impl Worlds {
     pub(crate) fn new(beta: Beta) -> Worlds {
         Worlds {
             beta,
+            declared: None,
             kept: None,
-            count: None,
             given_up: false,
             warned: None,
         }
     }
 
-    /// Sets the Counter to `worlds` held, of a capacity of those and
-    /// `free` slots (`None`: no limit), if that changed.
-    pub(crate) async fn keep(&mut self, worlds: usize, free: Option<usize>) {
-        let count = i64::try_from(worlds).unwrap_or(i64::MAX);
-        let capacity =
-            free.map(|free| i64::try_from(worlds.saturating_add(free)).unwrap_or(i64::MAX));
-        if self.given_up || self.kept == Some((count, capacity)) {
+    /// Sets the Counter to `held` worlds of a capacity of those and `free`
+    /// slots (`None`: no limit, and so no Counter), if that changed.
+    pub(crate) async fn keep(&mut self, sdk: &mut Sdk, (held, free): (usize, Option<usize>)) {
+        if self.given_up {
+            return;
+        }
+        let Some(free) = free else {
+            return self.give_up(
+                "this server has no limit on its worlds to give as the Counter's capacity \
+                 (give --max-worlds)",
+            );
+        };
+        if self.declared.is_none() {
+            match sdk.get_gameserver().await {
+                Ok(server) => {
+                    let counters = server.status.map(|status| status.counters);
+                    let declared = counters.is_some_and(|c| c.contains_key(WORLDS_COUNTER));
+                    self.declared = Some(declared);
+                }
+                Err(error) => {
+                    return tracing::debug!("Agones: GameServer: {}", why(&error));
+                }
+            }
+        }
+        if self.declared == Some(false) {
+            return self.give_up(&format!(
+                "the GameServer declares no Counter `{WORLDS_COUNTER}`"
+            ));
+        }
+        let count = i64::try_from(held).unwrap_or(i64::MAX);
+        let capacity = i64::try_from(held.saturating_add(free)).unwrap_or(i64::MAX);
+        if self.kept == Some((count, capacity)) {
             return;
         }
         if let Err(error) = self.set(count, capacity).await {
-            match error.code {
-                Some(Code::Unimplemented | Code::NotFound) => {
-                    self.given_up = true;
-                    tracing::warn!(
-                        "Agones: the worlds are not counted: {} (declare the Counter \
-                         `{WORLDS_COUNTER}` in the Fleet's template, as deploy/fleet.yaml does, \
-                         on Agones 1.41 or later); a Counter FleetAutoscaler cannot scale this fleet",
-                        error.why
-                    );
-                }
-                _ if self.warned == Some((count, capacity)) => {}
-                _ => {
-                    self.warned = Some((count, capacity));
-                    tracing::warn!(
-                        "Agones: the Counter `{WORLDS_COUNTER}` failed: {} (will try again)",
-                        error.why
-                    );
-                }
+            if error.lasting() {
+                return self.give_up(&error.why);
+            }
+            if self.warned != Some((count, capacity)) {
+                self.warned = Some((count, capacity));
+                tracing::warn!(
+                    "Agones: the Counter `{WORLDS_COUNTER}` failed: {} (will try again)",
+                    error.why
+                );
             }
             return;
         }
         if self.kept.is_none() {
             tracing::info!(
-                "Agones: counting worlds in the Counter `{WORLDS_COUNTER}` ({count} of {})",
-                capacity.map_or_else(
-                    || "the declared capacity".to_owned(),
-                    |capacity| capacity.to_string()
-                )
+                "Agones: counting worlds in the Counter `{WORLDS_COUNTER}` ({count} of {capacity})"
             );
         }
         self.kept = Some((count, capacity));
     }
 
-    /// Sets count and capacity in an order that keeps the count within
-    /// the capacity at every step (the SDK server refuses a count above
-    /// it): the capacity first unless it falls below the count held.
-    async fn set(&mut self, count: i64, capacity: Option<i64>) -> Result<(), Failure> {
-        let held = match self.count {
-            Some(held) => held,
-            None => self
-                .beta
-                .get_counter_count(WORLDS_COUNTER)
-                .await
-                .map_err(Failure::from)?,
-        };
-        let capacity_first = capacity.is_some_and(|capacity| capacity >= held);
-        if let (true, Some(capacity)) = (capacity_first, capacity) {
-            self.beta
-                .set_counter_capacity(WORLDS_COUNTER, capacity)
-                .await?;
-        }
+    /// Stops keeping the Counter, saying why once.
+    fn give_up(&mut self, why: &str) {
+        self.given_up = true;
+        tracing::warn!(
+            "Agones: the worlds are not counted: {why} (deploy/fleet.yaml declares the Counter \
+             `{WORLDS_COUNTER}`, on Agones 1.41 or later); a Counter FleetAutoscaler cannot scale \
+             on this server"
+        );
+    }
+
+    /// Sets capacity, then count: the SDK server checks a count against
+    /// the capacity set before it (and cuts a count held above a capacity
+    /// set down to it).
+    async fn set(&mut self, count: i64, capacity: i64) -> Result<(), Failure> {
+        self.beta
+            .set_counter_capacity(WORLDS_COUNTER, capacity)
+            .await?;
         self.beta.set_counter_count(WORLDS_COUNTER, count).await?;
-        self.count = Some(count);
-        if let (false, Some(capacity)) = (capacity_first, capacity) {
-            self.beta
-                .set_counter_capacity(WORLDS_COUNTER, capacity)
-                .await?;
-        }
         Ok(())
     }
 }
 
-/// A call about the Counter that failed: its gRPC code where the SDK
+/// A call about the Counter that failed: its gRPC status where the SDK
 /// server answered, and why in one line.
 struct Failure {
-    code: Option<Code>,
+    status: Option<(Code, String)>,
     why: String,
+}
+
+impl Failure {
+    /// Whether trying again cannot help: no beta API (Unimplemented), or
+    /// Agones' SDK server saying Counters are off or the Counter is not
+    /// declared (which it answers as Unknown, naming it).
+    fn lasting(&self) -> bool {
+        match &self.status {
+            Some((Code::Unimplemented | Code::NotFound, _)) => true,
+            Some((Code::Unknown, message)) => {
+                message.contains("not found") || message.contains("not enabled")
+            }
+            _ => false,
+        }
+    }
 }
 
 impl From<agones::errors::Error> for Failure {
     fn from(error: agones::errors::Error) -> Failure {
         Failure {
-            code: match &error {
-                agones::errors::Error::Rpc(status) => Some(status.code()),
+            status: match &error {
+                agones::errors::Error::Rpc(status) => {
+                    Some((status.code(), status.message().to_owned()))
+                }
                 _ => None,
             },
             why: why(&error),

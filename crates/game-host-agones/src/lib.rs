@@ -51,6 +51,10 @@ pub const HEALTH_EVERY: Duration = Duration::from_secs(2);
 /// The label that holds the free world slots.
 pub const SLOTS_LABEL: &str = "world-slots-free";
 
+/// How long a call of a beat may take (a hung SDK server must not hold up
+/// the next beat's health ping, or Shutdown).
+const CALL_WITHIN: Duration = Duration::from_secs(5);
+
 /// How long connecting to the SDK server may take.
 const CONNECT_WITHIN: Duration = Duration::from_secs(30);
 
@@ -214,8 +218,8 @@ async fn report(
                 let full = server.free_slots() == Some(0);
                 if full != allocated && server.is_accepting() {
                     let (call, done) = match full {
-                        true => ("Allocate", sdk.allocate().await),
-                        false => ("Ready", sdk.ready().await),
+                        true => ("Allocate", within(sdk.allocate()).await),
+                        false => ("Ready", within(sdk.ready()).await),
                     };
                     match done {
                         Ok(()) => {
@@ -225,23 +229,39 @@ async fn report(
                                 false => "no longer full",
                             });
                         }
-                        Err(error) => tracing::warn!("Agones: {call} failed: {}", why(&error)),
+                        Err(why) => tracing::warn!("Agones: {call} failed: {why}"),
                     }
                 }
                 let free = server
                     .free_slots()
                     .map_or_else(|| "unlimited".to_owned(), |n| n.to_string());
                 if slots.as_deref() != Some(free.as_str()) {
-                    match sdk.set_label(SLOTS_LABEL, free.clone()).await {
+                    match within(sdk.set_label(SLOTS_LABEL, free.clone())).await {
                         Ok(()) => slots = Some(free),
-                        Err(error) => {
-                            tracing::warn!("Agones: the slots label failed: {}", why(&error))
-                        }
+                        Err(why) => tracing::warn!("Agones: the slots label failed: {why}"),
                     }
                 }
-                worlds.keep(server.world_count(), server.free_slots()).await;
+                let keep = worlds.keep(&mut sdk, server.world_slots());
+                if tokio::time::timeout(CALL_WITHIN, keep).await.is_err() {
+                    tracing::warn!(
+                        "Agones: the Counter `{WORLDS_COUNTER}`: no answer within {} s",
+                        CALL_WITHIN.as_secs()
+                    );
+                }
             }
         }
+    }
+}
+
+/// A call to the SDK server, given up after [`CALL_WITHIN`]; what went
+/// wrong in one line.
+async fn within<T>(
+    call: impl std::future::Future<Output = agones::errors::Result<T>>,
+) -> Result<T, String> {
+    match tokio::time::timeout(CALL_WITHIN, call).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(why(&error)),
+        Err(_) => Err(format!("no answer within {} s", CALL_WITHIN.as_secs())),
     }
 }
 

@@ -354,6 +354,14 @@ impl Server {
             .free_slots(self.room())
     }
 
+    /// The worlds that hold room (running, or being built) and how many
+    /// more fit ([`Server::free_slots`]), read at once: their sum is the
+    /// server's capacity in worlds.
+    pub fn world_slots(&self) -> (usize, Option<usize>) {
+        let registry = self.shared.registry.lock_unpoisoned();
+        (registry.held(), registry.free_slots(self.room()))
+    }
+
     /// The reports of worlds that ended since the last call.
     pub fn take_ended(&self) -> Vec<WorldReport> {
         std::mem::take(&mut *self.shared.ended.lock_unpoisoned())

@@ -58,6 +58,11 @@ impl Registry {
         self.worlds.len()
     }
 
+    /// Worlds running or being built: those that hold room.
+    pub fn held(&self) -> usize {
+        self.worlds.len() + self.building
+    }
+
     /// Instances of the running worlds.
     pub fn instances(&self) -> usize {
         self.instances
@@ -124,7 +129,7 @@ impl Registry {
     /// How many more worlds of `room.per_world` instances fit; `None` when
     /// nothing limits them.
     pub fn free_slots(&self, room: Room) -> Option<usize> {
-        let worlds = self.worlds.len() + self.building;
+        let worlds = self.held();
         let instances = self.instances + self.building_instances;
         let by_worlds = room.max_worlds.map(|max| max.saturating_sub(worlds));
         let by_pool = room
