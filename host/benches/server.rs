@@ -98,6 +98,7 @@ fn ramp(case: &Case, threads: usize, hz: f64, max_instances: usize) -> Ramp {
         stream_precision: None,
         grants: None,
         open_to_players: None,
+        public: false,
     };
     let dt = Duration::from_secs_f64(1.0 / hz);
     let (settle, length) = (
@@ -177,6 +178,7 @@ fn main() {
             stream_precision: None,
             grants: None,
             open_to_players: None,
+            public: false,
         };
         fill(&server, &spec, 100);
         let rss = memory::status_kib("VmRSS");
@@ -209,6 +211,7 @@ fn main() {
                 stream_precision: None,
                 grants: None,
                 open_to_players: None,
+                public: false,
             };
             fill(&server, &spec, steady);
             let figures = window(&server, Duration::from_millis(200), Duration::from_secs(3));

@@ -432,3 +432,55 @@ fn a_world_the_join_started_is_stopped_once_no_client_is_connected() {
     assert_eq!(status, 201, "{seat}");
     assert_eq!(seat["world"], 2);
 }
+
+/// The worlds the join started stay its own when the server restarts with
+/// their state directory (as when they are handed to another node of a
+/// fleet, or fail over to one: the same resume): the next join is seated
+/// in one of them, not in the operator's world nor in a new one, and the
+/// seats taken through the join are kept as such.
+#[test]
+fn a_world_the_join_started_stays_the_joins_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let args = [
+        "--play",
+        "cube",
+        "--worlds",
+        "1",
+        "--max-players",
+        "3",
+        "--state-dir",
+        state.to_str().unwrap(),
+    ];
+    let mut first = Serve::start(&args);
+    for player in 1..=2 {
+        let (status, seat) = join(&first, "cube");
+        assert_eq!(status, 201, "{seat}");
+        assert_eq!(
+            (seat["world"].as_u64(), seat["player"].as_u64()),
+            (Some(2), Some(player))
+        );
+    }
+    first.terminate();
+    assert_eq!(first.wait(Duration::from_secs(30)), 0, "{}", first.stderr());
+    let manifest = common::serve::read_json(&state.join("worlds/2/world.json"));
+    assert_eq!(manifest["public"], true, "{manifest}");
+    // The operator's is written as before the flag was kept.
+    let operators = common::serve::read_json(&state.join("worlds/1/world.json"));
+    assert_eq!(operators.get("public"), None, "{operators}");
+    let seats = std::fs::read_to_string(state.join("worlds/2/seats.jsonl")).unwrap();
+    assert_eq!(seats.matches(r#""public":true"#).count(), 2, "{seats}");
+
+    let second = Serve::start(&args);
+    assert_eq!(worlds(&second), [(1, 0), (2, 2)], "{}", second.stderr());
+    let (status, seat) = join(&second, "cube");
+    assert_eq!(status, 201, "{seat}");
+    assert_eq!(
+        (seat["world"].as_u64(), seat["player"].as_u64()),
+        (Some(2), Some(3))
+    );
+    // Full now: the next join starts a world of its own.
+    let (status, seat) = join(&second, "cube");
+    assert_eq!(status, 201, "{seat}");
+    assert_eq!(seat["world"], 3);
+}

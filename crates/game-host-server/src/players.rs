@@ -29,6 +29,17 @@ impl Server {
         self.hub(id)?.admit_public()
     }
 
+    /// The running worlds the public join started (`WorldSpec::public`,
+    /// here or on the node they came from), in order.
+    pub fn public_worlds(&self) -> Vec<WorldId> {
+        let mut ids: Vec<WorldId> = (self.shared.hubs.lock_unpoisoned().iter())
+            .filter(|(_, hub)| hub.public)
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
     /// The players of a running world, in order, each with whether a
     /// client of its is connected.
     pub fn players(&self, id: WorldId) -> Result<Vec<(PlayerId, bool)>> {

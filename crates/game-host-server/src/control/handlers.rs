@@ -350,6 +350,8 @@ fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
         stream_precision: body.stream_precision,
         grants: body.grants,
         open_to_players: body.open_to_players,
+        // The operator's worlds are never the public join's.
+        public: false,
     };
     match server.start_world(&spec) {
         Ok(id) => Answer::json(

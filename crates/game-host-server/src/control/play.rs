@@ -30,7 +30,6 @@ use super::answer::Answer;
 use super::auth::PEER_PROOF;
 use super::extract::Asked;
 use super::peer::RELAYED;
-use super::playing::Playing;
 use super::relay::ask_node;
 use super::state::ControlState;
 use super::warned::Warned;
@@ -88,7 +87,7 @@ pub(crate) async fn play(
         let _turn = playing.turn.lock().await;
         let state = state.clone();
         tokio::task::spawn_blocking(move || match &state.play {
-            Some(playing) => join_or_start(&state, playing, asked.trusted, may_pass_on),
+            Some(_) => join_or_start(&state, asked.trusted, may_pass_on),
             None => Joining::Answered(Answer::error(500, "the public join went away")),
         })
         .await
@@ -196,12 +195,7 @@ enum Joining {
 /// room for a new world passes the join on (`may_pass_on`) to the node
 /// with the most room. What failed is told in full to a trusted asker only
 /// (it may name paths or the fleet's Redis); the log has it.
-fn join_or_start(
-    state: &ControlState,
-    playing: &Playing,
-    trusted: bool,
-    may_pass_on: bool,
-) -> Joining {
+fn join_or_start(state: &ControlState, trusted: bool, may_pass_on: bool) -> Joining {
     let server = &state.server;
     let failed = |status: u16, what: &str, error: &dyn std::fmt::Display| {
         tracing::warn!("a public join failed: {what}: {error:#}");
@@ -210,7 +204,7 @@ fn join_or_start(
             false => Answer::error(status, format!("{what} (the server's log says why)")),
         })
     };
-    for id in playing.worlds() {
+    for id in server.public_worlds() {
         if let Ok((player, token)) = server.admit_public_player(id) {
             return Joining::Answered(seat(id, player, &token));
         }
@@ -218,6 +212,7 @@ fn join_or_start(
     let spec = WorldSpec {
         scripts: state.catalog.scripts.clone(),
         frames: state.catalog.frames,
+        public: true,
         ..WorldSpec::default()
     };
     let id = match server.start_world(&spec) {
@@ -237,7 +232,6 @@ fn join_or_start(
             };
         }
     };
-    playing.started(id);
     match server.admit_public_player(id) {
         Ok((player, token)) => Joining::Answered(seat(id, player, &token)),
         Err(error) => failed(503, "the new world took no player", &error),

@@ -1,8 +1,11 @@
 //! [`Play`]: the public join a server was started with (`--play GAME`),
 //! and what it keeps as it runs: each client address's joins, the turn
-//! joins take to look for room, and the worlds the join started, which are
-//! the only ones it seats players in and which it stops once no client has
-//! been connected to them for a while ([`Play::empty_world_ends`]).
+//! joins take to look for room, and since when each world the join started
+//! has had no client connected, to stop it after a while
+//! ([`Play::empty_world_ends`]). Which worlds the join started is kept
+//! with each world ([`WorldSpec::public`](crate::WorldSpec::public)), in
+//! its state directory where it has one: they stay the join's when they
+//! resume, are handed to another node or fail over to one.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -37,9 +40,10 @@ pub(crate) struct Playing {
     /// none start one world between them, not two. Waited for on the event
     /// loop, so waiting joins hold no worker thread.
     pub turn: tokio::sync::Mutex<()>,
-    /// The worlds the join started, each with since when no client of it
-    /// has been connected (as last swept).
-    worlds: Mutex<BTreeMap<WorldId, Option<Instant>>>,
+    /// Since when no client has been connected to each world the join
+    /// started, as last swept (a world that came here counts from when it
+    /// is first seen empty).
+    empty_since: Mutex<BTreeMap<WorldId, Instant>>,
 }
 
 impl Playing {
@@ -48,40 +52,34 @@ impl Playing {
             buckets: Buckets::new(play.rate),
             play,
             turn: tokio::sync::Mutex::new(()),
-            worlds: Mutex::new(BTreeMap::new()),
+            empty_since: Mutex::new(BTreeMap::new()),
         }
     }
 
-    /// The worlds the join started, in order.
-    pub fn worlds(&self) -> Vec<WorldId> {
-        self.worlds.lock_unpoisoned().keys().copied().collect()
-    }
-
-    /// The join started world `id`.
-    pub fn started(&self, id: WorldId) {
-        self.worlds.lock_unpoisoned().insert(id, None);
-    }
-
-    /// Forgets the worlds that ended, and stops those that have had no
-    /// client connected for [`Play::empty_world_ends`] as of `now`: their
-    /// ids.
+    /// Stops the worlds the join started that have had no client
+    /// connected for [`Play::empty_world_ends`] as of `now`: their ids.
     pub fn sweep(&self, server: &Server, now: Instant) -> Vec<WorldId> {
         let mut stopping = Vec::new();
-        let mut ended = Vec::new();
-        for (id, empty_since) in self.worlds.lock_unpoisoned().iter_mut() {
-            match server.players(*id) {
-                Err(_) => ended.push(*id),
-                Ok(players) if players.iter().any(|(_, connected)| *connected) => {
-                    *empty_since = None;
-                }
+        let mut empty_since = self.empty_since.lock_unpoisoned();
+        let mut still = BTreeMap::new();
+        for id in server.public_worlds() {
+            match server.players(id) {
+                // Ended since it was listed.
+                Err(_) => {}
+                Ok(players) if players.iter().any(|(_, connected)| *connected) => {}
                 Ok(_) => {
-                    let since = *empty_since.get_or_insert(now);
-                    if now.saturating_duration_since(since) >= self.play.empty_world_ends {
-                        stopping.push(*id);
+                    let since = *empty_since.get(&id).unwrap_or(&now);
+                    match now.saturating_duration_since(since) >= self.play.empty_world_ends {
+                        true => stopping.push(id),
+                        false => {
+                            still.insert(id, since);
+                        }
                     }
                 }
             }
         }
+        *empty_since = still;
+        drop(empty_since);
         for id in &stopping {
             match server.stop_world(*id) {
                 Ok(_) => tracing::info!(
@@ -90,10 +88,6 @@ impl Playing {
                 ),
                 Err(error) => tracing::debug!("stopping {id}: {error:#}"),
             }
-        }
-        let mut worlds = self.worlds.lock_unpoisoned();
-        for id in ended.iter().chain(&stopping) {
-            worlds.remove(id);
         }
         stopping
     }

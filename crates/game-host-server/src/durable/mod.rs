@@ -35,7 +35,7 @@ use game_host::files::{read_capped, write_atomic};
 use game_host::record::{JournalWriter, LogMirror, Recording};
 use game_host::runtime::RestartPolicy;
 
-pub(crate) use seat_log::{SeatLog, read_seats};
+pub(crate) use seat_log::{HeldSeat, SeatLog, read_seats};
 
 /// How a server keeps its worlds durable.
 #[derive(Clone)]
@@ -115,6 +115,11 @@ pub(crate) struct Manifest {
     pub grants: Option<GrantFile>,
     pub max_restarts: u32,
     pub backoff_frames: u64,
+    /// Started by the public join (`POST /play`), which seats players in
+    /// it and stops it once empty, wherever it runs next (resumed, handed
+    /// over or failed over). Left out where false, as `stream_precision`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub public: bool,
 }
 
 impl Manifest {

@@ -1,7 +1,9 @@
 //! [`SeatLog`]: the players a durable world admitted, each with its
 //! token's digest (never the token), appended as each is admitted or
 //! removed, so that a resumed world takes the same players with the same
-//! tokens. An admission is on the disk before its token is handed out.
+//! tokens. An admission is on the disk before its token is handed out, and
+//! says whether the player joined through the public join (`POST /play`),
+//! whose absent players give their seats up to others.
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
@@ -30,6 +32,11 @@ struct SeatLine {
     token_sha256: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     remove: Option<PlayerId>,
+    /// With `admit`: it joined through the public join. Left out where
+    /// false, so that a node of an older version reads the log of a world
+    /// no player joined that way (a fleet hands it between nodes).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    public: bool,
 }
 
 /// A durable world's seat log, open for appending.
@@ -71,12 +78,14 @@ impl SeatLog {
         Ok(())
     }
 
-    /// Notes that `player` was admitted with a token of digest `token`.
-    pub fn admitted(&mut self, player: PlayerId, token: &[u8; 32]) -> Result<()> {
+    /// Notes that `player` was admitted with a token of digest `token`,
+    /// through the public join or not.
+    pub fn admitted(&mut self, player: PlayerId, token: &[u8; 32], public: bool) -> Result<()> {
         self.append(&SeatLine {
             admit: Some(player),
             token_sha256: Some(hex(token)),
             remove: None,
+            public,
         })
     }
 
@@ -86,6 +95,7 @@ impl SeatLog {
             admit: None,
             token_sha256: None,
             remove: Some(player),
+            public: false,
         })
     }
 }
@@ -109,11 +119,20 @@ fn cut_torn_line(mut file: &File) -> std::io::Result<()> {
     Ok(())
 }
 
+/// A seat a seat log holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct HeldSeat {
+    /// Its token's digest.
+    pub token: [u8; 32],
+    /// It was taken through the public join.
+    pub public: bool,
+}
+
 /// The seats a seat log holds now.
 #[derive(Debug, Default)]
 pub(crate) struct SeatsHeld {
-    /// By player: each one's token digest.
-    pub seats: BTreeMap<PlayerId, [u8; 32]>,
+    /// By player.
+    pub seats: BTreeMap<PlayerId, HeldSeat>,
     /// The highest player id ever admitted (removed players included):
     /// ids go on after it.
     pub last_admitted: PlayerId,
@@ -140,9 +159,9 @@ pub(crate) fn read_seats(path: &Path) -> Result<SeatsHeld> {
         let parsed = parse_line(line)
             .with_context(|| format!("the seat log `{}`, line {}", path.display(), index + 1))?;
         match parsed {
-            (player, Some(token)) => {
+            (player, Some(seat)) => {
                 held.last_admitted = held.last_admitted.max(player);
-                held.seats.insert(player, token);
+                held.seats.insert(player, seat);
             }
             (player, None) => {
                 held.seats.remove(&player);
@@ -152,20 +171,28 @@ pub(crate) fn read_seats(path: &Path) -> Result<SeatsHeld> {
     Ok(held)
 }
 
-fn parse_line(line: &[u8]) -> Result<(PlayerId, Option<[u8; 32]>)> {
+fn parse_line(line: &[u8]) -> Result<(PlayerId, Option<HeldSeat>)> {
     let line: SeatLine = serde_json::from_slice(line).map_err(|e| anyhow::anyhow!("{e}"))?;
     match line {
         SeatLine {
             admit: Some(player),
             token_sha256: Some(token),
             remove: None,
-        } => Ok((player, Some(digest_of(&token)?))),
+            public,
+        } => Ok((
+            player,
+            Some(HeldSeat {
+                token: digest_of(&token)?,
+                public,
+            }),
+        )),
         SeatLine {
             admit: None,
             token_sha256: None,
             remove: Some(player),
+            public: false,
         } => Ok((player, None)),
-        _ => bail!("expected `admit` with `token_sha256`, or `remove`"),
+        _ => bail!("expected `admit` with `token_sha256` (and `public`), or `remove`"),
     }
 }
 
@@ -190,22 +217,33 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("seats.jsonl");
         let mut log = SeatLog::open(&path, None).unwrap();
-        log.admitted(1, &[1; 32]).unwrap();
-        log.admitted(2, &[2; 32]).unwrap();
+        log.admitted(1, &[1; 32], false).unwrap();
+        log.admitted(2, &[2; 32], true).unwrap();
         log.removed(1).unwrap();
-        log.admitted(3, &[3; 32]).unwrap();
+        log.admitted(3, &[3; 32], false).unwrap();
         log.removed(3).unwrap();
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(br#"{"admit":4,"token_sha"#).unwrap();
         let held = read_seats(&path).unwrap();
-        assert_eq!(held.seats.into_iter().collect::<Vec<_>>(), [(2, [2; 32])]);
+        let public = HeldSeat {
+            token: [2; 32],
+            public: true,
+        };
+        assert_eq!(held.seats.into_iter().collect::<Vec<_>>(), [(2, public)]);
         // Ids go on after every player ever admitted.
         assert_eq!(held.last_admitted, 3);
         // Opened again, the torn line is cut away before appending.
         let mut log = SeatLog::open(&path, None).unwrap();
-        log.admitted(5, &[5; 32]).unwrap();
+        log.admitted(5, &[5; 32], false).unwrap();
         let held = read_seats(&path).unwrap();
         assert_eq!(held.seats.keys().copied().collect::<Vec<_>>(), [2, 5]);
+        assert!(!held.seats[&5].public);
+        // A seat taken otherwise is written as before the flag was kept,
+        // so that an older node reads it.
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(r#""admit":2,"token_sha256":"#), "{text}");
+        assert!(text.contains(r#","public":true}"#), "{text}");
+        assert_eq!(text.matches("public").count(), 1, "{text}");
 
         std::fs::write(&path, "{\"admit\":1}\n").unwrap();
         let error = format!("{:#}", read_seats(&path).unwrap_err());

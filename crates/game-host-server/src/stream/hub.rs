@@ -80,6 +80,8 @@ pub struct WorldHub {
     precision: f32,
     /// Players admitted at once, at most.
     max_players: usize,
+    /// Started by the public join: players join it that way, and only it.
+    pub(crate) public: bool,
     updates: Arc<Backlog<Update>>,
     pub(crate) seats: Mutex<Seats>,
     snapshots: Mutex<Vec<(PlayerId, oneshot::Sender<Snapshot>)>>,
@@ -99,10 +101,12 @@ pub struct WorldHub {
 impl WorldHub {
     /// A hub whose players are `seats` (none, or a durable world's, kept
     /// in `seat_log`), with `events` (their joins or leaves) for the
-    /// world's next frame.
+    /// world's next frame; of a world the public join started (`public`)
+    /// or not.
     pub(crate) fn with_seats(
         settings: StreamSettings,
         max_players: usize,
+        public: bool,
         open: OpenToPlayers,
         (seats, seat_log): (Seats, Option<SeatLog>),
         events: Vec<PlayerEvent>,
@@ -112,6 +116,7 @@ impl WorldHub {
             every: u64::from(settings.every.max(1)),
             precision: settings.precision,
             max_players,
+            public,
             updates: Backlog::new(settings.kept_bytes),
             seats: Mutex::new(seats),
             snapshots: Mutex::default(),
@@ -131,6 +136,9 @@ impl WorldHub {
     /// the seats of those who joined that way and stayed away
     /// [`PUBLIC_SEAT_ABSENCE`] are given up first.
     pub(crate) fn admit_public(&self) -> Result<(PlayerId, String)> {
+        if !self.public {
+            bail!("the public join seats players only in the worlds it started");
+        }
         // Found and taken out under one lock: a player who reconnects
         // meanwhile is either found connected or already gone.
         let absent = {
@@ -166,7 +174,9 @@ impl WorldHub {
         // On the disk before the token is handed out (no client can use it
         // before then).
         if let Some(log) = &self.seat_log
-            && let Err(error) = log.lock_unpoisoned().admitted(player, &digest(&token))
+            && let Err(error) = log
+                .lock_unpoisoned()
+                .admitted(player, &digest(&token), public)
         {
             self.seats
                 .lock_unpoisoned()

@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::oneshot;
 
 use super::bucket::Bucket;
+use crate::durable::HeldSeat;
 use game_host::players::{PlayerId, PlayerMessage};
 
 /// Messages kept for a player whose client is not connected; older ones
@@ -100,7 +101,7 @@ impl Seats {
             uuid::Uuid::new_v4().simple()
         );
         self.next = id;
-        self.seat(id, digest(&token));
+        self.seat(id, digest(&token), false);
         Ok((id, token))
     }
 
@@ -131,7 +132,7 @@ impl Seats {
         absent
     }
 
-    fn seat(&mut self, id: PlayerId, token: [u8; 32]) {
+    fn seat(&mut self, id: PlayerId, token: [u8; 32], public: bool) {
         let seat = Seat {
             token,
             client: None,
@@ -140,24 +141,25 @@ impl Seats {
             bucket: None,
             connects: VecDeque::new(),
             absent_since: Some(Instant::now()),
-            public: false,
+            public,
         };
         self.by_token.insert(seat.token, id);
         self.by_id.insert(id, seat);
     }
 
     /// A durable world's seats: `seats` (each player with its token's
-    /// digest); ids go on after `last`, the highest ever given.
+    /// digest, and whether it joined through the public join); ids go on
+    /// after `last`, the highest ever given.
     pub fn restored(
-        seats: &std::collections::BTreeMap<PlayerId, [u8; 32]>,
+        seats: &std::collections::BTreeMap<PlayerId, HeldSeat>,
         last: PlayerId,
     ) -> Self {
         let mut restored = Seats {
             next: last,
             ..Seats::default()
         };
-        for (player, token) in seats {
-            restored.seat(*player, *token);
+        for (player, seat) in seats {
+            restored.seat(*player, seat.token, seat.public);
             restored.next = restored.next.max(*player);
         }
         restored
