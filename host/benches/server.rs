@@ -98,7 +98,7 @@ fn ramp(case: &Case, threads: usize, hz: f64, max_instances: usize) -> Ramp {
         stream_precision: None,
         grants: None,
         open_to_players: None,
-        public: false,
+        play: None,
     };
     let dt = Duration::from_secs_f64(1.0 / hz);
     let (settle, length) = (
@@ -178,7 +178,7 @@ fn main() {
             stream_precision: None,
             grants: None,
             open_to_players: None,
-            public: false,
+            play: None,
         };
         fill(&server, &spec, 100);
         let rss = memory::status_kib("VmRSS");
@@ -211,7 +211,7 @@ fn main() {
                 stream_precision: None,
                 grants: None,
                 open_to_players: None,
-                public: false,
+                play: None,
             };
             fill(&server, &spec, steady);
             let figures = window(&server, Duration::from_millis(200), Duration::from_secs(3));

@@ -464,10 +464,10 @@ fn a_world_the_join_started_stays_the_joins_after_a_restart() {
     first.terminate();
     assert_eq!(first.wait(Duration::from_secs(30)), 0, "{}", first.stderr());
     let manifest = common::serve::read_json(&state.join("worlds/2/world.json"));
-    assert_eq!(manifest["public"], true, "{manifest}");
+    assert_eq!(manifest["play"], "cube", "{manifest}");
     // The operator's is written as before the flag was kept.
     let operators = common::serve::read_json(&state.join("worlds/1/world.json"));
-    assert_eq!(operators.get("public"), None, "{operators}");
+    assert_eq!(operators.get("play"), None, "{operators}");
     let seats = std::fs::read_to_string(state.join("worlds/2/seats.jsonl")).unwrap();
     assert_eq!(seats.matches(r#""public":true"#).count(), 2, "{seats}");
 

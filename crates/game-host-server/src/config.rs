@@ -98,9 +98,11 @@ pub struct WorldSpec {
     /// Which of players' input reaches this world's ordinary event waits
     /// (`None`: the server's, [`RuntimeConfig::open_to_players`]).
     pub open_to_players: Option<game_host::players::OpenToPlayers>,
-    /// Started by the public join (`POST /play`): players join it that
-    /// way (and only it), and the join stops it once no client has been
-    /// connected to it for a while. Kept with a durable world, so that it
-    /// stays so when it resumes, is handed over or fails over.
-    pub public: bool,
+    /// Started by the public join (`POST /play`) for this game (`--play
+    /// GAME`): players join it that way (and only it), and the join stops
+    /// it once no client has been connected to it for a while. Kept with a
+    /// durable world, so that it stays so when it resumes, is handed over
+    /// or fails over (a node whose `--play` is another game, or none,
+    /// leaves it to its players).
+    pub play: Option<String>,
 }

@@ -22,18 +22,19 @@ impl Server {
         self.hub(id)?.admit()
     }
 
-    /// Admits a player who joined through the public join (`POST /play`)
-    /// to a running world: a player who joined that way and has had no
+    /// Admits a player who joined `game` through the public join (`POST
+    /// /play`) to a running world the join started for it (refused
+    /// otherwise): a player who joined that way and has had no
     /// client for a minute gives its seat up to it if need be.
-    pub fn admit_public_player(&self, id: WorldId) -> Result<(PlayerId, String)> {
-        self.hub(id)?.admit_public()
+    pub fn admit_public_player(&self, id: WorldId, game: &str) -> Result<(PlayerId, String)> {
+        self.hub(id)?.admit_public(game)
     }
 
-    /// The running worlds the public join started (`WorldSpec::public`,
-    /// here or on the node they came from), in order.
-    pub fn public_worlds(&self) -> Vec<WorldId> {
+    /// The running worlds the public join started for `game`
+    /// (`WorldSpec::play`, here or on the node they came from), in order.
+    pub fn public_worlds(&self, game: &str) -> Vec<WorldId> {
         let mut ids: Vec<WorldId> = (self.shared.hubs.lock_unpoisoned().iter())
-            .filter(|(_, hub)| hub.public)
+            .filter(|(_, hub)| hub.play.as_deref() == Some(game))
             .map(|(id, _)| *id)
             .collect();
         ids.sort_unstable();

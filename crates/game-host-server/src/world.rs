@@ -228,7 +228,7 @@ impl World {
             grants: spec.grants.clone(),
             max_restarts: config.runtime.restart.max_restarts,
             backoff_frames: config.runtime.restart.backoff_frames,
-            public: spec.public,
+            play: spec.play.clone(),
         };
         let kept = Keeping::start(id.0, config, durable, &manifest, &settings, &scripts)?
             .keep(&mut runtime);
@@ -239,7 +239,7 @@ impl World {
                 kept_bytes: config.stream_kept_bytes,
             },
             config.max_players,
-            spec.public,
+            spec.play.clone(),
             open_to_players,
             (Seats::default(), kept.seat_log),
             Vec::new(),

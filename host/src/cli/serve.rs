@@ -342,7 +342,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
                 stream_precision: Some(args.stream_precision),
                 grants: None,
                 open_to_players: None,
-                public: false,
+                play: None,
             },
             launching,
         )?;

@@ -351,7 +351,7 @@ fn start_world(server: &Server, catalog: &Catalog, body: &str) -> Answer {
         grants: body.grants,
         open_to_players: body.open_to_players,
         // The operator's worlds are never the public join's.
-        public: false,
+        play: None,
     };
     match server.start_world(&spec) {
         Ok(id) => Answer::json(

@@ -87,7 +87,7 @@ pub(crate) async fn play(
         let _turn = playing.turn.lock().await;
         let state = state.clone();
         tokio::task::spawn_blocking(move || match &state.play {
-            Some(_) => join_or_start(&state, asked.trusted, may_pass_on),
+            Some(playing) => join_or_start(&state, &playing.play.game, asked.trusted, may_pass_on),
             None => Joining::Answered(Answer::error(500, "the public join went away")),
         })
         .await
@@ -171,6 +171,8 @@ pub(super) async fn keep_tidy(state: Arc<ControlState>) {
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         every.tick().await;
+        // The joins' turn: no join is seated in a world as it is stopped.
+        let _turn = playing.turn.lock().await;
         let state = state.clone();
         let _ = tokio::task::spawn_blocking(move || {
             if let Some(playing) = &state.play {
@@ -195,7 +197,7 @@ enum Joining {
 /// room for a new world passes the join on (`may_pass_on`) to the node
 /// with the most room. What failed is told in full to a trusted asker only
 /// (it may name paths or the fleet's Redis); the log has it.
-fn join_or_start(state: &ControlState, trusted: bool, may_pass_on: bool) -> Joining {
+fn join_or_start(state: &ControlState, game: &str, trusted: bool, may_pass_on: bool) -> Joining {
     let server = &state.server;
     let failed = |status: u16, what: &str, error: &dyn std::fmt::Display| {
         tracing::warn!("a public join failed: {what}: {error:#}");
@@ -204,15 +206,15 @@ fn join_or_start(state: &ControlState, trusted: bool, may_pass_on: bool) -> Join
             false => Answer::error(status, format!("{what} (the server's log says why)")),
         })
     };
-    for id in server.public_worlds() {
-        if let Ok((player, token)) = server.admit_public_player(id) {
+    for id in server.public_worlds(game) {
+        if let Ok((player, token)) = server.admit_public_player(id, game) {
             return Joining::Answered(seat(id, player, &token));
         }
     }
     let spec = WorldSpec {
         scripts: state.catalog.scripts.clone(),
         frames: state.catalog.frames,
-        public: true,
+        play: Some(game.to_owned()),
         ..WorldSpec::default()
     };
     let id = match server.start_world(&spec) {
@@ -232,7 +234,7 @@ fn join_or_start(state: &ControlState, trusted: bool, may_pass_on: bool) -> Join
             };
         }
     };
-    match server.admit_public_player(id) {
+    match server.admit_public_player(id, game) {
         Ok((player, token)) => Joining::Answered(seat(id, player, &token)),
         Err(error) => failed(503, "the new world took no player", &error),
     }

@@ -62,7 +62,7 @@ impl Playing {
         let mut stopping = Vec::new();
         let mut empty_since = self.empty_since.lock_unpoisoned();
         let mut still = BTreeMap::new();
-        for id in server.public_worlds() {
+        for id in server.public_worlds(&self.play.game) {
             match server.players(id) {
                 // Ended since it was listed.
                 Err(_) => {}

@@ -115,11 +115,12 @@ pub(crate) struct Manifest {
     pub grants: Option<GrantFile>,
     pub max_restarts: u32,
     pub backoff_frames: u64,
-    /// Started by the public join (`POST /play`), which seats players in
-    /// it and stops it once empty, wherever it runs next (resumed, handed
-    /// over or failed over). Left out where false, as `stream_precision`.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub public: bool,
+    /// Started by the public join (`POST /play`) for this game, which
+    /// seats players in it and stops it once empty wherever it runs next
+    /// (resumed, handed over or failed over). Left out where it is not, as
+    /// `stream_precision`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub play: Option<String>,
 }
 
 impl Manifest {

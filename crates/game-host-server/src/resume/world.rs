@@ -140,7 +140,7 @@ pub(crate) fn resume_world<R>(
             kept_bytes: config.stream_kept_bytes,
         },
         config.max_players,
-        manifest.public,
+        manifest.play.clone(),
         header.open_to_players.clone(),
         (Seats::restored(seats, last), kept.seat_log),
         events,

@@ -80,8 +80,9 @@ pub struct WorldHub {
     precision: f32,
     /// Players admitted at once, at most.
     max_players: usize,
-    /// Started by the public join: players join it that way, and only it.
-    pub(crate) public: bool,
+    /// The game the public join started it for: players join it that way
+    /// (for that game), and only it.
+    pub(crate) play: Option<String>,
     updates: Arc<Backlog<Update>>,
     pub(crate) seats: Mutex<Seats>,
     snapshots: Mutex<Vec<(PlayerId, oneshot::Sender<Snapshot>)>>,
@@ -101,12 +102,12 @@ pub struct WorldHub {
 impl WorldHub {
     /// A hub whose players are `seats` (none, or a durable world's, kept
     /// in `seat_log`), with `events` (their joins or leaves) for the
-    /// world's next frame; of a world the public join started (`public`)
-    /// or not.
+    /// world's next frame; of a world the public join started for a game
+    /// (`play`) or not.
     pub(crate) fn with_seats(
         settings: StreamSettings,
         max_players: usize,
-        public: bool,
+        play: Option<String>,
         open: OpenToPlayers,
         (seats, seat_log): (Seats, Option<SeatLog>),
         events: Vec<PlayerEvent>,
@@ -116,7 +117,7 @@ impl WorldHub {
             every: u64::from(settings.every.max(1)),
             precision: settings.precision,
             max_players,
-            public,
+            play,
             updates: Backlog::new(settings.kept_bytes),
             seats: Mutex::new(seats),
             snapshots: Mutex::default(),
@@ -132,12 +133,13 @@ impl WorldHub {
         self.admit_as(false)
     }
 
-    /// Admits a player through the public join: when the world is full,
+    /// Admits a player through the public join for `game`, into a world it
+    /// started for that game (refused otherwise): when the world is full,
     /// the seats of those who joined that way and stayed away
     /// [`PUBLIC_SEAT_ABSENCE`] are given up first.
-    pub(crate) fn admit_public(&self) -> Result<(PlayerId, String)> {
-        if !self.public {
-            bail!("the public join seats players only in the worlds it started");
+    pub(crate) fn admit_public(&self, game: &str) -> Result<(PlayerId, String)> {
+        if self.play.as_deref() != Some(game) {
+            bail!("the public join seats players only in the worlds it started for `{game}`");
         }
         // Found and taken out under one lock: a player who reconnects
         // meanwhile is either found connected or already gone.
