@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::agones::{game_server, wait_for};
-use common::serve::{Serve, request};
+use common::serve::request;
 
 /// What dummy-agones logs of the calls it gets, kept.
 #[derive(Clone, Default)]
@@ -52,18 +52,9 @@ fn a_server_tells_agones_ready_its_slots_its_health_and_shutdown_in_order() {
     let port = runtime
         .block_on(dummy_agones::Server::default().spawn_on_random_port())
         .unwrap();
-    let port_text = port.to_string();
-    let mut serve = Serve::start_with(
-        &[
-            "--agones",
-            "--worlds",
-            "1",
-            "--max-worlds",
-            "3",
-            "--summary-every",
-            "0",
-        ],
-        &[("AGONES_SDK_GRPC_PORT", &port_text)],
+    let mut serve = common::agones::serve(
+        port,
+        &["--worlds", "1", "--max-worlds", "3", "--summary-every", "0"],
     );
     wait_for(
         "Ready and two free slots",

@@ -14,7 +14,7 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use common::agones::{game_server, wait_for};
-use common::serve::{Serve, request};
+use common::serve::request;
 use dummy_agones::AgonesServer;
 use dummy_agones::sdk::game_server::Status;
 use dummy_agones::sdk::game_server::status::CounterStatus;
@@ -227,18 +227,9 @@ fn a_server_keeps_the_counter_worlds_at_its_worlds_and_capacity() {
             .add_service(Beta(agones.clone()))
             .serve_with_incoming(incoming),
     );
-    let port_text = port.to_string();
-    let mut serve = Serve::start_with(
-        &[
-            "--agones",
-            "--worlds",
-            "1",
-            "--max-worlds",
-            "3",
-            "--summary-every",
-            "0",
-        ],
-        &[("AGONES_SDK_GRPC_PORT", &port_text)],
+    let mut serve = common::agones::serve(
+        port,
+        &["--worlds", "1", "--max-worlds", "3", "--summary-every", "0"],
     );
     let seen = || format!("{:?}\n{}", worlds(&agones), serve.stderr());
     wait_for("1 world of 3", || worlds(&agones) == Some((1, 3)), seen);
@@ -290,11 +281,7 @@ const DECLARED: &str = "status:
 /// warns that the worlds are not counted; that warning, after a world
 /// was started (its label still kept) and the server stopped.
 fn not_counted(port: u16) -> String {
-    let port_text = port.to_string();
-    let mut serve = Serve::start_with(
-        &["--agones", "--worlds", "1", "--max-worlds", "3"],
-        &[("AGONES_SDK_GRPC_PORT", &port_text)],
-    );
+    let mut serve = common::agones::serve(port, &["--worlds", "1", "--max-worlds", "3"]);
     wait_for(
         "the warning",
         || {
@@ -338,17 +325,7 @@ fn without_the_counter_or_counters_a_server_says_so_once_and_goes_on() {
         "{warning}"
     );
     // Declared, but no beta API to keep it with.
-    let mut posted = common::serve::agent()
-        .post(&format!("http://127.0.0.1:{port}/"))
-        .header("Content-Type", "application/yaml")
-        .send(DECLARED)
-        .unwrap();
-    assert_eq!(
-        posted.status().as_u16(),
-        200,
-        "{}",
-        posted.body_mut().read_to_string().unwrap_or_default()
-    );
+    common::agones::set_game_server(port, DECLARED);
     let warning = not_counted(port);
     assert!(warning.contains("Unimplemented"), "{warning}");
 }

@@ -32,17 +32,7 @@ fn a_fleet_node_advertises_the_internal_address_and_port_agones_gives_its_game_s
     let port = runtime
         .block_on(dummy_agones::Server::default().spawn_on_random_port())
         .unwrap();
-    let mut posted = common::serve::agent()
-        .post(&format!("http://127.0.0.1:{port}/"))
-        .header("Content-Type", "application/yaml")
-        .send(SCHEDULED)
-        .unwrap();
-    assert_eq!(
-        posted.status().as_u16(),
-        200,
-        "{}",
-        posted.body_mut().read_to_string().unwrap_or_default()
-    );
+    common::agones::set_game_server(port, SCHEDULED);
     let dir = tempfile::tempdir().unwrap();
     let redis = common::fleet::Redis::start(dir.path());
     let port_text = port.to_string();

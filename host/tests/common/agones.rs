@@ -18,3 +18,27 @@ pub fn wait_for(what: &str, mut done: impl FnMut() -> bool, seen: impl Fn() -> S
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// `host serve --agones` with `args`, reporting to the SDK server on
+/// `port`.
+pub fn serve(port: u16, args: &[&str]) -> super::serve::Serve {
+    let mut all = vec!["--agones"];
+    all.extend_from_slice(args);
+    super::serve::Serve::start_with(&all, &[("AGONES_SDK_GRPC_PORT", &port.to_string())])
+}
+
+/// Sets the GameServer dummy-agones on `port` holds (YAML, as Agones
+/// would have it).
+pub fn set_game_server(port: u16, yaml: &str) {
+    let mut posted = super::serve::agent()
+        .post(&format!("http://127.0.0.1:{port}/"))
+        .header("Content-Type", "application/yaml")
+        .send(yaml)
+        .unwrap();
+    assert_eq!(
+        posted.status().as_u16(),
+        200,
+        "{}",
+        posted.body_mut().read_to_string().unwrap_or_default()
+    );
+}
