@@ -9,83 +9,20 @@ mod common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
-use rustls::{ClientConfig, ClientConnection, StreamOwned};
+use rustls::ClientConfig;
 
 use common::browser::{Browser, Driver};
 use common::serve::{MESSAGE_WINDOW, Serve, json};
-use common::tls::{Issued, TestCa};
-
-/// A client that trusts the test's CA alone. It resumes no session, so
-/// each connection is shown the certificate the server has now.
-fn trusting(ca: &Path) -> Arc<ClientConfig> {
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_file_iter(ca).unwrap() {
-        roots.add(cert.unwrap()).unwrap();
-    }
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let mut config = ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    config.resumption = rustls::client::Resumption::disabled();
-    Arc::new(config)
-}
-
-type Tls = StreamOwned<ClientConnection, TcpStream>;
-
-/// A TLS connection to `addr`, its handshake done.
-fn connect(addr: &str, config: &Arc<ClientConfig>) -> Tls {
-    let tcp = TcpStream::connect(addr).unwrap();
-    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let name = ServerName::try_from("127.0.0.1").unwrap();
-    let connection = ClientConnection::new(config.clone(), name).unwrap();
-    let mut stream = StreamOwned::new(connection, tcp);
-    while stream.conn.is_handshaking() {
-        stream
-            .conn
-            .complete_io(&mut stream.sock)
-            .unwrap_or_else(|e| panic!("the TLS handshake with {addr} failed: {e}"));
-    }
-    stream
-}
+use common::tls::{Issued, TestCa, connect, https, trusting};
 
 /// The certificate the server shows a new connection.
 fn shown(addr: &str, config: &Arc<ClientConfig>) -> Vec<u8> {
     let stream = connect(addr, config);
     stream.conn.peer_certificates().unwrap()[0].to_vec()
-}
-
-/// An https request: its status and body.
-fn https(addr: &str, config: &Arc<ClientConfig>, method: &str, path: &str) -> (u16, String) {
-    let mut stream = connect(addr, config);
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
-         Content-Type: application/json\r\nContent-Length: 0\r\n\r\n"
-    )
-    .unwrap();
-    let mut bytes = Vec::new();
-    // The server may close without a close_notify after `Connection: close`.
-    let _ = stream.read_to_end(&mut bytes);
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no HTTP answer: {text:?}"));
-    let body = text
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, b)| b)
-        .to_owned();
-    (status, body)
 }
 
 fn serve_tls(issued: &Issued) -> Serve {
@@ -207,10 +144,10 @@ fn a_certificate_that_cannot_serve_is_refused_at_start_in_one_line() {
             vec![
                 "--tls-key",
                 server.key.to_str().unwrap(),
-                "--fleet",
-                "redis://127.0.0.1:1/",
+                "--peer-ca",
+                other.key.to_str().unwrap(),
             ],
-            "--tls-cert with --fleet",
+            "without --fleet: a server alone relays to no other node",
         ),
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_host"))

@@ -82,7 +82,12 @@ impl Membership {
             joining.dir.to_owned(),
             joining.given.to_vec(),
         );
-        self.node.join(joining.server, addr, Arc::new(load))
+        (self.node).join(
+            joining.server,
+            addr,
+            joining.control.scheme(),
+            Arc::new(load),
+        )
     }
 
     /// On SIGTERM: hands every world to the other nodes.

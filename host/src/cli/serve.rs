@@ -76,6 +76,14 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
 
+    /// A node of a fleet that serves TLS relays requests and streams to
+    /// the others over TLS, trusting a node whose certificate is valid for
+    /// one of its own certificate's DNS names (the nodes share the game's
+    /// names: one certificate, or a wildcard), issued under this CA (PEM);
+    /// without it, under the platform's roots.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    peer_ca: Option<PathBuf>,
+
     /// A file holding the bearer token that POST and DELETE requests must
     /// carry (`Authorization: Bearer TOKEN`) [default: $GAME_HOST_CONTROL_TOKEN].
     /// Health, readiness, metrics and GET /worlds stay open.
@@ -215,13 +223,6 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     if args.agones {
         super::sidecar::available()?;
     }
-    if args.tls_cert.is_some() && args.fleet.fleet.is_some() {
-        bail!(
-            "--tls-cert with --fleet: a fleet's nodes relay requests and streams to each other \
-             over plain HTTP on their one port; terminate TLS in front of the nodes (a load \
-             balancer) instead"
-        );
-    }
     let output = Output::open(args.dump_worlds.clone(), args.metrics_json.clone())?;
     let token = ControlToken::load(args.control_token_file.as_deref())?;
     if let Some(dir) = &args.record_worlds {
@@ -293,6 +294,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
                 .clone()
                 .zip(args.tls_key.clone())
                 .map(|(cert, key)| TlsFiles { cert, key }),
+            peer_ca: args.peer_ca.clone(),
             play: args.play.play(),
             allow_origins: args.play.allowed_origins()?,
         },

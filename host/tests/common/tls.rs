@@ -2,9 +2,16 @@
 //! signs for loopback names, written as PEM files: what Redis over TLS and
 //! `host serve --tls-cert` are tested with.
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use rustls::{ClientConfig, ClientConnection, StreamOwned};
 
 /// A CA: its PEM file is `ca_file`.
 pub struct TestCa {
@@ -58,4 +65,64 @@ impl TestCa {
         std::fs::write(&issued.key, key.serialize_pem()).unwrap();
         issued
     }
+}
+
+/// A client that trusts the test's CA alone. It resumes no session, so
+/// each connection is shown the certificate the server has now.
+pub fn trusting(ca: &Path) -> Arc<ClientConfig> {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(ca).unwrap() {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut config = ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.resumption = rustls::client::Resumption::disabled();
+    Arc::new(config)
+}
+
+pub type Tls = StreamOwned<ClientConnection, TcpStream>;
+
+/// A TLS connection to `addr`, its handshake done.
+pub fn connect(addr: &str, config: &Arc<ClientConfig>) -> Tls {
+    let tcp = TcpStream::connect(addr).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let name = ServerName::try_from("127.0.0.1").unwrap();
+    let connection = ClientConnection::new(config.clone(), name).unwrap();
+    let mut stream = StreamOwned::new(connection, tcp);
+    while stream.conn.is_handshaking() {
+        stream
+            .conn
+            .complete_io(&mut stream.sock)
+            .unwrap_or_else(|e| panic!("the TLS handshake with {addr} failed: {e}"));
+    }
+    stream
+}
+
+/// An https request: its status and body.
+pub fn https(addr: &str, config: &Arc<ClientConfig>, method: &str, path: &str) -> (u16, String) {
+    let mut stream = connect(addr, config);
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: 0\r\n\r\n"
+    )
+    .unwrap();
+    let mut bytes = Vec::new();
+    // The server may close without a close_notify after `Connection: close`.
+    let _ = stream.read_to_end(&mut bytes);
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no HTTP answer: {text:?}"));
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_owned();
+    (status, body)
 }

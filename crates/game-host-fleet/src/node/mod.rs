@@ -63,6 +63,8 @@ struct Joined {
     server: Weak<Server>,
     /// Where this node's control surface is reached (`HOST:PORT`).
     addr: String,
+    /// How: `http` or `https`.
+    scheme: &'static str,
     loader: SharedLoader,
 }
 
@@ -83,18 +85,21 @@ impl Node {
         })
     }
 
-    /// Joins the fleet as the node reached at `addr`, serving `server`
-    /// (whose directory this node is); worlds handed to it are loaded with
+    /// Joins the fleet as the node reached at `addr` over `scheme` (`http`,
+    /// or `https` where the nodes serve TLS), serving `server` (whose
+    /// directory this node is); worlds handed to it are loaded with
     /// `loader`. Its threads run until the process ends.
     pub fn join(
         self: &Arc<Self>,
         server: &Arc<Server>,
         addr: String,
+        scheme: &'static str,
         loader: SharedLoader,
     ) -> Result<()> {
         let joined = Joined {
             server: Arc::downgrade(server),
             addr,
+            scheme,
             loader,
         };
         if self.joined.get().is_some() {
@@ -125,7 +130,8 @@ impl Node {
             .context("failed to start the fleet's thread")?;
         tracing::info!(
             node = %self.link.node,
-            "joined the fleet as http://{} (lease {} ms)",
+            "joined the fleet as {}://{} (lease {} ms)",
+            self.scheme(),
             self.addr(),
             self.link.lease.as_millis()
         );
@@ -136,6 +142,11 @@ impl Node {
     /// until it joined.
     fn addr(&self) -> &str {
         self.joined.get().map_or("", |joined| joined.addr.as_str())
+    }
+
+    /// How the nodes are reached: `http`, or `https`.
+    fn scheme(&self) -> &'static str {
+        self.joined.get().map_or("http", |joined| joined.scheme)
     }
 
     /// The server this node serves, while it runs (and once joined).

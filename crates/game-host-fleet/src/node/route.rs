@@ -121,6 +121,6 @@ impl Node {
     /// Tells world `id`'s clients, as it is suspended, that it moves to the
     /// node at `address`.
     pub(super) fn tell_moving(&self, server: &Server, id: u64, address: &str) {
-        server.tell_moving(WorldId(id), &format!("http://{address}"));
+        server.tell_moving(WorldId(id), &format!("{}://{address}", self.scheme()));
     }
 }

@@ -76,7 +76,7 @@ pub(super) async fn forward(
         .path_and_query()
         .map_or("/", |p| p.as_str())
         .to_owned();
-    let mut upstream_request = format!("ws://{address}{path}")
+    let mut upstream_request = format!("{}://{address}{path}", context.peers.ws())
         .into_client_request()
         .map_err(|error| unreachable(format!("cannot be asked: {error}")))?;
     if let Some(offer) = request.headers().get(SEC_WEBSOCKET_PROTOCOL) {
@@ -90,8 +90,8 @@ pub(super) async fn forward(
         .insert(RELAYED, HeaderValue::from_static("1"));
     let (client_config, upstream_config) = configs(&limits);
     let connected = tokio::time::timeout(CONNECT_WITHIN, async {
-        let tcp = tokio::net::TcpStream::connect(address).await?;
-        tokio_tungstenite::client_async_with_config(upstream_request, tcp, Some(upstream_config))
+        let stream = context.peers.connect(address).await?;
+        tokio_tungstenite::client_async_with_config(upstream_request, stream, Some(upstream_config))
             .await
             .map_err(|error| match error {
                 WsError::Http(response) => {

@@ -61,6 +61,9 @@ mod handlers;
 mod limits;
 mod origins;
 mod peer;
+mod peer_link;
+#[cfg(feature = "tls")]
+mod peer_tls;
 mod play;
 mod playing;
 mod rate;
@@ -125,8 +128,13 @@ pub struct ControlConfig {
     /// refused, until [`ControlServer::launched`].
     pub starting: bool,
     /// Serve https and wss (only) with this certificate and key, read
-    /// again when they change; `None`: plain http and ws.
+    /// again when they change; `None`: plain http and ws. A node of a
+    /// fleet that serves TLS relays to the others over TLS too.
     pub tls: Option<TlsFiles>,
+    /// The CA that issued the fleet's nodes' certificates, which a node
+    /// that serves TLS trusts the others under (`None`: the platform's
+    /// roots); they must be valid for a name of its own certificate.
+    pub peer_ca: Option<std::path::PathBuf>,
     /// Let players join without a token (`POST /play`); `None`: only the
     /// operator admits players.
     pub play: Option<Play>,
@@ -162,6 +170,8 @@ impl ControlServer {
                 auth::TOKEN_ENV
             );
         }
+        let in_fleet = server.directory().is_some();
+        let peers = peer_link(config.tls.as_ref(), config.peer_ca.as_deref(), in_fleet)?;
         let tls = config.tls.map(Tls::load).transpose()?.map(Arc::new);
         let secure = tls.is_some();
         listener.set_nonblocking(true)?;
@@ -184,6 +194,7 @@ impl ControlServer {
             starting: AtomicBool::new(config.starting),
             play: config.play.map(playing::Playing::new),
             origins: config.allow_origins,
+            peers,
         });
         let (stop, stopped) = watch::channel(false);
         let serving = context.clone();
@@ -239,6 +250,32 @@ impl Drop for ControlServer {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+    }
+}
+
+/// How a node of a fleet (`in_fleet`) that serves TLS (`tls`) reaches the
+/// others: over TLS, under `ca` or the platform's roots; otherwise over
+/// TCP (a server alone reaches none).
+fn peer_link(
+    tls: Option<&TlsFiles>,
+    ca: Option<&std::path::Path>,
+    in_fleet: bool,
+) -> Result<peer_link::PeerLink> {
+    match (tls, ca, in_fleet) {
+        (_, Some(ca), false) => bail!(
+            "--peer-ca `{}` without --fleet: a server alone relays to no other node",
+            ca.display()
+        ),
+        (None, Some(ca), true) => bail!(
+            "--peer-ca `{}` without --tls-cert: the nodes speak TLS to each other only when \
+             they serve it",
+            ca.display()
+        ),
+        #[cfg(feature = "tls")]
+        (Some(files), ca, true) => Ok(peer_link::PeerLink::tls(peer_tls::PeerTls::load(
+            files, ca,
+        )?)),
+        _ => Ok(peer_link::PeerLink::default()),
     }
 }
 

@@ -126,7 +126,14 @@ async fn pass_on(state: &ControlState, others: &[String], body: String) -> Respo
     let deadline = tokio::time::Instant::now() + PASSING_ON_WITHIN;
     let mut answered = Vec::new();
     for address in others.iter().take(PASSED_ON_TO_AT_MOST) {
-        let asked = ask_node(address, Method::POST, "/play", passed.clone(), body.clone());
+        let asked = ask_node(
+            &state.peers,
+            address,
+            Method::POST,
+            "/play",
+            passed.clone(),
+            body.clone(),
+        );
         match tokio::time::timeout_at(deadline, asked).await {
             Ok(Ok(response)) if response.status().is_success() => return response,
             Ok(Ok(response)) => answered.push(format!("{address}: {}", response.status())),

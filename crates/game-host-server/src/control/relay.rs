@@ -34,11 +34,11 @@ use axum::http::{HeaderValue, Method, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::rt::TokioIo;
-use tokio::net::TcpStream;
 
 use super::answer::Answer;
 use super::extract::take_body;
 use super::peer::{CONNECT_WITHIN, RELAYED, warn_unreached};
+use super::peer_link::PeerLink;
 use super::state::ControlState;
 
 /// How long the world's node may take to answer (a world stopped or
@@ -74,13 +74,22 @@ pub(super) async fn relay(
         .into_iter()
         .filter_map(|name| Some((name.clone(), parts.headers.get(&name)?.clone())))
         .collect();
-    ask_node(address, parts.method, path_and_query, passed, body).await
+    ask_node(
+        &state.peers,
+        address,
+        parts.method,
+        path_and_query,
+        passed,
+        body,
+    )
+    .await
 }
 
 /// Asks the node at `address` for `path_and_query` with `method`, the
 /// headers `passed` and `body`, marked [`RELAYED`], and answers with what
 /// it answered.
 pub(super) async fn ask_node(
+    peers: &PeerLink,
     address: &str,
     method: Method,
     path_and_query: &str,
@@ -96,7 +105,7 @@ pub(super) async fn ask_node(
         Answer::error(status, format!("the world's node {why}"))
     };
     let unreachable = |why: String| failed(502, why);
-    let stream = tokio::time::timeout(CONNECT_WITHIN, TcpStream::connect(address))
+    let stream = tokio::time::timeout(CONNECT_WITHIN, peers.connect(address))
         .await
         .map_err(|_| {
             failed(

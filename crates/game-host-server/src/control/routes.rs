@@ -216,6 +216,7 @@ mod tests {
             starting: AtomicBool::new(false),
             play: None,
             origins: crate::control::AllowedOrigins::none(),
+            peers: Default::default(),
         })
     }
 

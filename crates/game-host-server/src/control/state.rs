@@ -9,6 +9,7 @@ use tokio::sync::Semaphore;
 use super::auth::ControlToken;
 use super::limits::ControlLimits;
 use super::origins::AllowedOrigins;
+use super::peer_link::PeerLink;
 use super::playing::Playing;
 use crate::Server;
 use crate::stream::StreamLimits;
@@ -31,6 +32,8 @@ pub(crate) struct ControlState {
     /// Pages of these origins may let players in (`POST /play`, a
     /// player's stream) besides the server's own.
     pub origins: AllowedOrigins,
+    /// How this node reaches the fleet's others.
+    pub peers: PeerLink,
 }
 
 /// What `POST /worlds` may start.

@@ -129,15 +129,21 @@ fn stamp(files: &TlsFiles) -> [Option<(SystemTime, u64)>; 2] {
     [of(&files.cert), of(&files.key)]
 }
 
+/// The certificates of the PEM file at `path` (the `what`), in order.
+pub(super) fn certificates(path: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>> {
+    let shown = path.display();
+    let pem =
+        read_capped(path, MAX_PEM).with_context(|| format!("cannot read the {what} `{shown}`"))?;
+    CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| anyhow!("the {what} `{shown}` is not PEM: {error}"))
+}
+
 /// The certificate chain and key of `files`, checked to belong together.
 fn certified(files: &TlsFiles, provider: &CryptoProvider) -> Result<CertifiedKey> {
     let cert = files.cert.display();
     let key = files.key.display();
-    let pem = read_capped(&files.cert, MAX_PEM)
-        .with_context(|| format!("cannot read the TLS certificate `{cert}`"))?;
-    let chain = CertificateDer::pem_slice_iter(&pem)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|error| anyhow!("the TLS certificate `{cert}` is not PEM: {error}"))?;
+    let chain = certificates(&files.cert, "TLS certificate")?;
     if chain.is_empty() {
         return Err(anyhow!(
             "the TLS certificate `{cert}` holds no certificate (a PEM file: the server's \
