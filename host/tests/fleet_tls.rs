@@ -12,23 +12,22 @@ use std::time::{Duration, Instant};
 
 use common::fleet::{Redis, node};
 use common::serve::{Serve, json};
-use common::tls::{TestCa, connect, https, trusting};
+use common::tls::{Issued, TestCa, connect, https, trusting};
 
-/// A node of the fleet on `redis` serving TLS with `dir/NAME.pem` (issued
-/// by `ca`), trusting the nodes' certificates under `nodes_ca`, with
-/// `worlds` worlds of its own.
+/// A node of the fleet on `redis` serving TLS with `issued`, trusting the
+/// nodes' certificates under `nodes_ca`, with `worlds` worlds of its own,
+/// keeping them in `dir/NAME`.
 fn tls_node(
     redis: &Redis,
     dir: &Path,
-    ca: &TestCa,
     name: &str,
+    issued: &Issued,
     nodes_ca: &Path,
     worlds: &str,
 ) -> Serve {
-    let issued = ca.issue(dir, name);
     node(
         redis,
-        &dir.join(format!("{name}-state")),
+        &dir.join(name),
         &[
             "--tls-cert",
             issued.cert.to_str().unwrap(),
@@ -60,8 +59,9 @@ fn nodes_that_serve_tls_relay_and_forward_to_each_other_over_tls() {
     let redis = Redis::start(dir.path());
     let ca = TestCa::new(dir.path());
     let client = trusting(&ca.ca_file);
-    let a = tls_node(&redis, dir.path(), &ca, "a", &ca.ca_file, "1");
-    let b = tls_node(&redis, dir.path(), &ca, "b", &ca.ca_file, "0");
+    let issued = ca.issue(dir.path(), "node");
+    let a = tls_node(&redis, dir.path(), "a", &issued, &ca.ca_file, "1");
+    let b = tls_node(&redis, dir.path(), "b", &issued, &ca.ca_file, "0");
     assert_eq!((a.scheme.as_str(), b.scheme.as_str()), ("https", "https"));
     assert!(
         a.stderr().contains("joined the fleet as https://"),
@@ -104,28 +104,50 @@ fn nodes_that_serve_tls_relay_and_forward_to_each_other_over_tls() {
         "{snapshot}"
     );
 
-    // A node whose certificate another CA issued (for the same names).
+    // Nodes not trusted: one whose certificate another CA issued (for the
+    // same names), and one whose certificate the nodes' CA issued for a
+    // name not theirs.
     let other_dir = dir.path().join("other");
     std::fs::create_dir_all(&other_dir).unwrap();
     let other_ca = TestCa::new(&other_dir);
-    let c = tls_node(&redis, &other_dir, &other_ca, "c", &ca.ca_file, "1");
-    let on_c = own_worlds(&c, &trusting(&other_ca.ca_file));
-    assert_eq!(on_c.len(), 1, "{}", c.stderr());
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let (status, body) = loop {
-        let (status, body) = https(&b.addr, &client, "GET", &format!("/worlds/{}", on_c[0]));
-        if status == 502 || Instant::now() > deadline {
-            break (status, body);
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    assert_eq!(status, 502, "{body}\n{}", b.stderr());
-    let log = b.stderr();
-    assert!(
-        log.lines().any(
-            |line| line.contains(&format!("relaying /worlds/{}", on_c[0]))
-                && line.contains("invalid peer certificate")
+    let impostors = [
+        // The other CA bears the same name: its signature does not hold.
+        (other_ca.issue(&other_dir, "c"), "BadSignature"),
+        (
+            ca.issue_for(dir.path(), "d", &["127.0.0.1", "elsewhere.test"]),
+            "certificate not valid for name \"localhost\"",
         ),
-        "{log}"
-    );
+    ];
+    for (name, (issued, why)) in ["c", "d"].into_iter().zip(impostors) {
+        let impostor = tls_node(&redis, dir.path(), name, &issued, &ca.ca_file, "1");
+        let config = trusting(&other_ca.ca_file);
+        let client_of = match name {
+            "c" => &config,
+            _ => &client,
+        };
+        let theirs = own_worlds(&impostor, client_of);
+        assert_eq!(theirs.len(), 1, "{}", impostor.stderr());
+        let path = format!("/worlds/{}", theirs[0]);
+        // Refused, and why in the log (which says it at most once a second).
+        let said = |log: &str| {
+            log.lines().any(|line| {
+                line.contains(&format!("relaying {path}"))
+                    && line.contains("invalid peer certificate")
+                    && line.contains(why)
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let (status, body) = https(&b.addr, &client, "GET", &path);
+            if status == 502 && said(&b.stderr()) {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{why}: {status} {body}\n{}",
+                b.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
 }

@@ -50,9 +50,18 @@ impl TestCa {
     /// A certificate for `127.0.0.1` (and `localhost`), written to
     /// `dir/NAME.pem` and `dir/NAME.key`.
     pub fn issue(&self, dir: &Path, name: &str) -> Issued {
+        self.issue_for(dir, name, &["127.0.0.1", "localhost"])
+    }
+
+    /// A certificate for `names` (DNS names or addresses), written to
+    /// `dir/NAME.pem` and `dir/NAME.key`.
+    pub fn issue_for(&self, dir: &Path, name: &str, names: &[&str]) -> Issued {
         let key = KeyPair::generate().unwrap();
-        let params =
-            CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()]).unwrap();
+        let names = names
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect::<Vec<_>>();
+        let params = CertificateParams::new(names).unwrap();
         let cert = params
             .signed_by(&key, &Issuer::from_params(&self.params, &self.key))
             .unwrap();

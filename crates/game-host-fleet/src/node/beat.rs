@@ -214,8 +214,9 @@ impl Node {
             };
             let mut handed_all = true;
             tracing::warn!(
-                "node {} (http://{}) lost its lease: its {} world(s) resume on the live nodes",
+                "node {} ({}://{}) lost its lease: its {} world(s) resume on the live nodes",
                 dead.id,
+                self.scheme(),
                 dead.addr,
                 worlds.len()
             );

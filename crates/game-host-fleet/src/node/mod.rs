@@ -144,8 +144,9 @@ impl Node {
         self.joined.get().map_or("", |joined| joined.addr.as_str())
     }
 
-    /// How the nodes are reached: `http`, or `https`.
-    fn scheme(&self) -> &'static str {
+    /// How the nodes are reached: `http`, or `https` (a fleet's nodes all
+    /// serve TLS, or none).
+    pub(super) fn scheme(&self) -> &'static str {
         self.joined.get().map_or("http", |joined| joined.scheme)
     }
 

@@ -83,6 +83,9 @@ impl PeerTls {
             .with_custom_certificate_verifier(verifier)
             .with_no_client_auth();
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        // Every node is asked for the same name: one node's session is no
+        // use to another.
+        config.resumption = rustls::client::Resumption::disabled();
         Ok(PeerTls {
             connector: TlsConnector::from(Arc::new(config)),
             name,
