@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::fleet::{Redis, node};
 use common::serve::{Serve, json};
-use common::tls::{Issued, TestCa, connect, https, trusting};
+use common::tls::{Issued, TestCa, cube_over_wss, https, trusting};
 
 /// A node of the fleet on `redis` serving TLS with `issued`, trusting the
 /// nodes' certificates under `nodes_ca`, with `worlds` worlds of its own,
@@ -92,17 +92,7 @@ fn nodes_that_serve_tls_relay_and_forward_to_each_other_over_tls() {
     assert_eq!(status, 201, "{body}\n{}", b.stderr());
     // The player's stream through B, forwarded over wss to A.
     let path = json(&body)["stream"].as_str().unwrap().to_owned();
-    let request = format!("wss://{}{path}", b.addr);
-    let (mut socket, _) = tungstenite::client(request, connect(&b.addr, &client)).unwrap();
-    let snapshot = json(socket.read().unwrap().into_text().unwrap().as_str());
-    assert!(
-        snapshot["entities"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|e| e["name"] == "cube"),
-        "{snapshot}"
-    );
+    cube_over_wss(&b.addr, &client, &path);
 
     // Nodes not trusted: one whose certificate another CA issued (for the
     // same names), and one whose certificate the nodes' CA issued for a

@@ -17,7 +17,7 @@ use rustls::ClientConfig;
 
 use common::browser::{Browser, Driver};
 use common::serve::{MESSAGE_WINDOW, Serve, json};
-use common::tls::{Issued, TestCa, connect, https, trusting};
+use common::tls::{Issued, TestCa, connect, cube_over_wss, https, trusting};
 
 /// The certificate the server shows a new connection.
 fn shown(addr: &str, config: &Arc<ClientConfig>) -> Vec<u8> {
@@ -92,18 +92,7 @@ fn https_and_wss_are_served_on_one_port_and_a_renewal_needs_no_restart() {
     let (status, body) = https(&addr, &client, "POST", "/worlds/1/players");
     assert_eq!(status, 201, "{body}");
     let path = json(&body)["stream"].as_str().unwrap().to_owned();
-    let request = format!("wss://{addr}{path}");
-    let (mut socket, _) = tungstenite::client(request, connect(&addr, &client)).unwrap();
-    let first_message = socket.read().unwrap().into_text().unwrap();
-    let snapshot = json(first_message.as_str());
-    assert!(
-        snapshot["entities"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|e| e["name"] == "cube"),
-        "{snapshot}"
-    );
+    cube_over_wss(&addr, &client, &path);
 
     // A renewal written over the files: new connections get it.
     const LOADED: &str = "loaded again (the files changed)";

@@ -135,3 +135,22 @@ pub fn https(addr: &str, config: &Arc<ClientConfig>, method: &str, path: &str) -
         .to_owned();
     (status, body)
 }
+
+/// The first message of the player's stream at `path` of the server at
+/// `addr`, over wss: its snapshot, which holds the spinning cube (panics
+/// if not).
+pub fn cube_over_wss(addr: &str, config: &Arc<ClientConfig>, path: &str) -> serde_json::Value {
+    let request = format!("wss://{addr}{path}");
+    let (mut socket, _) = tungstenite::client(request, connect(addr, config)).unwrap();
+    let first = socket.read().unwrap().into_text().unwrap();
+    let snapshot: serde_json::Value = serde_json::from_str(first.as_str()).unwrap();
+    assert!(
+        snapshot["entities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["name"] == "cube"),
+        "{snapshot}"
+    );
+    snapshot
+}
