@@ -213,13 +213,22 @@ impl Node {
                 continue;
             };
             let mut handed_all = true;
-            tracing::warn!(
-                "node {} ({}://{}) lost its lease: its {} world(s) resume on the live nodes",
-                dead.id,
-                self.scheme(),
-                dead.addr,
-                worlds.len()
-            );
+            match worlds.len() {
+                // Drained, or never held one: it left, and nothing is lost.
+                0 => tracing::info!(
+                    "node {} ({}://{}) is gone from the fleet, holding no world",
+                    dead.id,
+                    self.scheme(),
+                    dead.addr
+                ),
+                held => tracing::warn!(
+                    "node {} ({}://{}) lost its lease: its {held} world(s) resume on the live \
+                     nodes",
+                    dead.id,
+                    self.scheme(),
+                    dead.addr
+                ),
+            }
             for world in worlds {
                 let Some(taker) = roomiest(&mut takers) else {
                     handed_all = false;
