@@ -213,9 +213,12 @@ async fn report(
                 if !ready {
                     continue;
                 }
+                // The worlds held and the free slots, read once a beat for
+                // the allocation, the label and the Counter alike.
+                let (held, free) = server.world_slots();
                 // Allocated while full, Ready again once it has room (not
                 // while it drains: it is on its way out).
-                let full = server.free_slots() == Some(0);
+                let full = free == Some(0);
                 if full != allocated && server.is_accepting() {
                     let (call, done) = match full {
                         true => ("Allocate", within(sdk.allocate()).await),
@@ -232,16 +235,14 @@ async fn report(
                         Err(why) => tracing::warn!("Agones: {call} failed: {why}"),
                     }
                 }
-                let free = server
-                    .free_slots()
-                    .map_or_else(|| "unlimited".to_owned(), |n| n.to_string());
-                if slots.as_deref() != Some(free.as_str()) {
-                    match within(sdk.set_label(SLOTS_LABEL, free.clone())).await {
-                        Ok(()) => slots = Some(free),
+                let label = free.map_or_else(|| "unlimited".to_owned(), |n| n.to_string());
+                if slots.as_deref() != Some(label.as_str()) {
+                    match within(sdk.set_label(SLOTS_LABEL, label.clone())).await {
+                        Ok(()) => slots = Some(label),
                         Err(why) => tracing::warn!("Agones: the slots label failed: {why}"),
                     }
                 }
-                let keep = worlds.keep(&mut sdk, server.world_slots());
+                let keep = worlds.keep(&mut sdk, (held, free));
                 if tokio::time::timeout(CALL_WITHIN, keep).await.is_err() {
                     tracing::warn!(
                         "Agones: the Counter `{WORLDS_COUNTER}`: no answer within {} s",

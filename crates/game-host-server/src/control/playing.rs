@@ -3,7 +3,7 @@
 //! joins take to look for room, and since when each world the join started
 //! has had no client connected, to stop it after a while
 //! ([`Play::empty_world_ends`]). Which worlds the join started is kept
-//! with each world ([`WorldSpec::public`](crate::WorldSpec::public)), in
+//! with each world ([`WorldSpec::play`](crate::WorldSpec::play)), in
 //! its state directory where it has one: they stay the join's when they
 //! resume, are handed to another node or fail over to one.
 

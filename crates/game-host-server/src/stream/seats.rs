@@ -88,6 +88,17 @@ pub(crate) enum Route {
 impl Seats {
     /// Admits a player, up to `max` at once: its id and its token.
     pub fn admit(&mut self, max: usize) -> Result<(PlayerId, String)> {
+        self.admit_as(max, false)
+    }
+
+    /// Admits a player through the public join, up to `max` at once: its
+    /// seat goes to another once it stayed away too long
+    /// ([`Seats::absent_public`]).
+    pub fn admit_public(&mut self, max: usize) -> Result<(PlayerId, String)> {
+        self.admit_as(max, true)
+    }
+
+    fn admit_as(&mut self, max: usize, public: bool) -> Result<(PlayerId, String)> {
         if let Some((frame, why)) = &self.ended {
             bail!("the world ended after frame {frame}: {why}");
         }
@@ -101,18 +112,7 @@ impl Seats {
             uuid::Uuid::new_v4().simple()
         );
         self.next = id;
-        self.seat(id, digest(&token), false);
-        Ok((id, token))
-    }
-
-    /// Admits a player through the public join, up to `max` at once: its
-    /// seat goes to another once it stayed away too long
-    /// ([`Seats::absent_public`]).
-    pub fn admit_public(&mut self, max: usize) -> Result<(PlayerId, String)> {
-        let (id, token) = self.admit(max)?;
-        if let Some(seat) = self.by_id.get_mut(&id) {
-            seat.public = true;
-        }
+        self.seat(id, digest(&token), public);
         Ok((id, token))
     }
 
