@@ -13,10 +13,10 @@
 //     host run examples/js-orbiter --frames 120 --headless --dump-scene scene.json
 //     host run examples/js-orbiter --watch
 
-import { log } from "game:engine/log@0.2.5";
-import { subscribeUpdate } from "game:engine/runtime@0.2.5";
-import { find, spawn } from "game:engine/scene@0.2.5";
-import { listen } from "game:engine/events@0.2.5";
+import { log } from "game:engine/log@0.2.6";
+import { subscribeUpdate } from "game:engine/runtime@0.2.6";
+import { find, spawn } from "game:engine/scene@0.2.6";
+import { listen } from "game:engine/events@0.2.6";
 
 // Radius of the orbit, in world units.
 const RADIUS = 3.0;
@@ -29,7 +29,7 @@ const KEY_E = 1n;
 // module, lives as long as the script runs.
 let angle = 0;
 let orbits = 0;
-/** @type {import("game:engine/scene@0.2.5").TransformComponent} */
+/** @type {import("game:engine/scene@0.2.6").TransformComponent} */
 let moon; // set by start()
 
 function start(restoredAngle) {

@@ -15,14 +15,14 @@
 //     host run examples/js-spin-query --headless --frames 120
 //     cargo run --release -p bevy-game -- --headless --frames 120 --spinners 8 examples/js-spin-query
 
-import { listen } from "game:engine/events@0.2.5";
-import { insert } from "game:engine/game-data@0.2.5";
-import { write as writeMessage } from "game:engine/game-messages@0.2.5";
-import { log } from "game:engine/log@0.2.5";
-import { run, write } from "game:engine/queries@0.2.5";
-import { getField } from "game:engine/resources@0.2.5";
-import { subscribeUpdate } from "game:engine/runtime@0.2.5";
-import { spawn } from "game:engine/scene@0.2.5";
+import { listen } from "game:engine/events@0.2.6";
+import { insert } from "game:engine/game-data@0.2.6";
+import { write as writeMessage } from "game:engine/game-messages@0.2.6";
+import { log } from "game:engine/log@0.2.6";
+import { run, write } from "game:engine/queries@0.2.6";
+import { getField } from "game:engine/resources@0.2.6";
+import { subscribeUpdate } from "game:engine/runtime@0.2.6";
+import { spawn } from "game:engine/scene@0.2.6";
 
 // Spinners the script makes where the game has none (`host run`).
 const SPINNERS = 8;

@@ -63,6 +63,7 @@
 pub mod behaviour;
 #[allow(missing_docs)] // generated from the WIT, documented there
 pub mod bindings;
+pub mod controls;
 pub mod data;
 pub mod entities;
 pub mod events;

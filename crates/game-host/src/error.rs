@@ -245,7 +245,7 @@ mod tests {
             inner.guest_summary().unwrap(),
             "JavaScript error at /s/app.ts:30:8: bad"
         );
-        let not_frames = failed_with("bad\nStack:\nsee game:engine/log@0.2.5\n");
+        let not_frames = failed_with("bad\nStack:\nsee game:engine/log@0.2.6\n");
         assert_eq!(not_frames.guest_summary().unwrap(), "JavaScript error: bad");
         assert!(failed_with("some output").guest_summary().is_none());
         assert!(

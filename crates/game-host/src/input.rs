@@ -75,6 +75,26 @@ pub enum PlayerEvent {
     Left(PlayerId),
     /// Input from a player, with its sender.
     Input(PlayerInput),
+    /// A player's numbered commands, for `controls` (they reach no event
+    /// wait nor player listener).
+    Commands(PlayerCommands),
+}
+
+/// One frame of a player's input, numbered by its client (the WIT
+/// `controls.command`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    pub seq: u64,
+    /// The keys held in that frame.
+    pub held: Vec<Key>,
+}
+
+/// A player's commands applied in one frame, oldest first (the WIT
+/// `controls.control`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerCommands {
+    pub player: PlayerId,
+    pub commands: Vec<Command>,
 }
 
 /// Input from one player (the WIT `player-input`).

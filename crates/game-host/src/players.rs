@@ -10,7 +10,7 @@
 
 pub use crate::guest::players::{KEPT_PLAYER_EVENTS, Roster};
 use crate::input::Event;
-pub use crate::input::{PlayerEvent, PlayerInput};
+pub use crate::input::{Command, PlayerCommands, PlayerEvent, PlayerInput};
 
 pub use crate::views::PlayerId;
 
@@ -90,5 +90,6 @@ pub fn player_of(event: &PlayerEvent) -> PlayerId {
     match event {
         PlayerEvent::Joined(id) | PlayerEvent::Left(id) => *id,
         PlayerEvent::Input(input) => input.player,
+        PlayerEvent::Commands(commands) => commands.player,
     }
 }

@@ -163,7 +163,7 @@ mod tests {
         assert!(uses(js, "import * as t from 'game:terrain/terrain@0.1.0';"));
         assert!(!uses(
             js,
-            "// terrain tiles\nimport { log } from \"game:engine/log@0.2.5\";"
+            "// terrain tiles\nimport { log } from \"game:engine/log@0.2.6\";"
         ));
         assert!(!uses(
             js,

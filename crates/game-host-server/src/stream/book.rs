@@ -10,11 +10,15 @@ use std::sync::Arc;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use super::backlog::{DEFAULT_KEPT_BYTES, MAX_UPDATES};
+use super::controls::{BURST, MAX_PER_MESSAGE, MAX_WAITING};
 use super::liveness::PING_EVERY;
 use super::seats::{CONNECTS, CONNECTS_WITHIN, MAILBOX, MAILBOX_BYTES};
-use super::wire::{Data, EntityState, EventBody, Format, Wire, WireMessage, is_leave};
+use super::wire::{
+    Data, EntityState, EventBody, Format, Wire, WireMessage, is_leave, parse_commands,
+};
 use super::{StreamLimits, parse_event};
 use game_host::book_tables::{assert_lists_exactly, prose, rows};
+use game_host::input::Key;
 use game_host::players::PlayerMessage;
 use game_host::scene::{Field, Value};
 
@@ -99,6 +103,7 @@ fn the_messages_to_a_client_have_the_fields_the_page_lists() {
         changed: Some(&entities),
         removed: Some(&removed),
         message: Some(WireMessage::of(&message)),
+        ack: Some(12),
         ended: Some("the script said so"),
         restarting: Some("the server is restarting"),
         reconnect: Some("http://10.0.0.2:9464"),
@@ -130,14 +135,21 @@ fn the_messages_a_client_may_send_are_the_ones_the_server_takes() {
         }
     }
     let leave = r#"{"leave": true}"#;
+    let commands = r#"{"commands": [{"seq": 1, "held": ["left", "up"]}]}"#;
     let listed: BTreeSet<String> = rows(PAGE, Some("Messages from the client"))
         .into_iter()
         .map(|(message, _)| message)
         .collect();
-    let mut declared = BTreeSet::from([leave.to_owned()]);
+    let mut declared = BTreeSet::from([leave.to_owned(), commands.to_owned()]);
     for text in &listed {
         if text == leave {
             assert!(is_leave(text));
+            continue;
+        }
+        if text == commands {
+            let parsed = parse_commands(text).expect("commands").unwrap();
+            assert_eq!(parsed[0].seq, 1);
+            assert_eq!(parsed[0].held, [Key::Left, Key::Up]);
             continue;
         }
         let body: EventBody = serde_json::from_str(text).unwrap_or_else(|e| {
@@ -197,6 +209,9 @@ fn the_limits_are_the_defaults() {
             CONNECTS_WITHIN.as_secs()
         ),
         format!("pings each client every {} s", PING_EVERY.as_secs()),
+        format!("(at most {MAX_PER_MESSAGE} a message)"),
+        format!("up to {BURST} saved up"),
+        format!("at most {MAX_WAITING} wait for frames"),
     ] {
         assert!(
             text.contains(&said),

@@ -11,7 +11,7 @@
 //! - flood the world: each message it sends is at most `max_message`
 //!   bytes, and its player's messages beyond `events_per_second` (with a
 //!   burst; kept across reconnections) are refused, with an error message
-//!   at most once a second;
+//!   at most once a second; its commands apply one a frame (`controls`);
 //! - hold a slot while gone: it is pinged every 15 s, and one silent
 //!   through three pings is dropped (`liveness`, as a forwarded client
 //!   is).
@@ -31,7 +31,7 @@ use super::backlog::{Follower, Missed};
 use super::hub::{Update, WorldHub};
 use super::liveness::{Closed, Liveness, close, send_within};
 use super::seats::MAILBOX;
-use super::wire::{Format, Wire, WireMessage, is_leave, parse_event};
+use super::wire::{Format, Wire, WireMessage, is_leave, parse_commands, parse_event};
 use crate::metrics::StreamMetrics;
 use game_host::players::{PlayerEvent, PlayerId, PlayerInput, PlayerMessage};
 use game_host::sync::LockExt;
@@ -204,6 +204,14 @@ impl Session {
                             let bytes = view.bytes(update.frame, self.format, self.hub.precision());
                             self.send(socket, bytes).await?;
                         }
+                        // After the update it speaks of (a snapshot taken
+                        // at or after its frame shows the commands too).
+                        if update.frame >= shown
+                            && let Some((_, seq)) = update.acks.iter().find(|(p, _)| *p == self.player)
+                        {
+                            let wire = Wire { frame: Some(update.frame), ack: Some(*seq), ..Wire::default() };
+                            self.send(socket, wire.encode(self.format)).await?;
+                        }
                         for message in mine {
                             self.send(socket, message_bytes(update.frame, message, self.format)).await?;
                         }
@@ -297,6 +305,10 @@ impl Session {
         if is_leave(text) {
             self.hub.remove(self.player, "left the world");
             return None;
+        }
+        if let Some(commands) = parse_commands(text) {
+            let taken = commands.and_then(|commands| self.hub.commands(self.player, commands));
+            return taken.err().map(|e| format!("{e:#}"));
         }
         let event = match parse_event(text) {
             Ok(event) => event,

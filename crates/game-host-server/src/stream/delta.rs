@@ -17,6 +17,7 @@
 //! | 3 | ended | frame, why |
 //! | 4 | restarting | frame, why, reconnect (option of string) |
 //! | 5 | error | why |
+//! | 6 | ack | frame, seq: the last of the player's commands applied by the frame |
 //!
 //! - A *whole* entity: id, name, position (3 × i64: the value divided by
 //!   `precision`, rounded), rotation (u64: smallest three, below), scale
@@ -231,6 +232,10 @@ enum Down<'a> {
     Error {
         why: &'a str,
     },
+    Ack {
+        frame: u64,
+        seq: u64,
+    },
 }
 
 fn bytes(down: &Down) -> Bytes {
@@ -299,6 +304,8 @@ pub fn encode_wire(wire: &Wire) -> Bytes {
             channel: message.channel,
             payload: message.payload,
         }
+    } else if let Some(seq) = wire.ack {
+        Down::Ack { frame, seq }
     } else if let Some(why) = wire.ended {
         Down::Ended { frame, why }
     } else if let Some(why) = wire.restarting {
@@ -335,6 +342,7 @@ mod tests {
                 Down::Ended { .. } => "ended",
                 Down::Restarting { .. } => "restarting",
                 Down::Error { .. } => "error",
+                Down::Ack { .. } => "ack",
             }
         }
         let messages = [
@@ -362,6 +370,7 @@ mod tests {
                 reconnect: None,
             },
             Down::Error { why: "" },
+            Down::Ack { frame: 1, seq: 1 },
         ];
         let tags: Vec<(String, String)> = messages
             .iter()
@@ -419,6 +428,17 @@ mod tests {
             unpack_rotation(pack_rotation([f32::NAN; 4])),
             [0.0, 0.0, 0.0, 1.0]
         );
+    }
+
+    #[test]
+    fn an_ack_is_its_tag_frame_and_seq() {
+        let wire = Wire {
+            frame: Some(300),
+            ack: Some(5),
+            ..Wire::default()
+        };
+        // Tag 6, then 300 and 5 as varints.
+        assert_eq!(&encode_wire(&wire)[..], [6, 0xac, 0x02, 5]);
     }
 
     #[test]

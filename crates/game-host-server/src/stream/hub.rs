@@ -11,12 +11,13 @@ use tokio::sync::oneshot;
 use anyhow::{Result, bail};
 
 use super::backlog::{Backlog, DEFAULT_KEPT_BYTES, Follower, Weighed};
+use super::controls::Controls;
 use super::seats::{PUBLIC_SEAT_ABSENCE, Route, Seats, digest};
 use super::tracker::SceneTracker;
 use super::view::{PlayerViews, Routes, visible};
 use super::wire::EntityState;
 use crate::durable::SeatLog;
-use game_host::players::{OpenToPlayers, PlayerEvent, PlayerId, PlayerMessage};
+use game_host::players::{Command, OpenToPlayers, PlayerEvent, PlayerId, PlayerMessage};
 use game_host::runtime::Runtime;
 use game_host::sync::LockExt;
 
@@ -33,6 +34,9 @@ pub(crate) struct Update {
     pub routes: Routes,
     /// Messages for connected players (or all).
     pub messages: Vec<PlayerMessage>,
+    /// The players with commands applied since they were last told, and
+    /// the last applied (on a published frame).
+    pub acks: Vec<(PlayerId, u64)>,
 }
 
 impl Weighed for Update {
@@ -88,6 +92,8 @@ pub struct WorldHub {
     snapshots: Mutex<Vec<(PlayerId, oneshot::Sender<Snapshot>)>>,
     /// Player events for the world's next frame.
     inputs: Mutex<Vec<PlayerEvent>>,
+    /// The players' commands, waiting for frames and applied.
+    controls: Mutex<Controls>,
     /// What players may send the world.
     open: OpenToPlayers,
     /// A durable world's seat log: every admission and removal goes there,
@@ -122,6 +128,7 @@ impl WorldHub {
             seats: Mutex::new(seats),
             snapshots: Mutex::default(),
             inputs: Mutex::new(events),
+            controls: Mutex::default(),
             seat_log: seat_log.map(Mutex::new),
             moving_to: Mutex::new(None),
         })
@@ -212,6 +219,13 @@ impl WorldHub {
         self.inputs
             .lock_unpoisoned()
             .push(PlayerEvent::Left(player));
+        self.controls.lock_unpoisoned().forget(player);
+    }
+
+    /// Takes a player's numbered commands for the world's frames (see
+    /// `controls`).
+    pub(crate) fn commands(&self, player: PlayerId, commands: Vec<Command>) -> Result<()> {
+        self.controls.lock_unpoisoned().take(player, commands)
     }
 
     /// Queues a player's input for the world's next frame; a message on a
@@ -234,7 +248,10 @@ impl WorldHub {
     /// players' events to the world.
     pub(crate) fn deliver(&self, runtime: &mut Runtime) {
         let inputs = std::mem::take(&mut *self.inputs.lock_unpoisoned());
-        for event in inputs {
+        // Joins and leaves first: a player's commands in its first frame
+        // find it in the world.
+        let commands = self.controls.lock_unpoisoned().due();
+        for event in inputs.into_iter().chain(commands) {
             runtime.input().player(event);
         }
     }
@@ -312,7 +329,9 @@ impl WorldHub {
         };
         let listened = self.updates.followed();
         let mut routes = Routes::default();
+        let mut acks = Vec::new();
         if frame.is_multiple_of(self.every) {
+            acks = self.controls.lock_unpoisoned().acks();
             let snapshots = std::mem::take(&mut *self.snapshots.lock_unpoisoned());
             if listened || !snapshots.is_empty() {
                 let world_views = runtime.inspect().views();
@@ -332,7 +351,7 @@ impl WorldHub {
                 }
             }
         }
-        if listened && (!routes.is_empty() || !messages.is_empty()) {
+        if listened && (!routes.is_empty() || !messages.is_empty() || !acks.is_empty()) {
             let held: usize = messages
                 .iter()
                 .map(|m| std::mem::size_of::<PlayerMessage>() + m.channel.len() + m.payload.len())
@@ -344,6 +363,7 @@ impl WorldHub {
                 frame,
                 routes,
                 messages,
+                acks,
             }));
         }
     }

@@ -26,7 +26,8 @@
 //! `encode` (a message in its client's form),
 //! `tracker` (what changed since the last update, field by field), `view`
 //! (what each player sees, and each view's update), `seats` (the players
-//! admitted and their tokens), `bucket` (the rate of a player's messages),
+//! admitted and their tokens), `controls` (their numbered commands, and
+//! what each was told was applied), `bucket` (the rate of a player's messages),
 //! `backlog` (the updates kept for clients to catch up on), `hub` (the
 //! world's side), `client` (one client's session), `liveness`
 //! (the write timeout and pings every client gets, here or forwarded);
@@ -37,6 +38,7 @@ mod backlog;
 mod book;
 mod bucket;
 mod client;
+mod controls;
 mod delta;
 mod encode;
 mod hub;

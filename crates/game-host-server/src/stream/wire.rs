@@ -15,6 +15,9 @@
 //!   are any). Frames where nothing the player sees changed send nothing.
 //! - `{"frame": N, "message": {"channel": ..., "payload": ...}}`: a
 //!   script's `send-to` this player or `broadcast`.
+//! - `{"frame": N, "ack": S}`: the last of the player's commands the world
+//!   had applied by frame N (after the frame's update), sent on a
+//!   published frame after commands were applied.
 //! - `{"frame": N, "ended": "why"}`: the world ended; the stream closes.
 //! - `{"error": "why"}`: input that was refused (bad JSON, over the rate).
 //!
@@ -23,12 +26,12 @@
 
 use std::sync::Arc;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Result, anyhow, bail};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
 use game_host::input::{Event, ScriptMessage, key_by_name};
-use game_host::players::PlayerMessage;
+use game_host::players::{Command, PlayerMessage};
 use game_host::scene::{Field, Value};
 
 /// One entity: its id and its transform, as `--dump-scene` has it, and its
@@ -175,6 +178,9 @@ pub struct Wire<'a> {
     pub removed: Option<&'a [u32]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<WireMessage<'a>>,
+    /// The last of the player's commands applied by `frame`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ack: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ended: Option<&'a str>,
     /// The server stops and the world resumes when it starts again: the
@@ -223,6 +229,51 @@ pub(crate) fn parse_event(body: &str) -> Result<Event> {
         EventBody::Release(name) => Event::KeyReleased(key(&name)?),
         EventBody::Send { channel, payload } => Event::Message(ScriptMessage { channel, payload }),
     })
+}
+
+/// A command as a client sends it: `{"seq": 3, "held": ["left", "up"]}`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct WireCommand {
+    seq: u64,
+    held: Vec<String>,
+}
+
+/// `{"commands": [{"seq": 3, "held": ["left"]}, ...]}`: the player's
+/// numbered commands, oldest first; `None` for any other message.
+pub(crate) fn parse_commands(body: &str) -> Option<Result<Vec<Command>>> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Commands {
+        commands: Vec<WireCommand>,
+    }
+    if !body.contains("\"commands\"") {
+        return None;
+    }
+    let parsed: Commands = match serde_json::from_str(body) {
+        Ok(parsed) => parsed,
+        Err(e) => return Some(Err(anyhow!("bad commands: {e}"))),
+    };
+    Some(
+        parsed
+            .commands
+            .into_iter()
+            .map(|command| {
+                let held = command
+                    .held
+                    .iter()
+                    .map(|name| key_by_name(name).ok_or_else(|| anyhow!("unknown key `{name}`")))
+                    .collect::<Result<Vec<_>>>()?;
+                if command.seq == 0 {
+                    bail!("commands are numbered from 1");
+                }
+                Ok(Command {
+                    seq: command.seq,
+                    held,
+                })
+            })
+            .collect(),
+    )
 }
 
 /// Whether a client's message is `{"leave": true}`: its player leaves the

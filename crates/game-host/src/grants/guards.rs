@@ -8,6 +8,7 @@
 /// list: nothing it does reaches another script's entities, data, events
 /// or players).
 pub const GUARDS: &[(&str, &[&str])] = &[
+    ("controls", &["keys"]),
     ("entities", &["reads", "writes", "quotas"]),
     ("entity", &["reads", "writes"]),
     ("events", &["send", "listen", "keys", "quotas"]),

@@ -5,8 +5,12 @@
 //! they are declared from), so a case the WIT adds without its Rust
 //! counterpart fails to compile.
 
-use super::bindings::{events as wit_events, input as wit_input, players as wit_players};
-use crate::input::{Event, EventFilter, Key, PlayerEvent, PlayerInput, ScriptMessage};
+use super::bindings::{
+    controls as wit_controls, events as wit_events, input as wit_input, players as wit_players,
+};
+use crate::input::{
+    Event, EventFilter, Key, PlayerCommands, PlayerEvent, PlayerInput, ScriptMessage,
+};
 
 /// The conversions of [`Key`] from and to the WIT `key`, variant by
 /// variant.
@@ -76,17 +80,34 @@ impl From<wit_events::EventFilter> for EventFilter {
     }
 }
 
-impl From<PlayerEvent> for wit_players::PlayerEvent {
-    fn from(event: PlayerEvent) -> wit_players::PlayerEvent {
-        match event {
-            PlayerEvent::Joined(player) => wit_players::PlayerEvent::Joined(player),
-            PlayerEvent::Left(player) => wit_players::PlayerEvent::Left(player),
-            PlayerEvent::Input(PlayerInput { player, event }) => {
-                wit_players::PlayerEvent::Input(wit_players::PlayerInput {
-                    player,
-                    event: event.into(),
+/// A player event as `players.take-events` gives it; commands go to
+/// `controls` instead, so they have none.
+pub(crate) fn wit_player_event(event: PlayerEvent) -> Option<wit_players::PlayerEvent> {
+    Some(match event {
+        PlayerEvent::Joined(player) => wit_players::PlayerEvent::Joined(player),
+        PlayerEvent::Left(player) => wit_players::PlayerEvent::Left(player),
+        PlayerEvent::Input(PlayerInput { player, event }) => {
+            wit_players::PlayerEvent::Input(wit_players::PlayerInput {
+                player,
+                event: event.into(),
+            })
+        }
+        PlayerEvent::Commands(_) => return None,
+    })
+}
+
+impl From<PlayerCommands> for wit_controls::Control {
+    fn from(control: PlayerCommands) -> wit_controls::Control {
+        wit_controls::Control {
+            player: control.player,
+            commands: control
+                .commands
+                .into_iter()
+                .map(|command| wit_controls::Command {
+                    seq: command.seq,
+                    held: command.held.into_iter().map(Into::into).collect(),
                 })
-            }
+                .collect(),
         }
     }
 }

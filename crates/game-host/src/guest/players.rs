@@ -6,12 +6,44 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use crate::input::PlayerEvent;
+use crate::input::{PlayerCommands, PlayerEvent};
 use crate::sync::LockExt;
 
 /// Player events kept for a script between two of its `take-events`
 /// calls; older ones are dropped past this.
 pub const KEPT_PLAYER_EVENTS: usize = 1024;
+
+/// The players' commands the frame applies (`controls`): set by the
+/// runtime as it delivers them at the frame's start, read by every
+/// instance within the frame.
+#[derive(Debug, Default)]
+pub struct FrameCommands(Mutex<Vec<PlayerCommands>>);
+
+impl FrameCommands {
+    /// Forgets the last frame's commands.
+    pub(crate) fn clear(&self) {
+        self.0.lock_unpoisoned().clear();
+    }
+
+    /// Adds a player's commands to this frame's (after any it has).
+    pub(crate) fn push(&self, commands: PlayerCommands) {
+        let mut all = self.0.lock_unpoisoned();
+        match all.iter_mut().find(|c| c.player == commands.player) {
+            Some(kept) => kept.commands.extend(commands.commands),
+            None => all.push(commands),
+        }
+    }
+
+    /// This frame's commands, per player.
+    pub fn list(&self) -> Vec<PlayerCommands> {
+        self.0.lock_unpoisoned().clone()
+    }
+
+    /// Whether the frame applies no commands.
+    pub fn is_empty(&self) -> bool {
+        self.0.lock_unpoisoned().is_empty()
+    }
+}
 
 /// The players in a world, in the order they joined: kept by the runtime
 /// as it delivers joins and leaves, read by its scripts (`players.list`).
@@ -50,15 +82,18 @@ impl Roster {
 #[derive(Debug)]
 pub(crate) struct PlayerInbox {
     pub roster: Arc<Roster>,
+    /// The players' commands this frame applies.
+    pub commands: Arc<FrameCommands>,
     events: VecDeque<PlayerEvent>,
     /// Whether events were dropped since the script last took them.
     dropped: bool,
 }
 
 impl PlayerInbox {
-    pub fn new(roster: Arc<Roster>) -> Self {
+    pub fn new(roster: Arc<Roster>, commands: Arc<FrameCommands>) -> Self {
         PlayerInbox {
             roster,
+            commands,
             events: VecDeque::new(),
             dropped: false,
         }
@@ -101,7 +136,7 @@ mod tests {
 
     #[test]
     fn an_inbox_keeps_the_newest_events_and_says_once_that_it_dropped() {
-        let mut inbox = PlayerInbox::new(Arc::default());
+        let mut inbox = PlayerInbox::new(Arc::default(), Arc::default());
         let many: Vec<_> = (0..KEPT_PLAYER_EVENTS as u64 + 5)
             .map(PlayerEvent::Joined)
             .collect();

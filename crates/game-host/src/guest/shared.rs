@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::players::Roster;
+use super::players::{FrameCommands, Roster};
 use super::turns::Turns;
 use crate::determinism::DEFAULT_SEED;
 use crate::jobs::JobRegistry;
@@ -31,6 +31,8 @@ pub(crate) struct RuntimeShared {
     pub made: Arc<AtomicU64>,
     /// The players in the world.
     pub players: Arc<Roster>,
+    /// The players' commands the frame applies (`controls`).
+    pub commands: Arc<FrameCommands>,
     /// Whether each instance's stacks are sampled (see `guest::profile`).
     pub profile: bool,
     /// Where the frame's workers are (see `guest::turns`).
@@ -61,6 +63,7 @@ impl RuntimeShared {
             seed: DEFAULT_SEED,
             made: Arc::default(),
             players: Arc::default(),
+            commands: Arc::default(),
             profile: false,
             turns: Arc::new(Turns::new(1)),
         }

@@ -19,7 +19,7 @@
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::input::{Event, ScriptMessage};
+use crate::input::{Command, Event, ScriptMessage};
 use crate::input::{key_by_name, key_name};
 use crate::players::OpenToPlayers;
 use crate::players::PlayerEvent;
@@ -149,6 +149,39 @@ impl Input {
     }
 }
 
+/// A player's command as recorded: `{"seq": 3, "held": ["left", "up"]}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RecordedCommand {
+    pub seq: u64,
+    pub held: Vec<String>,
+}
+
+impl RecordedCommand {
+    pub fn of(command: &Command) -> RecordedCommand {
+        RecordedCommand {
+            seq: command.seq,
+            held: command
+                .held
+                .iter()
+                .map(|k| key_name(*k).to_owned())
+                .collect(),
+        }
+    }
+
+    pub(super) fn command(self) -> Result<Command> {
+        let held = self
+            .held
+            .iter()
+            .map(|name| key_by_name(name).with_context(|| format!("unknown key `{name}`")))
+            .collect::<Result<_>>()?;
+        Ok(Command {
+            seq: self.seq,
+            held,
+        })
+    }
+}
+
 /// One entity at a checkpoint. Its floats are for reports (JSON has no
 /// NaN or infinity: they are written as `null` and read back as NaN); its
 /// digest covers their exact bits.
@@ -221,6 +254,9 @@ pub(super) struct Line {
     pub joined: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input: Option<Input>,
+    /// With `player`: the commands (`controls`) it applied in the frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commands: Option<Vec<RecordedCommand>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scene: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -7,7 +7,8 @@
 //! [`RunObserver`]: crate::runtime::RunObserver
 
 use super::format::{
-    FORMAT, Header, Input, Line, RecordedEntity, RecordedScript, RunSettings, VERSION, hex,
+    FORMAT, Header, Input, Line, RecordedCommand, RecordedEntity, RecordedScript, RunSettings,
+    VERSION, hex,
 };
 use crate::guest::engine::ScriptComponent;
 use crate::input::Event;
@@ -60,16 +61,23 @@ impl Line {
 
     /// A player's event, due at the start of `frame`.
     pub(super) fn player(frame: u64, event: &PlayerEvent) -> Line {
-        let (player, joined, input) = match event {
-            PlayerEvent::Joined(player) => (*player, Some(true), None),
-            PlayerEvent::Left(player) => (*player, Some(false), None),
-            PlayerEvent::Input(input) => (input.player, None, Some(Input::of(&input.event))),
+        let (player, joined, input, commands) = match event {
+            PlayerEvent::Joined(player) => (*player, Some(true), None, None),
+            PlayerEvent::Left(player) => (*player, Some(false), None, None),
+            PlayerEvent::Input(input) => (input.player, None, Some(Input::of(&input.event)), None),
+            PlayerEvent::Commands(commands) => (
+                commands.player,
+                None,
+                None,
+                Some(commands.commands.iter().map(RecordedCommand::of).collect()),
+            ),
         };
         Line {
             frame: Some(frame),
             player: Some(player),
             joined,
             input,
+            commands,
             ..Line::default()
         }
     }

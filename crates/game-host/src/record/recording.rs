@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 
 use super::format::{FORMAT, Header, Line, RecordedEntity, RecordedInput, VERSION};
 use crate::files::read_capped;
-use crate::players::{PlayerEvent, PlayerInput};
+use crate::players::{PlayerCommands, PlayerEvent, PlayerInput};
 
 /// The largest recording read back (a long match at 60 Hz writes about
 /// 2 MB an hour plus its checkpoints).
@@ -22,6 +22,10 @@ const MAX_HEADER: u64 = 16 << 20;
 /// The largest budget of bytes sent to players per frame a recording may
 /// name (as `host serve --player-bytes-per-frame` allows).
 const MAX_PLAYER_BYTES: usize = 64 << 20;
+
+/// Most commands one line may give a player for one frame (a server
+/// applies far fewer: `game_host_server`'s command budget).
+const MAX_RECORDED_COMMANDS: usize = 4096;
 
 /// A recording read back.
 #[derive(Debug)]
@@ -172,22 +176,36 @@ impl Recording {
         if (line.input.is_some() || line.player.is_some()) && frame == 0 {
             bail!("input is due at frame 1 or later");
         }
-        let input = match (line.player, line.joined, line.input) {
-            (None, None, None) => None,
-            (None, None, Some(input)) => Some(RecordedInput::Event(input.event()?)),
-            (Some(player), Some(true), None) => {
+        let input = match (line.player, line.joined, line.input, line.commands) {
+            (None, None, None, None) => None,
+            (None, None, Some(input), None) => Some(RecordedInput::Event(input.event()?)),
+            (Some(player), None, None, Some(commands)) => {
+                if commands.len() > MAX_RECORDED_COMMANDS {
+                    bail!("more than {MAX_RECORDED_COMMANDS} commands of a player in a frame");
+                }
+                Some(RecordedInput::Player(PlayerEvent::Commands(
+                    PlayerCommands {
+                        player,
+                        commands: commands
+                            .into_iter()
+                            .map(|c| c.command())
+                            .collect::<Result<_>>()?,
+                    },
+                )))
+            }
+            (Some(player), Some(true), None, None) => {
                 Some(RecordedInput::Player(PlayerEvent::Joined(player)))
             }
-            (Some(player), Some(false), None) => {
+            (Some(player), Some(false), None, None) => {
                 Some(RecordedInput::Player(PlayerEvent::Left(player)))
             }
-            (Some(player), None, Some(input)) => {
+            (Some(player), None, Some(input), None) => {
                 Some(RecordedInput::Player(PlayerEvent::Input(PlayerInput {
                     player,
                     event: input.event()?,
                 })))
             }
-            _ => bail!("a player line has `player` and one of `joined` or `input`"),
+            _ => bail!("a player line has `player` and one of `joined`, `input` or `commands`"),
         };
         let scene = match line.scene {
             Some(scene) => {
@@ -342,10 +360,11 @@ mod tests {
     #[test]
     fn players_join_play_and_leave_in_order() {
         let text = format!(
-            "{HEADER}\n{}\n{}\n{}\n{}\n",
+            "{HEADER}\n{}\n{}\n{}\n{}\n{}\n",
             r#"{"frame":1,"player":3,"joined":true}"#,
             r#"{"frame":2,"player":3,"input":{"press":"enter"}}"#,
             r#"{"frame":2,"input":{"press":"space"}}"#,
+            r#"{"frame":3,"player":3,"commands":[{"seq":1,"held":["left","up"]},{"seq":2,"held":[]}]}"#,
             r#"{"frame":4,"player":3,"joined":false}"#,
         );
         let inputs = Recording::parse(&text).unwrap().inputs;
@@ -358,14 +377,40 @@ mod tests {
                     RecordedInput::Player(PlayerEvent::Input(PlayerInput { player: 3, .. }))
                 ),
                 (2, RecordedInput::Event(Event::KeyPressed(_))),
+                (3, RecordedInput::Player(PlayerEvent::Commands(_))),
                 (4, RecordedInput::Player(PlayerEvent::Left(3))),
             ]
         ));
+        let RecordedInput::Player(PlayerEvent::Commands(commands)) = &inputs[3].1 else {
+            unreachable!("matched above")
+        };
+        assert_eq!(
+            commands.commands,
+            [
+                crate::players::Command {
+                    seq: 1,
+                    held: vec![crate::input::Key::Left, crate::input::Key::Up]
+                },
+                crate::players::Command {
+                    seq: 2,
+                    held: vec![]
+                }
+            ]
+        );
+        let unknown = format!(
+            "{HEADER}\n{}\n",
+            r#"{"frame":1,"player":3,"commands":[{"seq":1,"held":["warp"]}]}"#
+        );
+        let error = format!("{:#}", Recording::parse(&unknown).unwrap_err());
+        assert!(error.contains("unknown key `warp`"), "{error}");
         let both = format!(
             "{HEADER}\n{{\"frame\":1,\"player\":3,\"joined\":true,\"input\":{{\"press\":\"a\"}}}}\n"
         );
         let error = format!("{:#}", Recording::parse(&both).unwrap_err());
-        assert!(error.contains("one of `joined` or `input`"), "{error}");
+        assert!(
+            error.contains("one of `joined`, `input` or `commands`"),
+            "{error}"
+        );
     }
 
     #[test]

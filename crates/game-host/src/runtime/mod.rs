@@ -189,6 +189,7 @@ impl Runtime {
                 seed: config.seed,
                 made: Arc::default(),
                 players: Arc::default(),
+                commands: Arc::default(),
                 profile: config.profile,
                 turns: dispatch.turns().clone(),
             },
@@ -307,6 +308,9 @@ impl Runtime {
                 self.waits
                     .complete_job(waiter, kind, job, &mut self.completed);
             }
+        }
+        if !self.shared.commands.is_empty() {
+            self.shared.commands.clear();
         }
         if self.events.has_due(time.frame) {
             for incoming in self.events.take_due(time.frame) {

@@ -27,9 +27,18 @@ impl Runtime {
     /// Step 5 of the frame for one player event: the roster follows it, its
     /// input reaches event waits where the world opens them to players
     /// ([`OpenToPlayers`](crate::players::OpenToPlayers)), and it is kept for the player listeners.
+    /// Commands go to `controls` for this frame alone.
     /// A message on a channel the world does not open is dropped (the
     /// server refuses it before it gets here).
     pub(super) fn deliver_player_event(&mut self, event: PlayerEvent) {
+        if let PlayerEvent::Commands(commands) = event {
+            // Only for a player in the world (a recording cannot make
+            // one up).
+            if self.shared.players.contains(commands.player) {
+                self.shared.commands.push(commands);
+            }
+            return;
+        }
         if let PlayerEvent::Input(input) = &event {
             if self.open_to_players.refusal(&input.event).is_some() {
                 return;

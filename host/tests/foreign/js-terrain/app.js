@@ -3,7 +3,7 @@
 // imported here), requests a tile, and logs the tile's summary and first
 // height once the wait completes in `onWake`.
 
-import { log } from "game:engine/log@0.2.5";
+import { log } from "game:engine/log@0.2.6";
 import { requestTile, tileHeights, tileSize, tileSummary } from "game:terrain/terrain@0.1.0";
 
 const TILE = { level: 0, x: 3, y: -2 };

@@ -8,6 +8,7 @@
 //! game's own types ([`crate::game_types`]), when the engine runs a game.
 
 mod clocks;
+mod controls;
 mod entities;
 mod entity;
 mod events;

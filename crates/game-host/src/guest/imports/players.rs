@@ -2,6 +2,7 @@
 //! messages to their clients.
 
 use crate::guest::bindings::players::{Host, PlayerEvent};
+use crate::guest::convert::wit_player_event;
 use crate::guest::{Command, ScriptState};
 use crate::input::ScriptMessage;
 
@@ -26,7 +27,12 @@ impl Host for ScriptState {
     }
 
     fn take_events(&mut self) -> wasmtime::Result<Vec<PlayerEvent>> {
-        Ok(self.players.take().into_iter().map(Into::into).collect())
+        Ok(self
+            .players
+            .take()
+            .into_iter()
+            .filter_map(wit_player_event)
+            .collect())
     }
 
     fn list(&mut self) -> wasmtime::Result<Vec<u64>> {

@@ -140,7 +140,7 @@ impl ScriptState {
             quotas: shared.quotas,
             usage: Usage::default(),
             live: None,
-            players: PlayerInbox::new(shared.players.clone()),
+            players: PlayerInbox::new(shared.players.clone(), shared.commands.clone()),
             grants: Arc::new(Grants::all()),
             writes: EntityGuard::default(),
             reads: EntityGuard::default(),
