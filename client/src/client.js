@@ -5,6 +5,7 @@
  */
 
 import { decodeDelta } from "./delta.js";
+import { Prediction } from "./predict.js";
 import { DELTA_PROTOCOL, parseJson, ProtocolError } from "./protocol.js";
 import { EntityTable } from "./table.js";
 
@@ -44,6 +45,7 @@ import { EntityTable } from "./table.js";
  * @property {number} [maxReconnects] Tries in a row before the client gives up (30).
  * @property {() => number} [now] The clock for interpolation, in milliseconds (`performance.now`).
  * @property {boolean} [followMoves] Whether to reconnect at the address a world that moves to another node of a fleet names (true); any node forwards a stream, so a page held to its own origin says false.
+ * @property {boolean | import("./predict.js").PredictOptions} [predict] Predict the player's own entity with the world's predictor, where it has one (false): its keys (the arrows) go as numbered commands, and the entity moves at once.
  */
 
 /**
@@ -53,7 +55,8 @@ import { EntityTable } from "./table.js";
  * - `message`: a script's message to this player, or to all;
  * - `error`: a malformed or unknown message (the table is kept), or input the server refused;
  * - `status`: the connection's status changed;
- * - `ended`: the world ended, or the player is no longer in it.
+ * - `ended`: the world ended, or the player is no longer in it;
+ * - `predicting`: the world's predictor is loaded (with `predict`): the script it is of.
  * @typedef {object} GameClientEvents
  * @property {[frame: number]} snapshot
  * @property {[entity: Entity]} enter
@@ -63,6 +66,7 @@ import { EntityTable } from "./table.js";
  * @property {[error: Error]} error
  * @property {[status: Status]} status
  * @property {[why: string]} ended
+ * @property {[script: string]} predicting
  */
 
 /**
@@ -83,6 +87,12 @@ export class GameClient {
   frame = 0;
   /** @type {Status} */
   status = "closed";
+  /**
+   * The prediction of the player's own entity (with `predict`), and what
+   * it did ({@link Prediction.stats}).
+   * @type {Prediction | undefined}
+   */
+  prediction = undefined;
 
   #server;
   #options;
@@ -97,12 +107,32 @@ export class GameClient {
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   #timer = undefined;
   #now;
+  /** @type {ReturnType<typeof setInterval> | undefined} */
+  #ticker = undefined;
+  /** When local frames started, and how many were made since. */
+  #ticks = { start: 0, made: 0 };
+  #loading = false;
+  /** Keys that went to the server as presses (released the same way). */
+  #pressed = new Set();
 
   /** @param {GameClientOptions} options */
   constructor(options) {
     this.#options = options;
     this.#server = options.server;
     this.#now = options.now ?? (() => performance.now());
+    if (options.predict) {
+      const predict = options.predict === true ? {} : options.predict;
+      this.prediction = new Prediction(
+        this.table,
+        () => this.player,
+        (commands) => this.#write({ commands }),
+        predict,
+        (error) => {
+          this.#stopTicking();
+          this.#emit("error", new Error(`prediction stopped: ${error.message}`));
+        },
+      );
+    }
   }
 
   /**
@@ -189,6 +219,7 @@ export class GameClient {
   close() {
     this.#closing = true;
     clearTimeout(this.#timer);
+    this.#stopTicking();
     this.#socket?.close(1000, "bye");
     this.#setStatus("closed");
   }
@@ -211,7 +242,13 @@ export class GameClient {
    * @returns {boolean}
    */
   press(key) {
-    return this.#write({ press: key });
+    if (this.prediction?.ready && this.prediction.keys.includes(key) && !this.#pressed.has(key)) {
+      this.prediction.held.add(key);
+      return this.status === "open";
+    }
+    const sent = this.#write({ press: key });
+    if (sent) this.#pressed.add(key);
+    return sent;
   }
 
   /**
@@ -220,7 +257,13 @@ export class GameClient {
    * @returns {boolean}
    */
   release(key) {
-    return this.#write({ release: key });
+    // A key pressed before the predictor was ready went as a press: it is
+    // released as one.
+    if (this.#pressed.delete(key) || !this.prediction?.ready || !this.prediction.keys.includes(key)) {
+      return this.#write({ release: key });
+    }
+    this.prediction.held.delete(key);
+    return this.status === "open";
   }
 
   /**
@@ -241,7 +284,7 @@ export class GameClient {
    * @returns {Pose | undefined}
    */
   pose(id, now = this.#now()) {
-    return this.table.pose(id, now);
+    return this.prediction?.pose(id) ?? this.table.pose(id, now);
   }
 
   /**
@@ -265,6 +308,7 @@ export class GameClient {
   /** @param {Status} status */
   #setStatus(status) {
     if (this.status === status) return;
+    if (status === "closed") this.#stopTicking();
     this.status = status;
     this.#emit("status", status);
   }
@@ -353,6 +397,55 @@ export class GameClient {
     this.#apply(message);
   }
 
+  /**
+   * Loads the world's predictor (once), and makes local frames at the
+   * world's rate from then on.
+   */
+  #predict() {
+    const prediction = /** @type {Prediction} */ (this.prediction);
+    if (prediction.ready) return this.#startTicking();
+    if (this.#loading) return;
+    this.#loading = true;
+    prediction.load(this.#server, this.#options.world).then(
+      (loaded) => {
+        // A world without a predictor: keys go as presses, as without.
+        if (!loaded) return;
+        this.#emit("predicting", prediction.script ?? "");
+        this.#startTicking();
+      },
+      (error) => {
+        this.#loading = false;
+        this.#emit("error", error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  }
+
+  /** Local frames at the world's rate, while the stream is open. */
+  #startTicking() {
+    if (this.#ticker !== undefined || this.status !== "open") return;
+    const prediction = /** @type {Prediction} */ (this.prediction);
+    this.#ticks = { start: this.#now(), made: 0 };
+    // Frames are counted from the clock, not the timer's calls (which a
+    // browser delays): commands come at the world's rate on average.
+    this.#ticker = setInterval(() => this.#tick(), 1000 / prediction.hz / 2);
+  }
+
+  #tick() {
+    const prediction = /** @type {Prediction} */ (this.prediction);
+    const due = Math.floor(((this.#now() - this.#ticks.start) * prediction.hz) / 1000);
+    // After a long stall (a hidden tab), a few frames at most.
+    if (due - this.#ticks.made > 5) this.#ticks.made = due - 5;
+    while (this.#ticks.made < due) {
+      this.#ticks.made += 1;
+      prediction.frame(this.status === "open");
+    }
+  }
+
+  #stopTicking() {
+    clearInterval(this.#ticker);
+    this.#ticker = undefined;
+  }
+
   /** @param {Applied} applied */
   #applied(applied) {
     for (const id of applied.left) this.#emit("leave", id);
@@ -374,8 +467,16 @@ export class GameClient {
         this.#setStatus("open");
         this.#applied(applied);
         this.#emit("snapshot", message.frame);
+        if (this.prediction !== undefined) {
+          this.prediction.precision = this.#precision;
+          this.prediction.resync();
+          this.#predict();
+        }
         break;
       }
+      case "ack":
+        this.prediction?.ack(message.seq);
+        break;
       case "update":
         this.frame = Math.max(this.frame, message.frame);
         this.#applied(this.table.update(message.entered, message.changed, message.removed, now));

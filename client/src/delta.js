@@ -291,6 +291,9 @@ export function decodeDelta(bytes, precision) {
     case 5:
       message = { kind: "error", why: r.string() };
       break;
+    case 6:
+      message = { kind: "ack", frame: r.varint(), seq: r.varint() };
+      break;
     default:
       throw new ProtocolError(`an unknown binary message kind ${tag}`);
   }

@@ -28,6 +28,8 @@ export { join, JoinError } from "./join.js";
 export { decodeDelta, unpackRotation, ROTATION_BITS, SCALE_STEP } from "./delta.js";
 export { DELTA_PROTOCOL, parseJson, ProtocolError } from "./protocol.js";
 export { EntityTable } from "./table.js";
+export { Prediction, loadPredictor } from "./predict.js";
+export { predictorImports } from "./predictor_imports.js";
 
 /**
  * @typedef {import("./client.js").Format} Format
@@ -47,4 +49,7 @@ export { EntityTable } from "./table.js";
  * @typedef {import("./table.js").Applied} Applied
  * @typedef {import("./table.js").Entity} Entity
  * @typedef {import("./table.js").Pose} Pose
+ * @typedef {import("./protocol.js").Command} Command
+ * @typedef {import("./predict.js").PredictOptions} PredictOptions
+ * @typedef {import("./predict.js").PredictionStats} PredictionStats
  */

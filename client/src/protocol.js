@@ -40,13 +40,21 @@
  *   | { kind: "message", frame: number, channel: string, payload: string }
  *   | { kind: "ended", frame: number, why: string }
  *   | { kind: "restarting", frame: number, why: string, reconnect?: string }
- *   | { kind: "error", why: string }} ServerMessage
+ *   | { kind: "error", why: string }
+ *   | { kind: "ack", frame: number, seq: number }} ServerMessage
+ */
+
+/**
+ * A numbered command: the keys held in one of the client's frames.
+ * @typedef {object} Command
+ * @property {number} seq
+ * @property {string[]} held
  */
 
 /**
  * What a client sends: a key pressed or released (names as in `--input`
- * files), a message, or leaving.
- * @typedef {{ press: string } | { release: string } | { send: { channel: string, payload: string } } | { leave: true }} ClientMessage
+ * files), a message, leaving, or a predicting client's commands.
+ * @typedef {{ press: string } | { release: string } | { send: { channel: string, payload: string } } | { leave: true } | { commands: Command[] }} ClientMessage
  */
 
 /** The subprotocol that asks for binary deltas. */
@@ -180,5 +188,6 @@ export function parseJson(text) {
     return { kind: "restarting", frame, why: str(m.restarting, "restarting"), reconnect };
   }
   if (m.error !== undefined) return { kind: "error", why: str(m.error, "error") };
+  if (m.ack !== undefined) return { kind: "ack", frame, seq: int(m.ack, "ack") };
   throw new ProtocolError(`an unknown message: ${text.slice(0, 80)}`);
 }

@@ -129,3 +129,75 @@ export function counting(counter) {
     }
   };
 }
+
+/**
+ * A relay to `port` on loopback that delays what it carries each way by
+ * `delayMs`, give or take up to `jitterMs` (uniformly, in order: a chunk
+ * never overtakes the one before), as a link with that ping would. Names
+ * the server in each request's `Host`, as `proxy` does. `delayMs` and
+ * `jitterMs` may be changed while it runs.
+ */
+export function delayRelay(port, { delayMs = 0, jitterMs = 0 } = {}) {
+  const settings = { delayMs, jitterMs };
+  const sockets = new Set();
+  /**
+   * Writes each chunk to `to` after the delay, in order: one queue a side,
+   * taken from its head by one timer (timers of different lengths could
+   * fire out of order).
+   */
+  const delayed = () => {
+    const queue = [];
+    let timer;
+    const next = () => {
+      timer = undefined;
+      while (queue.length > 0 && queue[0].at <= Date.now()) {
+        const { to, chunk } = queue.shift();
+        if (!to.destroyed) to.write(chunk);
+      }
+      if (queue.length > 0) timer = setTimeout(next, queue[0].at - Date.now());
+    };
+    return (to, chunk) => {
+      const last = queue.length > 0 ? queue[queue.length - 1].at : 0;
+      queue.push({ to, chunk, at: Math.max(last, Date.now() + settings.delayMs + Math.random() * settings.jitterMs) });
+      if (timer === undefined) timer = setTimeout(next, queue[0].at - Date.now());
+    };
+  };
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, "127.0.0.1");
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => {});
+    }
+    const up = delayed();
+    const down = delayed();
+    // Every request on a kept-alive connection names the server, until
+    // the connection becomes a WebSocket.
+    let upgraded = false;
+    client.on("data", (chunk) => {
+      if (!upgraded) {
+        const text = chunk.toString("latin1").replace(/\r\nHost: [^\r]*\r\n/gi, `\r\nHost: 127.0.0.1:${port}\r\n`);
+        chunk = Buffer.from(text, "latin1");
+      }
+      up(upstream, chunk);
+    });
+    upstream.on("data", (chunk) => {
+      if (!upgraded && chunk.toString("latin1", 0, 12) === "HTTP/1.1 101") upgraded = true;
+      down(client, chunk);
+    });
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => setTimeout(() => client.destroy(), settings.delayMs + settings.jitterMs));
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}`,
+        settings,
+        close: () => new Promise((done) => {
+          for (const s of sockets) s.destroy();
+          server.close(() => done());
+        }),
+      });
+    });
+  });
+}

@@ -10,8 +10,9 @@
 //! (every interface of the newest package and of 0.1 that declares
 //! functions: the names grants use), `$OUT_DIR/engine_interfaces.rs` (the
 //! newest package's interfaces, each with whether it declares functions:
-//! for the Python and JavaScript loaders) and `$OUT_DIR/engine_modules.rs`
-//! (the same, as the bindings' modules).
+//! for the Python and JavaScript loaders), `$OUT_DIR/engine_modules.rs`
+//! (the same, as the bindings' modules) and `$OUT_DIR/predictor_imports.rs`
+//! (the interfaces world `predictor` imports, which a predictor may call).
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +33,42 @@ fn main() {
     println!("cargo:rustc-env=GAME_LIVE_VERSION={live}");
     embed_files(&wit);
     list_interfaces(&wit);
+    list_predictor_imports(&wit.join("worlds.wit"));
+}
+
+/// Writes `$OUT_DIR/predictor_imports.rs` (`&["controls", ...]`): each
+/// `import NAME;` of `world predictor` in `worlds`, sorted.
+fn list_predictor_imports(worlds: &Path) {
+    let text = std::fs::read_to_string(worlds)
+        .unwrap_or_else(|e| panic!("failed to read `{}`: {e}", worlds.display()));
+    let mut lines = text
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or_default().trim())
+        .skip_while(|line| *line != "world predictor {")
+        .skip(1);
+    let mut imports: Vec<&str> = Vec::new();
+    for line in lines.by_ref() {
+        if line == "}" {
+            break;
+        }
+        if let Some(name) = line
+            .strip_prefix("import ")
+            .and_then(|l| l.strip_suffix(';'))
+        {
+            imports.push(name);
+        }
+    }
+    assert!(
+        !imports.is_empty(),
+        "`{}` has no `world predictor` with imports",
+        worlds.display()
+    );
+    imports.sort_unstable();
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
+    write(
+        &out.join("predictor_imports.rs"),
+        &format!("&{imports:?}\n"),
+    );
 }
 
 /// Writes `$OUT_DIR/interfaces.rs` (`&["entities", ...]`: each interface

@@ -9,16 +9,6 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// PATH with the test tools first.
-fn tool_path() -> String {
-    let tools = common::workspace().join("target/test-tools/js/node_modules/.bin");
-    format!(
-        "{}:{}",
-        tools.display(),
-        std::env::var("PATH").unwrap_or_default()
-    )
-}
-
 fn run(command: &mut Command, what: &str) -> String {
     let output = command
         .output()
@@ -39,7 +29,7 @@ fn the_client_library_passes_its_tests_against_a_real_server() {
     let _ = std::fs::remove_dir_all(&dist);
     run(
         Command::new("tsc")
-            .env("PATH", tool_path())
+            .env("PATH", common::tool_path())
             .arg("-p")
             .arg(&client)
             .arg("--outDir")
@@ -48,7 +38,7 @@ fn the_client_library_passes_its_tests_against_a_real_server() {
     );
     run(
         Command::new("tsc")
-            .env("PATH", tool_path())
+            .env("PATH", common::tool_path())
             .arg("-p")
             .arg(client.join("test")),
         "tsc (a TypeScript game's use of the library)",

@@ -216,7 +216,7 @@ fn each_command_moves_its_players_entity_once_and_each_ack_shows_where() {
     assert_eq!(serve.wait(Duration::from_secs(60)), 0, "{}", serve.stderr());
     let recording = records.join("world-1.rec");
     let text = std::fs::read_to_string(&recording).unwrap();
-    let line = format!(r#""player":{player},"commands":[{{"seq":1,"held":["right","up"]}}"#);
+    let line = format!(r#""player":{player},"commands":[{{"seq":1,"held":["up","right"]}}"#);
     assert!(text.contains(&line), "no {line} in:\n{text:.3000}");
     let output = common::run_host(
         &["replay", recording.to_str().unwrap()],

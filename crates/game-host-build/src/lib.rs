@@ -23,6 +23,8 @@
 //!   crate's choosing (its cargo configuration, its toolchain file).
 //! - [`what_runs`]: what building a crate runs (build scripts, proc
 //!   macros), beyond what the SDK brings, named before it builds.
+//! - [`predictor`]: a script's browser form (`host build --predictor`),
+//!   checked against world `predictor` and transpiled by jco.
 //!
 //! Layers (each module uses only those below it):
 //!
@@ -40,7 +42,8 @@
 //!            process (running a tool, collecting its output)
 //! ```
 //!
-//! (`check` also reaches `cargo_build`; `editor_types` takes the checkers'
+//! (`predictor` uses `editor_types`' jco and `process`; `check` also
+//! reaches `cargo_build`; `editor_types` takes the checkers'
 //! settings from `project`'s templates. `embedded`, what `build.rs` takes
 //! from the workspace, the SDK's files and the extensions' guest halves,
 //! sits under `project` and `componentize`.)
@@ -52,6 +55,7 @@ pub mod editor_types;
 mod embedded;
 mod hot_swap;
 pub mod needs;
+pub mod predictor;
 mod process;
 pub mod project;
 mod source;

@@ -69,6 +69,11 @@ impl Server {
         self.metrics.streams()
     }
 
+    /// The SHA-256 digests (hex) of a running world's scripts.
+    pub(crate) fn world_scripts(&self, id: WorldId) -> Result<Vec<String>> {
+        Ok(self.hub(id)?.scripts.clone())
+    }
+
     /// A running world's hub.
     pub(crate) fn hub(&self, id: WorldId) -> Result<Arc<WorldHub>> {
         self.shared

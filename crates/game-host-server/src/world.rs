@@ -239,7 +239,10 @@ impl World {
                 kept_bytes: config.stream_kept_bytes,
             },
             config.max_players,
-            spec.play.clone(),
+            (
+                spec.play.clone(),
+                spec.scripts.iter().map(|s| s.digest_hex()).collect(),
+            ),
             open_to_players,
             (Seats::default(), kept.seat_log),
             Vec::new(),

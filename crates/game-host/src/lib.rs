@@ -36,7 +36,8 @@
 //! interface, bindings) -> [`scene`] (entities and transforms). Beside
 //! them: [`jobs`] (background work), [`record`] (recordings and replays),
 //! [`players`] (a served world's players and messages to their clients),
-//! [`views`] (which entities each player sees),
+//! [`views`] (which entities each player sees), [`predictor`] (a script's
+//! browser form, read back),
 //! [`log`], [`background`] (builds beside running frames), and leaves
 //! such as [`time`], [`ticks`], [`limits`], [`grants`], [`secrets`] and
 //! [`determinism`]. [`game_types`] reads a game's description of its own
@@ -71,6 +72,7 @@ pub mod jobs;
 pub mod limits;
 pub mod log;
 pub mod players;
+pub mod predictor;
 pub mod progress;
 pub mod record;
 pub mod runner;

@@ -11,8 +11,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 use game_host::files::write_atomic;
 use game_host::guest::engine::default_cache_dir;
+use game_host::{EngineOptions, ScriptEngine};
 use game_host_build::componentize::Language;
 use game_host_build::editor_types::{self, Refreshed, TYPES_DIR};
+use game_host_build::predictor;
 use game_host_build::{BuildOutput, ScriptSource};
 use sha2::{Digest, Sha256};
 
@@ -35,6 +37,13 @@ pub struct BuildArgs {
     /// Build afresh; read and write no build cache.
     #[arg(long)]
     no_cache: bool,
+
+    /// Also write its browser form beside it (`NAME.predictor/`, with
+    /// jco): the players' browsers run the same component to predict
+    /// their own entities (`host serve --predictor`). Refused for a
+    /// script that calls more than world `predictor` imports.
+    #[arg(long)]
+    predictor: bool,
 }
 
 pub fn build(args: BuildArgs) -> Result<ExitCode> {
@@ -60,7 +69,40 @@ pub fn build(args: BuildArgs) -> Result<ExitCode> {
     if let ScriptSource::Foreign(language, entry) = &source {
         refresh_types(*language, entry);
     }
+    if args.predictor {
+        write_predictor(&name, &bytes, &output)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the browser form of the component at `output` beside it.
+fn write_predictor(name: &str, bytes: &[u8], output: &Path) -> Result<()> {
+    let engine = ScriptEngine::new(EngineOptions {
+        pooling: false,
+        ..EngineOptions::default()
+    })?;
+    let script = engine
+        .load_bytes(name, bytes)
+        .with_context(|| format!("failed to load `{}`", output.display()))?;
+    let dir = predictor::dir_for(output);
+    let manifest = predictor::build(&script, output, &dir)?;
+    let size: u64 = manifest
+        .files
+        .iter()
+        .filter_map(|file| std::fs::metadata(dir.join(file)).ok())
+        .map(|meta| meta.len())
+        .sum();
+    eprintln!(
+        "wrote `{}` ({} files, {:.0} KB, the browser form of sha256:{}): serve it with \
+         `host serve ... {} --predictor {}`",
+        dir.display(),
+        manifest.files.len() + 1,
+        size as f64 / 1e3,
+        manifest.sha256,
+        output.display(),
+        dir.display()
+    );
+    Ok(())
 }
 
 /// Editor types the project has follow the host's WIT (after the build,

@@ -13,6 +13,7 @@ use clap::Args;
 use game_host::files::ensure_writable_dir;
 use game_host::log::QuietTracingLog;
 use game_host::players::OpenToPlayers;
+use game_host::predictor::PredictorFiles;
 use game_host::{RuntimeConfig, ScriptComponent, ScriptEngine};
 use game_host_server::control::{
     Catalog, ControlConfig, ControlLimits, ControlServer, ControlToken, TlsFiles,
@@ -38,6 +39,13 @@ pub struct ServeArgs {
     /// The scripts of every world, one instance each (as for `host run`).
     /// Without any, worlds run the built-in spinning-cube example.
     scripts: Vec<PathBuf>,
+
+    /// The browser form of one of the scripts (`host build SCRIPT
+    /// --predictor` writes it, `NAME.predictor`): served to the players
+    /// of the worlds that run that very component (its SHA-256), whose
+    /// pages predict their own entities with it. May be given again.
+    #[arg(long, value_name = "DIR")]
+    predictor: Vec<PathBuf>,
 
     /// Loop threads (0: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -261,6 +269,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         .pool(launch_room + resuming, launching * per_world, &what)?;
     let engine = args.engine.engine(pool)?;
     let scripts = load_scripts(&engine, &args.scripts)?;
+    let predictors = load_predictors(&args.predictor, &scripts)?;
     if let Some(dir) = &state_dir {
         keep_components(&engine, dir, &scripts)?;
     }
@@ -302,6 +311,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         Catalog {
             scripts: scripts.clone(),
             frames,
+            predictors,
         },
     )?;
     tracing::info!(
@@ -455,6 +465,31 @@ fn server_config(
         stream_every: args.stream_every,
         stream_kept_bytes: args.stream_backlog_bytes as usize,
     }
+}
+
+/// The predictors in `dirs`, each the browser form of one of `scripts`
+/// (the same component, by its SHA-256).
+fn load_predictors(dirs: &[PathBuf], scripts: &[ScriptComponent]) -> Result<Vec<PredictorFiles>> {
+    dirs.iter()
+        .map(|dir| {
+            let predictor = PredictorFiles::read(dir)?;
+            let digest = &predictor.manifest.sha256;
+            if !scripts.iter().any(|script| script.digest_hex() == *digest) {
+                anyhow::bail!(
+                    "the predictor in `{}` was built from a component (sha256:{digest}) that is \
+                     none of the scripts given: build it again from the one you serve \
+                     (`host build SCRIPT --predictor`)",
+                    dir.display()
+                );
+            }
+            tracing::info!(
+                "players' pages predict with `{}` (the browser form of script `{}`)",
+                dir.display(),
+                predictor.manifest.script
+            );
+            Ok(predictor)
+        })
+        .collect()
 }
 
 /// The scripts given (loaded, built where needed), or the default one.

@@ -123,6 +123,23 @@ impl<'a> Browser<'a> {
         panic!("`{script}` was {last}, not {want:?}, after {limit:?}");
     }
 
+    /// Presses a key (a WebDriver key code) down, or lets it up.
+    pub fn key(&self, key: &str, down: bool) {
+        let kind = if down { "keyDown" } else { "keyUp" };
+        let actions = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+            {"type": kind, "value": key}
+        ]}]});
+        self.post("/actions", actions);
+    }
+
+    /// The page as a PNG image.
+    pub fn screenshot(&self) -> Vec<u8> {
+        let path = format!("/session/{}/screenshot", self.session);
+        let answer = self.driver.call("GET", &path, None).unwrap();
+        let text = answer["value"].as_str().expect("a screenshot");
+        base64::Engine::decode(&base64::engine::general_purpose::STANDARD, text).unwrap()
+    }
+
     /// Presses and releases a key (a WebDriver key code).
     pub fn press(&self, key: &str) {
         let actions = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [

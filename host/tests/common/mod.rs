@@ -174,6 +174,17 @@ pub fn run_host(args: &[&str], cache: &Path) -> std::process::Output {
         .expect("run host")
 }
 
+/// PATH with the npm test tools (`target/test-tools`, where `./test.sh`
+/// installs jco and tsc) first.
+pub fn tool_path() -> String {
+    let tools = workspace().join("target/test-tools/js/node_modules/.bin");
+    format!(
+        "{}:{}",
+        tools.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
 /// A finished command's stderr, as text.
 pub fn stderr_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()

@@ -63,7 +63,7 @@ impl IntoResponse for Answer {
             headers.insert(
                 CONTENT_SECURITY_POLICY,
                 HeaderValue::from_static(
-                    "default-src 'none'; script-src 'self' 'unsafe-inline'; \
+                    "default-src 'none'; script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; \
                      style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'",
                 ),
             );

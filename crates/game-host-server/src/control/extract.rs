@@ -70,6 +70,18 @@ impl<S: Send + Sync> FromRequestParts<S> for PlayerParam {
     }
 }
 
+/// The world and file a path names (`{id}`, `{name}`).
+pub(crate) struct WorldFileParam(pub WorldId, pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for WorldFileParam {
+    type Rejection = Answer;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Answer> {
+        let id = world_id(&param(parts, "id").await?)?;
+        Ok(WorldFileParam(id, param(parts, "name").await?))
+    }
+}
+
 /// A request let through its guards: its body, and what its answer
 /// depends on besides.
 #[derive(Debug, Clone)]

@@ -17,7 +17,7 @@ use serde_json::json;
 
 use super::answer::Answer;
 use super::client_files;
-use super::extract::{Asked, PlayerParam, WorldParam};
+use super::extract::{Asked, PlayerParam, WorldFileParam, WorldParam};
 use super::state::{Catalog, ControlState};
 use crate::stream::parse_event;
 use crate::{Server, StartError, WorldId, WorldSpec};
@@ -233,6 +233,42 @@ pub(super) async fn client_file(
         None => Answer::error(404, format!("no such endpoint: /client/{name}")),
     }
     .into_response();
+    let origin = headers.get(ORIGIN).and_then(|origin| origin.to_str().ok());
+    (state.origins).answer(origin, answer.headers_mut(), false);
+    answer
+}
+
+/// `GET /worlds/{id}/predictor/{name}`: a file of the predictor of one of
+/// the world's scripts (`predictor.json` first), for its players' pages.
+pub(super) async fn predictor_file(
+    State(state): State<Arc<ControlState>>,
+    WorldFileParam(id, name): WorldFileParam,
+    headers: HeaderMap,
+    _: Asked,
+) -> Response {
+    let scripts = match state.server.world_scripts(id) {
+        Ok(scripts) => scripts,
+        Err(error) => return Answer::error(404, format!("{error:#}")).into_response(),
+    };
+    let predictor = (state.catalog.predictors.iter())
+        .find(|predictor| scripts.contains(&predictor.manifest.sha256));
+    let mut answer = match predictor.map(|predictor| predictor.file(&name)) {
+        None => Answer::error(404, format!("{id} runs no script with a predictor")).into_response(),
+        Some(None) => Answer::error(404, format!("the predictor of {id} has no file `{name}`"))
+            .into_response(),
+        Some(Some(bytes)) => {
+            let content_type = match name.rsplit_once('.').map(|(_, ext)| ext) {
+                Some("js") => "text/javascript; charset=utf-8",
+                Some("wasm") => "application/wasm",
+                _ => "application/json",
+            };
+            (
+                [(axum::http::header::CONTENT_TYPE, content_type)],
+                bytes::Bytes::from_owner(bytes),
+            )
+                .into_response()
+        }
+    };
     let origin = headers.get(ORIGIN).and_then(|origin| origin.to_str().ok());
     (state.origins).answer(origin, answer.headers_mut(), false);
     answer

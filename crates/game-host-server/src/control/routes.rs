@@ -128,6 +128,7 @@ pub(crate) fn table() -> Vec<Declared> {
         read("/worlds/{id}", world_status),
         read("/worlds/{id}/view", view),
         read("/worlds/{id}/players", players),
+        read("/worlds/{id}/predictor/{name}", predictor_file),
         read("/client/{name}", client_file),
         stream("/worlds/{id}/stream", upgrade::stream),
         change(Method::POST, "/worlds", start),

@@ -14,6 +14,7 @@ use super::playing::Playing;
 use crate::Server;
 use crate::stream::StreamLimits;
 use game_host::guest::engine::ScriptComponent;
+use game_host::predictor::PredictorFiles;
 
 /// What every request handler shares.
 pub(crate) struct ControlState {
@@ -43,4 +44,7 @@ pub struct Catalog {
     pub scripts: Vec<ScriptComponent>,
     /// Frames of a world whose body names none (`None`: until stopped).
     pub frames: Option<u64>,
+    /// The browser forms of some of the scripts (`host build
+    /// --predictor`), served to the players of the worlds that run them.
+    pub predictors: Vec<PredictorFiles>,
 }

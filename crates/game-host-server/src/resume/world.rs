@@ -17,7 +17,7 @@ use crate::keeping::Keeping;
 use crate::stream::{DEFAULT_PRECISION, Seats, StreamSettings, WorldHub};
 use crate::world::{MAX_STREAM_EVERY, World, WorldId, check_precision, world_runtime};
 use game_host::files::read_capped;
-use game_host::players::PlayerEvent;
+use game_host::players::{PlayerEvent, PlayerId};
 use game_host::record::{RecordedInput, Recording, replay};
 
 /// The largest log read back (a world at 60 Hz writes a few MB an hour).
@@ -112,7 +112,15 @@ pub(crate) fn resume_world<R>(
     let mut joined = BTreeSet::new();
     // Ids go on after every player the seat log or the log ever had.
     let mut last = held.last_admitted;
+    // Each player's last command applied: a client sends again what it has
+    // no ack for, and the world must not apply it twice.
+    let mut commands: std::collections::BTreeMap<PlayerId, u64> = Default::default();
     for (_, input) in &recording.inputs {
+        if let RecordedInput::Player(PlayerEvent::Commands(applied)) = input
+            && let Some(command) = applied.commands.last()
+        {
+            commands.insert(applied.player, command.seq);
+        }
         match input {
             RecordedInput::Player(PlayerEvent::Joined(player)) => {
                 last = last.max(*player);
@@ -140,11 +148,15 @@ pub(crate) fn resume_world<R>(
             kept_bytes: config.stream_kept_bytes,
         },
         config.max_players,
-        manifest.play.clone(),
+        (
+            manifest.play.clone(),
+            header.scripts.iter().map(|s| s.sha256.clone()).collect(),
+        ),
         header.open_to_players.clone(),
         (Seats::restored(seats, last), kept.seat_log),
         events,
     );
+    hub.commands_resumed(commands);
     let world = World::new(id, runtime, manifest.frames, hub, kept.suspender);
     Ok((world, room))
 }

@@ -149,7 +149,7 @@ fn the_messages_a_client_may_send_are_the_ones_the_server_takes() {
         if text == commands {
             let parsed = parse_commands(text).expect("commands").unwrap();
             assert_eq!(parsed[0].seq, 1);
-            assert_eq!(parsed[0].held, [Key::Left, Key::Up]);
+            assert_eq!(parsed[0].held, [Key::Up, Key::Left]);
             continue;
         }
         let body: EventBody = serde_json::from_str(text).unwrap_or_else(|e| {

@@ -95,6 +95,7 @@ impl Session {
             return;
         };
         self.metrics.open.inc();
+        self.hub.commands_connected(self.player);
         let closed = match self.serve(&mut socket, updates, told, kept).await {
             Err(closed) => closed,
             Ok(never) => match never {},
@@ -171,7 +172,7 @@ impl Session {
                 }
                 taken = async { snapshot.as_mut().expect("guarded").await }, if snapshot.is_some() => {
                     snapshot = None;
-                    let Ok((frame, entities)) = taken else {
+                    let Ok((frame, entities, applied)) = taken else {
                         let gone = Closed(CloseCode::Away, "the world ended".into());
                         return Err(self.ended(socket).await.unwrap_or(gone));
                     };
@@ -184,6 +185,12 @@ impl Session {
                         ..Wire::default()
                     };
                     self.send(socket, wire.encode(self.format)).await?;
+                    // The commands the snapshot shows: a client numbers on
+                    // from there, and replays only those after.
+                    if applied > 0 {
+                        let ack = Wire { frame: Some(frame), ack: Some(applied), ..Wire::default() };
+                        self.send(socket, ack.encode(self.format)).await?;
+                    }
                     for (frame, message) in std::mem::take(&mut held) {
                         self.send(socket, message_bytes(frame.max(shown), &message, self.format)).await?;
                     }

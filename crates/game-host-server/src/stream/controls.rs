@@ -11,6 +11,11 @@
 //! servers cap the commands they run per tick). A command that waits
 //! beyond [`MAX_WAITING`] is refused, saying so; one numbered at or below
 //! the last taken (a message sent again) is dropped quietly.
+//!
+//! A client that connects anew is told the last command applied (after
+//! its snapshot) and numbers on from there; the commands that were
+//! waiting are dropped, as it sends again those it has no ack for. A
+//! resumed world starts from the last command its log applied.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -129,6 +134,38 @@ impl Controls {
         acks
     }
 
+    /// A client of `player` connects: the commands waiting are dropped (it
+    /// sends again those it has no ack for), and numbering goes on from
+    /// the last applied.
+    pub fn connected(&mut self, player: PlayerId) {
+        if let Some(state) = self.players.get_mut(&player) {
+            state.waiting.clear();
+            state.taken = state.applied;
+        }
+    }
+
+    /// The last command of `player` applied (0 for none).
+    pub fn applied(&self, player: PlayerId) -> u64 {
+        self.players.get(&player).map_or(0, |state| state.applied)
+    }
+
+    /// A resumed world's player, whose last command applied was `applied`.
+    pub fn resumed(&mut self, player: PlayerId, applied: u64) {
+        if !self.players.contains_key(&player) {
+            self.order.push(player);
+        }
+        self.players.insert(
+            player,
+            Player {
+                taken: applied,
+                applied,
+                told: applied,
+                credit: BURST,
+                ..Player::default()
+            },
+        );
+    }
+
     /// Forgets a player that left.
     pub fn forget(&mut self, player: PlayerId) {
         if self.players.remove(&player).is_some() {
@@ -193,6 +230,27 @@ mod tests {
         assert!(error.contains("out of order"), "{error}");
         let error = controls.take(1, commands(6..=40)).unwrap_err().to_string();
         assert!(error.contains("at most 32"), "{error}");
+    }
+
+    #[test]
+    fn a_new_connection_numbers_on_from_the_last_applied() {
+        let mut controls = Controls::default();
+        controls.take(4, commands(1..=32)).unwrap();
+        controls.take(4, commands(33..=40)).unwrap();
+        controls.due();
+        assert_eq!(controls.applied(4), 30);
+        // The ten waiting are dropped; a client sends again what it has no
+        // ack for, and a page loaded afresh numbers on from the ack.
+        controls.connected(4);
+        assert!(controls.due().is_empty());
+        controls.take(4, commands(31..=32)).unwrap();
+        assert_eq!(applied(&controls.due()), vec![(4, vec![31, 32])]);
+        // A resumed world drops what its log applied.
+        let mut resumed = Controls::default();
+        resumed.resumed(4, 31);
+        resumed.take(4, commands(30..=33)).unwrap();
+        assert_eq!(applied(&resumed.due()), vec![(4, vec![32, 33])]);
+        assert_eq!(resumed.acks(), vec![(4, 33)]);
     }
 
     #[test]

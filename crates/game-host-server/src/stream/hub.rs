@@ -50,8 +50,9 @@ impl Weighed for Update {
     }
 }
 
-/// A snapshot: the frame and every entity the player sees.
-pub(crate) type Snapshot = (u64, Arc<[Arc<EntityState>]>);
+/// A snapshot: the frame, every entity the player sees, and the last of
+/// the player's commands applied by then (0 for none).
+pub(crate) type Snapshot = (u64, Arc<[Arc<EntityState>]>, u64);
 
 /// The world's stream settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,17 +104,20 @@ pub struct WorldHub {
     /// Where the world moves when it is suspended to be handed to another
     /// node of a fleet (its address), told to its clients as they close.
     moving_to: Mutex<Option<String>>,
+    /// Its scripts' SHA-256 digests (hex): which predictor its players'
+    /// browsers may run.
+    pub(crate) scripts: Vec<String>,
 }
 
 impl WorldHub {
     /// A hub whose players are `seats` (none, or a durable world's, kept
     /// in `seat_log`), with `events` (their joins or leaves) for the
     /// world's next frame; of a world the public join started for a game
-    /// (`play`) or not.
+    /// (`play`) or not, running the scripts of digests `scripts`.
     pub(crate) fn with_seats(
         settings: StreamSettings,
         max_players: usize,
-        play: Option<String>,
+        (play, scripts): (Option<String>, Vec<String>),
         open: OpenToPlayers,
         (seats, seat_log): (Seats, Option<SeatLog>),
         events: Vec<PlayerEvent>,
@@ -131,6 +135,7 @@ impl WorldHub {
             controls: Mutex::default(),
             seat_log: seat_log.map(Mutex::new),
             moving_to: Mutex::new(None),
+            scripts,
         })
     }
 
@@ -225,7 +230,24 @@ impl WorldHub {
     /// Takes a player's numbered commands for the world's frames (see
     /// `controls`).
     pub(crate) fn commands(&self, player: PlayerId, commands: Vec<Command>) -> Result<()> {
+        if !self.seats.lock_unpoisoned().holds(player) {
+            bail!("player {player} is no longer in the world");
+        }
         self.controls.lock_unpoisoned().take(player, commands)
+    }
+
+    /// A client of `player` connects: its commands waiting are dropped, and
+    /// it numbers on from the last applied (which its snapshot tells it).
+    pub(crate) fn commands_connected(&self, player: PlayerId) {
+        self.controls.lock_unpoisoned().connected(player);
+    }
+
+    /// A resumed world's players' last commands applied (from its log).
+    pub(crate) fn commands_resumed(&self, applied: impl IntoIterator<Item = (PlayerId, u64)>) {
+        let mut controls = self.controls.lock_unpoisoned();
+        for (player, seq) in applied {
+            controls.resumed(player, seq);
+        }
     }
 
     /// Queues a player's input for the world's next frame; a message on a
@@ -347,7 +369,8 @@ impl WorldHub {
                         .filter_map(|&id| tracker.state(id).cloned())
                         .collect();
                     views.saw(player, ids);
-                    let _ = reply.send((frame, states));
+                    let applied = self.controls.lock_unpoisoned().applied(player);
+                    let _ = reply.send((frame, states, applied));
                 }
             }
         }

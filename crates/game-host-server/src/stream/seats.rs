@@ -242,6 +242,11 @@ impl Seats {
             .take()
     }
 
+    /// Whether `player` has a seat.
+    pub fn holds(&self, player: PlayerId) -> bool {
+        self.by_id.contains_key(&player)
+    }
+
     /// The world's end, once it ended: its last frame and why.
     pub fn ended(&self) -> Option<&(u64, String)> {
         self.ended.as_ref()

@@ -247,10 +247,14 @@ pub(crate) fn parse_commands(body: &str) -> Option<Result<Vec<Command>>> {
     struct Commands {
         commands: Vec<WireCommand>,
     }
+    // Only a message whose own field is `commands` (not a chat line that
+    // says it).
     if !body.contains("\"commands\"") {
         return None;
     }
-    let parsed: Commands = match serde_json::from_str(body) {
+    let value: serde_json::Value = serde_json::from_str(body).ok()?;
+    value.as_object()?.get("commands")?;
+    let parsed: Commands = match serde_json::from_value(value) {
         Ok(parsed) => parsed,
         Err(e) => return Some(Err(anyhow!("bad commands: {e}"))),
     };
@@ -259,11 +263,15 @@ pub(crate) fn parse_commands(body: &str) -> Option<Result<Vec<Command>>> {
             .commands
             .into_iter()
             .map(|command| {
-                let held = command
+                let mut held = command
                     .held
                     .iter()
                     .map(|name| key_by_name(name).ok_or_else(|| anyhow!("unknown key `{name}`")))
                     .collect::<Result<Vec<_>>>()?;
+                // Each key once, in WIT order: what is recorded and handed
+                // to scripts is bounded by the keys there are.
+                held.sort_by_key(|key| *key as u8);
+                held.dedup();
                 if command.seq == 0 {
                     bail!("commands are numbered from 1");
                 }
@@ -342,5 +350,27 @@ mod tests {
         let error = parse_event(r#"{"press":"nope"}"#).unwrap_err().to_string();
         assert_eq!(error, "unknown key `nope`");
         assert!(parse_event("{}").is_err());
+    }
+
+    #[test]
+    fn commands_parse_only_from_their_own_message() {
+        let held = |text: &str| match parse_commands(text) {
+            Some(Ok(commands)) => commands[0].held.clone(),
+            other => panic!("{text}: {:?}", other.map(|r| r.map(|c| c.len()))),
+        };
+        assert_eq!(
+            held(r#"{"commands": [{"seq": 1, "held": ["up", "left", "up"]}]}"#),
+            [Key::Up, Key::Left]
+        );
+        // A chat line that says "commands" is a chat line.
+        for text in [
+            r#"{"send": {"channel": "commands", "payload": "\"commands\""}}"#,
+            r#"{"send": {"channel": "c", "payload": "p"}, "x": {"commands": 1}}"#,
+        ] {
+            assert!(parse_commands(text).is_none(), "{text}");
+        }
+        let error = |text: &str| parse_commands(text).unwrap().unwrap_err().to_string();
+        assert!(error(r#"{"commands": [{"seq": 0, "held": []}]}"#).contains("from 1"));
+        assert!(error(r#"{"commands": 3}"#).starts_with("bad commands"));
     }
 }

@@ -8,7 +8,9 @@
 //!    `{"send":{"channel":...,"payload":...}}`), due at the start of that
 //!    frame; players' events, `{"frame":12,"player":3,"joined":true}` (a
 //!    leave: `false`) and input from a player,
-//!    `{"frame":12,"player":3,"input":{...}}`; and after every frame its
+//!    `{"frame":12,"player":3,"input":{...}}`, or the commands a frame
+//!    applied for a player (`controls`),
+//!    `{"frame":12,"player":3,"commands":[{"seq":7,"held":["up"]}]}`; and after every frame its
 //!    scene digest, `{"frame":12,
 //!    "scene":"16 hex digits"}`, with every entity's transform and digest on
 //!    every `checkpoint_every`-th frame (`"entities":[...]`).

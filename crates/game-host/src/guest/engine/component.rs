@@ -308,6 +308,13 @@ impl ScriptComponent {
         &self.extensions
     }
 
+    /// Why it cannot run in the players' browsers as a predictor (world
+    /// `predictor` of `game:engine`), if it cannot.
+    pub fn predictor_mismatch(&self) -> Option<String> {
+        let component = self.pre.component();
+        super::predictor_check::predictor_mismatch(component, component.engine())
+    }
+
     /// Whether the component exports `save-state` and `restore-state`, so it
     /// can hand its state over on a hot-swap.
     pub fn is_stateful(&self) -> bool {

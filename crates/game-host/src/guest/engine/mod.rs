@@ -6,6 +6,8 @@
 //! an on-disk cache of compiled components so a restart skips compilation.
 //! A component that does not fit is refused in one line: `api_check` (the
 //! `game:engine` release, network imports), `game_check` (a game's types).
+//! `predictor_check` says whether a component may run in the players'
+//! browsers (world `predictor`).
 
 mod api_check;
 mod cache;
@@ -13,6 +15,7 @@ mod component;
 mod extension;
 mod game_check;
 mod grant;
+mod predictor_check;
 mod ticker;
 
 use std::collections::HashMap;
@@ -36,6 +39,7 @@ pub use api_check::API_VERSION;
 use api_check::api_mismatch;
 use cache::ComponentCache;
 use component::{WasmKind, wasm_kind};
+pub use predictor_check::{BROWSER_WASI, PREDICTOR_IMPORTS};
 use ticker::EpochTicker;
 
 pub use cache::default_cache_dir;
