@@ -134,8 +134,8 @@ export function counting(counter) {
  * A relay to `port` on loopback that delays what it carries each way by
  * `delayMs`, give or take up to `jitterMs` (uniformly, in order: a chunk
  * never overtakes the one before), as a link with that ping would. Names
- * the server in each request's `Host`, as `proxy` does. `delayMs` and
- * `jitterMs` may be changed while it runs.
+ * the server in each request's `Host` (and `Origin`), as `proxy` does.
+ * `delayMs` and `jitterMs` may be changed while it runs.
  */
 export function delayRelay(port, { delayMs = 0, jitterMs = 0 } = {}) {
   const settings = { delayMs, jitterMs };
@@ -172,11 +172,15 @@ export function delayRelay(port, { delayMs = 0, jitterMs = 0 } = {}) {
     const up = delayed();
     const down = delayed();
     // Every request on a kept-alive connection names the server, until
-    // the connection becomes a WebSocket.
+    // the connection becomes a WebSocket; a page's requests come from the
+    // server's origin (a page through the relay is the server's page).
     let upgraded = false;
     client.on("data", (chunk) => {
       if (!upgraded) {
-        const text = chunk.toString("latin1").replace(/\r\nHost: [^\r]*\r\n/gi, `\r\nHost: 127.0.0.1:${port}\r\n`);
+        const text = chunk
+          .toString("latin1")
+          .replace(/\r\nHost: [^\r]*\r\n/gi, `\r\nHost: 127.0.0.1:${port}\r\n`)
+          .replace(/\r\nOrigin: [^\r]*\r\n/gi, `\r\nOrigin: http://127.0.0.1:${port}\r\n`);
         chunk = Buffer.from(text, "latin1");
       }
       up(upstream, chunk);

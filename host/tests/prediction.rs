@@ -5,7 +5,8 @@
 //! from another; then the client library's own tests of prediction run
 //! under Node against a real `host serve`, through a relay that delays
 //! each way (`client/test/predict.test.mjs`), and print what they
-//! measured.
+//! measured; and the view page predicts in chromium, through the same
+//! relay, with its overlay (a picture of it is kept).
 
 mod common;
 
@@ -102,6 +103,46 @@ fn the_browser_predicts_with_the_servers_own_component() {
     );
 }
 
+/// The client tests' delay relay (`client/test/serve.mjs`) in a Node
+/// process of its own, to the server on `port`; stopped when dropped.
+struct DelayRelay {
+    child: std::process::Child,
+    url: String,
+}
+
+impl DelayRelay {
+    fn start(port: &str, delay_ms: u32, jitter_ms: u32) -> DelayRelay {
+        use std::io::BufRead;
+        let script = format!(
+            "import {{ delayRelay }} from './test/serve.mjs';\n\
+             const relay = await delayRelay({port}, {{ delayMs: {delay_ms}, jitterMs: {jitter_ms} }});\n\
+             console.log(relay.url);"
+        );
+        let mut child = Command::new("node")
+            .args(["--input-type=module", "-e", &script])
+            .current_dir(common::workspace().join("client"))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("node runs (./test.sh installs it)");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(line.starts_with("http://"), "the relay said {line:?}");
+        DelayRelay {
+            child,
+            url: line.trim().to_owned(),
+        }
+    }
+}
+
+impl Drop for DelayRelay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[test]
 fn the_view_page_predicts_and_overlays_the_servers_position_in_chromium() {
     use common::browser::{Browser, Driver};
@@ -125,7 +166,13 @@ fn the_view_page_predicts_and_overlays_the_servers_position_in_chromium() {
     let view = stream.replace("/stream?", "/view?") + "&overlay=1";
     let driver = Driver::start();
     let browser = Browser::open(&driver);
-    browser.post("/url", serde_json::json!({"url": serve.url(&view)}));
+    // Through the Node tests' delay relay, 50 ± 10 ms each way.
+    let port = serve.addr.rsplit(':').next().unwrap();
+    let relay = DelayRelay::start(port, 50, 10);
+    browser.post(
+        "/url",
+        serde_json::json!({"url": format!("{}{view}", relay.url)}),
+    );
     browser.wait_for(
         "return document.body.dataset.predicting || ''",
         "dash",
