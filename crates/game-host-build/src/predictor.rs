@@ -17,18 +17,38 @@ pub use game_host::predictor::{MANIFEST, MODULE, Manifest};
 use game_host::progress::Progress;
 
 /// Checks that `script` (whose bytes are at `component`) may run in the
-/// browser, and writes its browser form into `out` (made afresh): jco's
-/// module and core WebAssembly, and the [`Manifest`].
+/// browser, and writes its browser form into `out` (made afresh, and
+/// taken away again if it could not be made): jco's module and core
+/// WebAssembly, and the [`Manifest`]. An `out` that holds anything but a
+/// predictor is left alone, and refused.
 pub fn build(script: &ScriptComponent, component: &Path, out: &Path) -> Result<Manifest> {
     if let Some(why) = script.predictor_mismatch() {
         bail!("`{}` cannot predict in the browser: {why}", script.name());
     }
     if out.exists() {
+        let empty = std::fs::read_dir(out).is_ok_and(|mut entries| entries.next().is_none());
+        if !empty && !out.join(MANIFEST).is_file() {
+            bail!(
+                "`{}` exists and is not a predictor: move it away, or write the component \
+                 elsewhere (`-o`)",
+                out.display()
+            );
+        }
         std::fs::remove_dir_all(out)
             .with_context(|| format!("failed to replace `{}`", out.display()))?;
     }
     std::fs::create_dir_all(out)
         .with_context(|| format!("failed to create `{}`", out.display()))?;
+    let made = transpile(script, component, out);
+    if made.is_err() {
+        let _ = std::fs::remove_dir_all(out);
+    }
+    made
+}
+
+/// jco's module and core WebAssembly for `component`, and the manifest,
+/// written into the empty directory `out`.
+fn transpile(script: &ScriptComponent, component: &Path, out: &Path) -> Result<Manifest> {
     let mut command = crate::process::tool(JCO.program);
     command
         .arg("transpile")
