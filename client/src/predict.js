@@ -32,7 +32,7 @@ import { predictorImports } from "./predictor_imports.js";
  * @property {string[]} [keys] The keys that go as commands (held), not as presses (the arrows).
  * @property {number} [smoothFrames] Frames a correction is spread over (6).
  * @property {number} [snapDistance] A correction at least this long (world units) is a jump (2).
- * @property {number} [sendEvery] Frames of commands per message (3: 20 messages a second at 60).
+ * @property {number} [sendEvery] Frames of commands per message (as many as make 20 messages a second: 3 at 60 frames a second), within the stream's 30 messages a second.
  */
 
 /**
@@ -148,6 +148,10 @@ export class Prediction {
   /** Each own entity's correction still to be drawn, and the frames left. @type {Map<number, { offset: Vec3, left: number }>} */
   #smoothing = new Map();
   #frames = 0;
+  /** A snapshot came; its ack is awaited to restart the prediction. */
+  #resynced = false;
+  /** The local frame each recent command was made at, by number. @type {Map<number, number>} */
+  #madeAt = new Map();
   #send;
   /** @type {(error: Error) => void} */
   #failed;
@@ -181,6 +185,20 @@ export class Prediction {
   /** Local frames made so far. */
   get frames() {
     return this.#frames;
+  }
+
+  /** The number of the last command made (or acknowledged). */
+  get seq() {
+    return this.#seq;
+  }
+
+  /**
+   * The local frame command `seq` was made at (one of the last 256).
+   * @param {number} seq
+   * @returns {number | undefined}
+   */
+  madeAt(seq) {
+    return this.#madeAt.get(seq);
   }
 
   /** The script the predictor is of, once loaded. */
@@ -258,11 +276,13 @@ export class Prediction {
       const command = { seq: this.#seq + 1, held: [...this.held].sort() };
       if (!this.#run(command)) return;
       this.#seq = command.seq;
+      this.#madeAt.set(command.seq, this.#frames);
+      this.#madeAt.delete(command.seq - 256);
       this.stats.commands += 1;
       this.#unsent.push(command);
       this.#history.push({ command, after: this.#positions() });
     }
-    if (this.#frames % (this.#options.sendEvery ?? 3) === 0) this.flush();
+    if (this.#frames % (this.#options.sendEvery ?? Math.ceil(this.hz / 20)) === 0) this.flush();
   }
 
   /** Sends up to 32 of the commands made and not yet sent (kept when not connected). */
@@ -273,13 +293,15 @@ export class Prediction {
 
   /**
    * After a fresh snapshot (a reconnection): the commands not yet
-   * acknowledged go again (the server drops those it has), and the
-   * prediction restarts from the snapshot.
+   * acknowledged go again (the server drops those it has). The prediction
+   * restarts at the ack that follows the snapshot (the commands it
+   * shows), not before: replayed on the snapshot alone, those would count
+   * twice.
    */
   resync() {
     const sent = new Set(this.#unsent.map((c) => c.seq));
     this.#unsent = [...this.#history.map((h) => h.command).filter((c) => !sent.has(c.seq)), ...this.#unsent];
-    this.#replay();
+    this.#resynced = true;
   }
 
   /**
@@ -292,8 +314,10 @@ export class Prediction {
     // A page loaded afresh (or a client that lost its acks) numbers on
     // from what the server applied.
     if (seq > this.#seq) this.#seq = seq;
-    if (seq <= this.stats.acked) return;
-    this.stats.acked = seq;
+    const resynced = this.#resynced;
+    this.#resynced = false;
+    if (seq <= this.stats.acked && !resynced) return;
+    this.stats.acked = Math.max(this.stats.acked, seq);
     let after;
     while (this.#history.length > 0 && /** @type {{ command: Command }} */ (this.#history[0]).command.seq <= seq) {
       after = this.#history.shift()?.after;

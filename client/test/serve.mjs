@@ -27,7 +27,10 @@ export function serve(args) {
   });
   let log = "";
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`host serve did not listen:\n${log}`)), 120_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`host serve did not listen:\n${log}`));
+    }, 120_000);
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (text) => {
       log += text;
@@ -197,6 +200,10 @@ export function delayRelay(port, { delayMs = 0, jitterMs = 0 } = {}) {
       resolve({
         url: `http://127.0.0.1:${server.address().port}`,
         settings,
+        /** Cuts every connection it carries (new ones are taken). */
+        drop: () => {
+          for (const s of sockets) s.destroy();
+        },
         close: () => new Promise((done) => {
           for (const s of sockets) s.destroy();
           server.close(() => done());

@@ -128,7 +128,7 @@ fn each_command_moves_its_players_entity_once_and_each_ack_shows_where() {
         "examples/arena",
         "examples/dash",
         "--seconds",
-        "12",
+        "20",
         "--record-worlds",
         records.to_str().unwrap(),
     ]);
@@ -224,5 +224,5 @@ fn each_command_moves_its_players_entity_once_and_each_ack_shows_where() {
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{}", common::stderr_of(&output));
-    assert!(stdout.contains("replay: 720 frames agree"), "{stdout}");
+    assert!(stdout.contains("replay: 1200 frames agree"), "{stdout}");
 }

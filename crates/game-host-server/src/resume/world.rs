@@ -156,7 +156,8 @@ pub(crate) fn resume_world<R>(
         (Seats::restored(seats, last), kept.seat_log),
         events,
     );
-    hub.commands_resumed(commands);
+    // Only for players still in the world.
+    hub.commands_resumed((commands.into_iter()).filter(|(player, _)| seats.contains_key(player)));
     let world = World::new(id, runtime, manifest.frames, hub, kept.suspender);
     Ok((world, room))
 }

@@ -85,7 +85,7 @@ impl Session {
         // Subscribed before the seat counts as connected: from then on a
         // message for the player goes out in an update this client gets.
         let updates = self.hub.subscribe();
-        let connected = self.hub.seats.lock_unpoisoned().connect(self.player);
+        let connected = self.hub.connect(self.player);
         let Some((number, told, kept)) = connected else {
             let closed = self.ended(&mut socket).await.unwrap_or(Closed(
                 CloseCode::Normal,
@@ -95,8 +95,7 @@ impl Session {
             return;
         };
         self.metrics.open.inc();
-        self.hub.commands_connected(self.player);
-        let closed = match self.serve(&mut socket, updates, told, kept).await {
+        let closed = match self.serve(&mut socket, number, updates, told, kept).await {
             Err(closed) => closed,
             Ok(never) => match never {},
         };
@@ -149,6 +148,7 @@ impl Session {
     async fn serve<S>(
         &self,
         socket: &mut WebSocketStream<S>,
+        number: u64,
         mut updates: Follower<Update>,
         mut told: tokio::sync::oneshot::Receiver<&'static str>,
         kept: Vec<PlayerMessage>,
@@ -185,9 +185,10 @@ impl Session {
                         ..Wire::default()
                     };
                     self.send(socket, wire.encode(self.format)).await?;
-                    // The commands the snapshot shows: a client numbers on
-                    // from there, and replays only those after.
-                    if applied > 0 {
+                    // The commands the snapshot shows (to a player that sent
+                    // any: an older client knows no ack): a client numbers
+                    // on from there, and replays only those after.
+                    if let Some(applied) = applied {
                         let ack = Wire { frame: Some(frame), ack: Some(applied), ..Wire::default() };
                         self.send(socket, ack.encode(self.format)).await?;
                     }
@@ -212,8 +213,8 @@ impl Session {
                             self.send(socket, bytes).await?;
                         }
                         // After the update it speaks of (a snapshot taken
-                        // at or after its frame shows the commands too).
-                        if update.frame >= shown
+                        // at or after its frame came with its own ack).
+                        if update.frame > shown
                             && let Some((_, seq)) = update.acks.iter().find(|(p, _)| *p == self.player)
                         {
                             let wire = Wire { frame: Some(update.frame), ack: Some(*seq), ..Wire::default() };
@@ -246,13 +247,13 @@ impl Session {
                     liveness.heard();
                     match incoming {
                         Some(Ok(Message::Text(text))) => {
-                            if let Some(refused) = self.take(&text) {
+                            if let Some(refused) = self.take(number, &text) {
                                 let wire = Wire { error: Some(&refused), ..Wire::default() };
                                 self.send(socket, wire.encode(self.format)).await?;
                             }
                         }
                         Some(Ok(Message::Binary(_))) => {
-                            if let Some(refused) = self.take("binary") {
+                            if let Some(refused) = self.take(number, "binary") {
                                 let wire = Wire { error: Some(&refused), ..Wire::default() };
                                 self.send(socket, wire.encode(self.format)).await?;
                             }
@@ -299,7 +300,7 @@ impl Session {
     /// the world, or `{"leave": true}`. Returns why it was refused, if it
     /// was and the client is to be told (at most once a second when over
     /// the rate).
-    fn take(&self, text: &str) -> Option<String> {
+    fn take(&self, number: u64, text: &str) -> Option<String> {
         let limits = &self.limits;
         let token = self.hub.seats.lock_unpoisoned().take_token(
             self.player,
@@ -314,7 +315,8 @@ impl Session {
             return None;
         }
         if let Some(commands) = parse_commands(text) {
-            let taken = commands.and_then(|commands| self.hub.commands(self.player, commands));
+            let taken =
+                commands.and_then(|commands| self.hub.commands(self.player, number, commands));
             return taken.err().map(|e| format!("{e:#}"));
         }
         let event = match parse_event(text) {

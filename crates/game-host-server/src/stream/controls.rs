@@ -68,6 +68,9 @@ impl Controls {
                 commands.len()
             );
         }
+        if commands.windows(2).any(|pair| pair[1].seq <= pair[0].seq) {
+            bail!("commands out of order: each is numbered after the one before");
+        }
         if !self.players.contains_key(&player) {
             self.order.push(player);
         }
@@ -79,9 +82,6 @@ impl Controls {
             .into_iter()
             .filter(|command| command.seq > state.taken)
             .collect();
-        if new.windows(2).any(|pair| pair[1].seq <= pair[0].seq) {
-            bail!("commands out of order: each is numbered after the one before");
-        }
         if state.waiting.len() + new.len() > MAX_WAITING {
             bail!(
                 "commands arrive faster than the world applies them (one a frame): \
@@ -144,9 +144,10 @@ impl Controls {
         }
     }
 
-    /// The last command of `player` applied (0 for none).
-    pub fn applied(&self, player: PlayerId) -> u64 {
-        self.players.get(&player).map_or(0, |state| state.applied)
+    /// The last command of `player` applied (0 for none), if it ever sent
+    /// any.
+    pub fn applied(&self, player: PlayerId) -> Option<u64> {
+        self.players.get(&player).map(|state| state.applied)
     }
 
     /// A resumed world's player, whose last command applied was `applied`.
@@ -238,7 +239,7 @@ mod tests {
         controls.take(4, commands(1..=32)).unwrap();
         controls.take(4, commands(33..=40)).unwrap();
         controls.due();
-        assert_eq!(controls.applied(4), 30);
+        assert_eq!(controls.applied(4), Some(30));
         // The ten waiting are dropped; a client sends again what it has no
         // ack for, and a page loaded afresh numbers on from the ack.
         controls.connected(4);

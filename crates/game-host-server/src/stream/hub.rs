@@ -51,8 +51,9 @@ impl Weighed for Update {
 }
 
 /// A snapshot: the frame, every entity the player sees, and the last of
-/// the player's commands applied by then (0 for none).
-pub(crate) type Snapshot = (u64, Arc<[Arc<EntityState>]>, u64);
+/// the player's commands applied by then (`None` for a player that never
+/// sent any).
+pub(crate) type Snapshot = (u64, Arc<[Arc<EntityState>]>, Option<u64>);
 
 /// The world's stream settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -229,17 +230,36 @@ impl WorldHub {
 
     /// Takes a player's numbered commands for the world's frames (see
     /// `controls`).
-    pub(crate) fn commands(&self, player: PlayerId, commands: Vec<Command>) -> Result<()> {
-        if !self.seats.lock_unpoisoned().holds(player) {
-            bail!("player {player} is no longer in the world");
+    /// Taken from connection `number` only while it is the player's
+    /// current one (a replaced client's last message is not), under the
+    /// seats' lock, so a removal cannot come between (lock order: `seats`,
+    /// then `controls`).
+    pub(crate) fn commands(
+        &self,
+        player: PlayerId,
+        number: u64,
+        commands: Vec<Command>,
+    ) -> Result<()> {
+        let seats = self.seats.lock_unpoisoned();
+        if !seats.is_current(player, number) {
+            bail!("this connection of player {player} is no longer its current one");
         }
         self.controls.lock_unpoisoned().take(player, commands)
     }
 
-    /// A client of `player` connects: its commands waiting are dropped, and
-    /// it numbers on from the last applied (which its snapshot tells it).
-    pub(crate) fn commands_connected(&self, player: PlayerId) {
+    /// A client of `player` connects (its current one from now on): the
+    /// player's commands waiting are dropped, and it numbers on from the
+    /// last applied, which its snapshot tells it. Its connection's number,
+    /// what tells it to close, and the messages kept for the player, as
+    /// [`Seats::connect`] has them.
+    pub(crate) fn connect(
+        &self,
+        player: PlayerId,
+    ) -> Option<(u64, oneshot::Receiver<&'static str>, Vec<PlayerMessage>)> {
+        let mut seats = self.seats.lock_unpoisoned();
+        let connected = seats.connect(player)?;
         self.controls.lock_unpoisoned().connected(player);
+        Some(connected)
     }
 
     /// A resumed world's players' last commands applied (from its log).

@@ -242,9 +242,12 @@ impl Seats {
             .take()
     }
 
-    /// Whether `player` has a seat.
-    pub fn holds(&self, player: PlayerId) -> bool {
-        self.by_id.contains_key(&player)
+    /// Whether connection `number` is `player`'s current one.
+    pub fn is_current(&self, player: PlayerId, number: u64) -> bool {
+        self.by_id
+            .get(&player)
+            .and_then(|seat| seat.client.as_ref())
+            .is_some_and(|(n, _)| *n == number)
     }
 
     /// The world's end, once it ended: its last frame and why.
