@@ -218,11 +218,5 @@ fn each_command_moves_its_players_entity_once_and_each_ack_shows_where() {
     let text = std::fs::read_to_string(&recording).unwrap();
     let line = format!(r#""player":{player},"commands":[{{"seq":1,"held":["up","right"]}}"#);
     assert!(text.contains(&line), "no {line} in:\n{text:.3000}");
-    let output = common::run_host(
-        &["replay", recording.to_str().unwrap()],
-        &common::cache_dir(),
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{}", common::stderr_of(&output));
-    assert!(stdout.contains("replay: 1200 frames agree"), "{stdout}");
+    common::assert_replays(&recording, 1200);
 }

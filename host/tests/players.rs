@@ -345,13 +345,7 @@ fn a_played_world_replays_frame_for_frame() {
     ] {
         assert!(text.contains(line), "no {line} in:\n{text:.2000}");
     }
-    let output = common::run_host(
-        &["replay", recording.to_str().unwrap()],
-        &common::cache_dir(),
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{}", common::stderr_of(&output));
-    assert!(stdout.contains("replay: 180 frames agree"), "{stdout}");
+    common::assert_replays(&recording, 180);
 }
 
 /// What `players-probe` logs after player 7 joins, sends `give-gold` on

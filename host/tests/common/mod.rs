@@ -190,6 +190,18 @@ pub fn stderr_of(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// Replays `recording` with `host replay` and checks that all `frames`
+/// of it agree.
+pub fn assert_replays(recording: &Path, frames: u64) {
+    let output = run_host(&["replay", recording.to_str().unwrap()], &cache_dir());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    assert!(
+        stdout.contains(&format!("replay: {frames} frames agree")),
+        "{stdout}"
+    );
+}
+
 /// The one `error: ` line of a run that failed with exit code 1 (it
 /// panics, showing stderr, unless there is exactly one).
 pub fn only_error(output: &std::process::Output) -> String {

@@ -38,11 +38,6 @@ impl FrameCommands {
     pub fn list(&self) -> Vec<PlayerCommands> {
         self.0.lock_unpoisoned().clone()
     }
-
-    /// Whether the frame applies no commands.
-    pub fn is_empty(&self) -> bool {
-        self.0.lock_unpoisoned().is_empty()
-    }
 }
 
 /// The players in a world, in the order they joined: kept by the runtime

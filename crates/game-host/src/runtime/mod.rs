@@ -309,9 +309,7 @@ impl Runtime {
                     .complete_job(waiter, kind, job, &mut self.completed);
             }
         }
-        if !self.shared.commands.is_empty() {
-            self.shared.commands.clear();
-        }
+        self.shared.commands.clear();
         if self.events.has_due(time.frame) {
             for incoming in self.events.take_due(time.frame) {
                 match incoming {
