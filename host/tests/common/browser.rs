@@ -70,6 +70,9 @@ impl Drop for Driver {
 pub struct Browser<'a> {
     driver: &'a Driver,
     session: String,
+    /// Chromium's profile, removed with the session (chromium left to make
+    /// its own leaves a directory of a few MB in /tmp for each session).
+    _profile: tempfile::TempDir,
 }
 
 impl<'a> Browser<'a> {
@@ -80,13 +83,15 @@ impl<'a> Browser<'a> {
     /// A session that takes any certificate a server shows (for a server
     /// whose certificate a test's own CA signed) when `insecure`.
     pub fn open_with(driver: &'a Driver, insecure: bool) -> Browser<'a> {
+        let profile = tempfile::tempdir().unwrap();
         let capabilities = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "acceptInsecureCerts": insecure,
             "goog:chromeOptions": {
                 "binary": "/usr/bin/chromium",
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1100,600"]
+                         "--disable-dev-shm-usage", "--window-size=1100,600",
+                         format!("--user-data-dir={}", profile.path().display())]
             }
         }}});
         let answer = driver
@@ -96,7 +101,11 @@ impl<'a> Browser<'a> {
             .as_str()
             .unwrap_or_else(|| panic!("no session: {answer}"))
             .to_owned();
-        Browser { driver, session }
+        Browser {
+            driver,
+            session,
+            _profile: profile,
+        }
     }
 
     pub fn post(&self, path: &str, body: Value) -> Value {
