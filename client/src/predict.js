@@ -28,7 +28,7 @@ import { predictorImports } from "./predictor_imports.js";
 
 /**
  * @typedef {object} PredictOptions
- * @property {number} [hz] The world's frame rate, which commands are made at (60).
+ * @property {number} [hz] The frame rate commands are made at: the world's, as the server gives it with the predictor (60 from a server that does not).
  * @property {string[]} [keys] The keys that go as commands (held), not as presses (the arrows).
  * @property {number} [smoothFrames] Frames a correction is spread over (6).
  * @property {number} [snapDistance] A correction at least this long (world units) is a jump (2).
@@ -51,7 +51,7 @@ import { predictorImports } from "./predictor_imports.js";
  * A loaded predictor: jco's module, instantiated with the browser's
  * imports.
  * @typedef {object} LoadedPredictor
- * @property {{ script: string, sha256: string, module: string, files: string[] }} manifest
+ * @property {{ script: string, sha256: string, module: string, files: string[], hz?: number }} manifest
  * @property {(clock: { frame: bigint, deltaTime: number, time: number }) => void} onUpdate
  */
 
@@ -61,9 +61,10 @@ import { predictorImports } from "./predictor_imports.js";
  * @param {string} server `http://HOST:PORT` (or `https:`, `ws:`, `wss:`).
  * @param {number} worldId
  * @param {import("./predictor_imports.js").PredictorWorld} world
+ * @param {(manifest: LoadedPredictor["manifest"]) => void} [read] Told the manifest before the predictor starts (its start may read the clock).
  * @returns {Promise<{ predictor: LoadedPredictor, settle: () => void } | undefined>}
  */
-export async function loadPredictor(server, worldId, world) {
+export async function loadPredictor(server, worldId, world, read = () => {}) {
   const base = new URL(server);
   base.protocol = base.protocol === "wss:" || base.protocol === "https:" ? "https:" : "http:";
   /** @param {string} name */
@@ -78,6 +79,7 @@ export async function loadPredictor(server, worldId, world) {
   if (answer.status === 404) return undefined;
   if (!answer.ok) throw new Error(`the world's predictor could not be fetched (${answer.status})`);
   const manifest = await answer.json();
+  read(manifest);
   const source = await (await get(manifest.module)).text();
   // A page imports it from its own address; Node imports no http URL, so
   // there it is imported from its text.
@@ -133,6 +135,8 @@ export class Prediction {
   #options;
   /** @type {LoadedPredictor | undefined} */
   #predictor = undefined;
+  /** The world's frame rate, as the server gave it with the predictor. @type {number | undefined} */
+  #worldHz = undefined;
   #settle = () => {};
   /** Predicted poses, by id (the rest as the table has them). @type {Map<number, Pose>} */
   #predicted = new Map();
@@ -177,9 +181,9 @@ export class Prediction {
     return this.#options.keys ?? ["left", "right", "up", "down"];
   }
 
-  /** The world's frame rate commands are made at. */
+  /** The world's frame rate commands are made at (one a frame, as the server applies them). */
   get hz() {
-    return this.#options.hz ?? 60;
+    return this.#options.hz ?? this.#worldHz ?? 60;
   }
 
   /** Local frames made so far. */
@@ -223,7 +227,13 @@ export class Prediction {
    * @returns {Promise<boolean>}
    */
   async load(server, world) {
-    const loaded = await loadPredictor(server, world, {
+    /** @param {LoadedPredictor["manifest"]} manifest */
+    const readRate = (manifest) => {
+      const hz = manifest.hz;
+      if (typeof hz === "number" && hz > 0 && Number.isFinite(hz)) this.#worldHz = hz;
+    };
+    /** @type {import("./predictor_imports.js").PredictorWorld} */
+    const seen = {
       get: (id) => this.#current(id),
       set: (id, pose) => {
         const old = this.#current(id);
@@ -251,7 +261,8 @@ export class Prediction {
       },
       clock: () => ({ frame: BigInt(this.#frames), deltaTime: 1 / this.hz, time: this.#frames / this.hz }),
       log: (level, message) => (level === "error" || level === "warn" ? console.warn : console.log)(message),
-    });
+    };
+    const loaded = await loadPredictor(server, world, seen, readRate);
     if (loaded === undefined) return false;
     this.#predictor = loaded.predictor;
     this.#settle = loaded.settle;

@@ -80,6 +80,8 @@ describe("arena with dash's predictor", () => {
     const digest = createHash("sha256").update(readFileSync(env("DASH"))).digest("hex");
     assert.equal(manifest.sha256, digest);
     assert.equal(manifest.script, "dash");
+    // With the world's frame rate, which the client makes commands at.
+    assert.equal(manifest.hz, 60);
     const wasm = await fetch(`${server.url}/worlds/1/predictor/${manifest.files[1]}`);
     assert.equal(wasm.headers.get("content-type"), "application/wasm");
     assert.equal((await fetch(`${server.url}/worlds/1/predictor/secret.txt`)).status, 404);
@@ -196,6 +198,42 @@ describe("arena with dash's predictor", () => {
         `${stats.runMs.toFixed(0)} ms (${((stats.runMs / stats.runs) * 1000).toFixed(1)} µs a call); ` +
         `the client's process ${((used.user + used.system) / frames).toFixed(0)} µs of CPU a frame`,
     );
+  });
+});
+
+describe("arena with dash's predictor at 30 frames a second", () => {
+  let server;
+  before(async () => {
+    server = await serve([env("ARENA"), env("DASH"), "--predictor", env("PREDICTOR"), "--hz", "30"]);
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test("the client makes its commands at the world's rate, so the server keeps up with them", async () => {
+    const relay = await relayTo(server, { delayMs: 50 });
+    const { client, id } = await join(server, relay, { predict: true });
+    assert.equal(client.prediction.hz, 30);
+    client.press("right");
+    // How far the server fell behind: commands made and not yet applied.
+    let behind = 0;
+    const started = performance.now();
+    while (performance.now() - started < 2_000) {
+      behind = Math.max(behind, client.prediction.seq - client.prediction.stats.acked);
+      await sleep(20);
+    }
+    client.release("right");
+    const stats = client.prediction.stats;
+    await until(() => stats.acked === stats.commands, "every command's ack");
+    // Two seconds held: about 60 commands at 30 a second (120 at 60).
+    assert.ok(stats.commands >= 45 && stats.commands <= 75, `${stats.commands} commands in 2 s`);
+    // A round trip (100 ms: 3 frames) and a message's frames behind (with
+    // room for a stalled machine's catching up), not a queue growing by 30
+    // a second (about 40 after 2 s).
+    assert.ok(behind <= 24, `${behind} commands waited for the server`);
+    assert.ok(Math.max(...stats.errors) <= 0.002, `errors ${stats.errors}`);
+    assert.deepEqual(shown(client, id), client.table.get(id).position.map(Math.fround));
+    console.log(`\nat 30 Hz: ${stats.commands} commands in 2 s, at most ${behind} waiting for the server`);
   });
 });
 

@@ -100,7 +100,7 @@ fn the_browser_predicts_with_the_servers_own_component() {
     // The measurements, for whoever reads the test's output.
     println!("{report}");
     assert!(
-        output.status.success() && report.contains("ℹ pass 6") && report.contains("ℹ fail 0"),
+        output.status.success() && report.contains("ℹ pass 7") && report.contains("ℹ fail 0"),
         "{report}"
     );
 }

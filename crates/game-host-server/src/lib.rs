@@ -401,6 +401,11 @@ impl Server {
         self.threads.len()
     }
 
+    /// Frames per second of every world (`--hz`).
+    pub fn hz(&self) -> f64 {
+        self.config.runtime.hz
+    }
+
     /// The frame budget (one timestep).
     pub fn frame_budget(&self) -> Duration {
         Duration::from_secs_f64(1.0 / self.config.runtime.hz)

@@ -123,6 +123,19 @@ impl PredictorFiles {
     pub fn file(&self, name: &str) -> Option<Arc<[u8]>> {
         self.files.get(name).cloned()
     }
+
+    /// File `name` as a world of frame rate `hz` serves it to its players:
+    /// the manifest with `hz` added (the rate a browser makes its commands
+    /// at, one a frame, which the predictor's clock then counts), the rest
+    /// as read.
+    pub fn served(&self, name: &str, hz: f64) -> Option<Arc<[u8]>> {
+        if name != MANIFEST {
+            return self.file(name);
+        }
+        let mut manifest = serde_json::to_value(&self.manifest).ok()?;
+        manifest["hz"] = hz.into();
+        Some(Arc::from(manifest.to_string().into_bytes()))
+    }
 }
 
 /// Whether `name` names a file in the directory itself: no separators,
@@ -167,6 +180,13 @@ mod tests {
         assert_eq!(&*read.file("predictor.js").unwrap(), b"export {}");
         assert!(read.file(MANIFEST).is_some());
         assert!(read.file("secret").is_none());
+        // Served, the manifest says the world's rate; the rest as read.
+        let served: serde_json::Value =
+            serde_json::from_slice(&read.served(MANIFEST, 30.0).unwrap()).unwrap();
+        assert_eq!(served["hz"], 30.0);
+        assert_eq!(served["sha256"], "ab");
+        assert_eq!(read.served("predictor.js", 30.0), read.file("predictor.js"));
+        assert!(read.served("secret", 30.0).is_none());
 
         let error = |manifest: serde_json::Value| {
             write(dir.path(), &manifest, &[]);

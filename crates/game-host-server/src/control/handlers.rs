@@ -239,7 +239,8 @@ pub(super) async fn client_file(
 }
 
 /// `GET /worlds/{id}/predictor/{name}`: a file of the predictor of one of
-/// the world's scripts (`predictor.json` first), for its players' pages.
+/// the world's scripts (`predictor.json` first, with the world's frame
+/// rate), for its players' pages.
 pub(super) async fn predictor_file(
     State(state): State<Arc<ControlState>>,
     WorldFileParam(id, name): WorldFileParam,
@@ -252,7 +253,8 @@ pub(super) async fn predictor_file(
     };
     let predictor = (state.catalog.predictors.iter())
         .find(|predictor| scripts.contains(&predictor.manifest.sha256));
-    let mut answer = match predictor.map(|predictor| predictor.file(&name)) {
+    let hz = state.server.hz();
+    let mut answer = match predictor.map(|predictor| predictor.served(&name, hz)) {
         None => Answer::error(404, format!("{id} runs no script with a predictor")).into_response(),
         Some(None) => Answer::error(404, format!("the predictor of {id} has no file `{name}`"))
             .into_response(),
