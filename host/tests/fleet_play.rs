@@ -88,6 +88,8 @@ fn a_full_node_passes_joins_on_to_the_node_with_room_counted_once_and_players_ke
                 "1",
                 "--joins-per-minute",
                 "1",
+                "--allow-origin",
+                "https://game.example",
             ],
         ]
         .concat(),
@@ -140,6 +142,25 @@ fn a_full_node_passes_joins_on_to_the_node_with_room_counted_once_and_players_ke
         .filter_map(|e| e["name"].as_str())
         .collect();
     assert!(names.contains(&"player-1"), "{snapshot}");
+    // Its page, of an origin the fleet allows, asks A for the world's
+    // predictor: B answers (it has none), and the page may read it (CORS),
+    // as it would have from B directly.
+    let mut answer = agent()
+        .get(&format!(
+            "http://{}/worlds/2/predictor/predictor.json",
+            a.addr
+        ))
+        .header("Origin", "https://game.example")
+        .call()
+        .unwrap();
+    let cors = answer.headers().get("access-control-allow-origin").cloned();
+    let why = answer.body_mut().read_to_string().unwrap();
+    assert_eq!(answer.status().as_u16(), 404, "{why}");
+    assert!(
+        why.contains("world 2 runs no script with a predictor"),
+        "{why}"
+    );
+    assert_eq!(cors.unwrap(), "https://game.example");
 
     // B counted none of the four joins A passed on: its one join a minute
     // is still there (and the join finds no room).

@@ -22,8 +22,10 @@ pub const MODULE: &str = "predictor.js";
 /// Files a predictor may have besides its manifest, at most.
 const MAX_FILES: usize = 16;
 
-/// Bytes of all of a predictor's files, at most.
-const MAX_BYTES: u64 = 32 << 20;
+/// Bytes of all of a predictor's files, at most (a Rust script's is about
+/// half a MB). Within what a fleet's node relays in one answer (16 MiB),
+/// so a page reaches any file of it through any node.
+const MAX_BYTES: u64 = 16 << 20;
 
 /// Bytes of a predictor's manifest, at most.
 const MAX_MANIFEST: u64 = 64 << 10;

@@ -11,11 +11,15 @@
 //! The request goes on as it came, within this surface's limits: its
 //! method, path and query, its body (read whole, within `max_body` and
 //! `body_timeout`), and of its headers `Authorization` and `Content-Type`
-//! alone (the world's node checks the token again). `Host` names the
+//! alone (the world's node checks the token again), and a read's `Origin`
+//! (so the world's node answers a page of an allowed origin with CORS, as
+//! it would have directly; a change's `Origin` this node checked, and to
+//! the world's node the page's own would be another site's). `Host` names the
 //! world's node, and [`RELAYED`] tells it to answer itself, so a request
 //! is relayed once at most, even while the fleet's directory is behind.
 //! The answer comes back with its status, the headers of [`PASSED_BACK`]
-//! (the view page's security headers among them) and its body (at most
+//! (the view page's security headers and the CORS headers among them) and
+//! its body (at most
 //! [`MAX_ANSWER`] bytes, within [`ANSWER_WITHIN`]). While it is relayed,
 //! the connection is being answered, and is never the one shed. A node
 //! that cannot be reached is a 502, one that does not answer in time a
@@ -27,8 +31,9 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::header::{
-    AUTHORIZATION, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HOST, HeaderName,
-    REFERRER_POLICY, RETRY_AFTER, WWW_AUTHENTICATE,
+    ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_EXPOSE_HEADERS, AUTHORIZATION, CACHE_CONTROL,
+    CONTENT_SECURITY_POLICY, CONTENT_TYPE, HOST, HeaderName, ORIGIN, REFERRER_POLICY, RETRY_AFTER,
+    VARY, WWW_AUTHENTICATE,
 };
 use axum::http::{HeaderValue, Method, Response};
 use bytes::Bytes;
@@ -51,13 +56,16 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(60);
 const MAX_ANSWER: usize = 16 << 20;
 
 /// The headers of the world's node's answer that come back with it.
-const PASSED_BACK: [HeaderName; 6] = [
+const PASSED_BACK: [HeaderName; 9] = [
     CONTENT_TYPE,
     CACHE_CONTROL,
     REFERRER_POLICY,
     CONTENT_SECURITY_POLICY,
     WWW_AUTHENTICATE,
     RETRY_AFTER,
+    ACCESS_CONTROL_ALLOW_ORIGIN,
+    ACCESS_CONTROL_EXPOSE_HEADERS,
+    VARY,
 ];
 
 /// Asks the node at `address` for `path_and_query` with `request`'s
@@ -70,8 +78,10 @@ pub(super) async fn relay(
 ) -> Result<Response<Body>, Answer> {
     let (parts, body) = request.into_parts();
     let body = take_body(&parts, body, &state.limits).await?;
-    let passed = [AUTHORIZATION, CONTENT_TYPE]
+    let read = parts.method == Method::GET || parts.method == Method::HEAD;
+    let passed = [AUTHORIZATION, CONTENT_TYPE, ORIGIN]
         .into_iter()
+        .filter(|name| read || *name != ORIGIN)
         .filter_map(|name| Some((name.clone(), parts.headers.get(&name)?.clone())))
         .collect();
     ask_node(
