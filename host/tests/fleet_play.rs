@@ -161,6 +161,17 @@ fn a_full_node_passes_joins_on_to_the_node_with_room_counted_once_and_players_ke
         "{why}"
     );
     assert_eq!(cors.unwrap(), "https://game.example");
+    // A page of an origin the fleet does not allow may not read it.
+    let answer = agent()
+        .get(&format!(
+            "http://{}/worlds/2/predictor/predictor.json",
+            a.addr
+        ))
+        .header("Origin", "https://elsewhere.example")
+        .call()
+        .unwrap();
+    let cors = answer.headers().get("access-control-allow-origin");
+    assert_eq!((answer.status().as_u16(), cors), (404, None));
 
     // B counted none of the four joins A passed on: its one join a minute
     // is still there (and the join finds no room).
