@@ -408,7 +408,7 @@ impl Server {
 
     /// The frame budget (one timestep).
     pub fn frame_budget(&self) -> Duration {
-        Duration::from_secs_f64(1.0 / self.config.runtime.hz)
+        Duration::from_secs_f64(1.0 / self.hz())
     }
 
     /// The Prometheus metrics in the text exposition format, as `/metrics`

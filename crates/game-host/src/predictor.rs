@@ -114,14 +114,13 @@ impl PredictorFiles {
             total += bytes.len() as u64;
             files.insert(name.clone(), Arc::from(bytes));
         }
-        files.insert(MANIFEST.to_owned(), Arc::from(text));
         Ok(PredictorFiles {
             manifest,
             files: Arc::new(files),
         })
     }
 
-    /// File `name` (one the manifest lists, or the manifest), if it is one.
+    /// File `name`, if the manifest lists it.
     pub fn file(&self, name: &str) -> Option<Arc<[u8]>> {
         self.files.get(name).cloned()
     }
@@ -180,7 +179,6 @@ mod tests {
         let read = PredictorFiles::read(dir.path()).unwrap();
         assert_eq!(read.manifest.script, "dash");
         assert_eq!(&*read.file("predictor.js").unwrap(), b"export {}");
-        assert!(read.file(MANIFEST).is_some());
         assert!(read.file("secret").is_none());
         // Served, the manifest says the world's rate; the rest as read.
         let served: serde_json::Value =

@@ -14,16 +14,16 @@
 //! alone (the world's node checks the token again), and a read's `Origin`
 //! (so the world's node answers a page of an allowed origin with CORS, as
 //! it would have directly; a change's `Origin` this node checked, and to
-//! the world's node the page's own would be another site's). `Host` names the
-//! world's node, and [`RELAYED`] tells it to answer itself, so a request
-//! is relayed once at most, even while the fleet's directory is behind.
-//! The answer comes back with its status, the headers of [`PASSED_BACK`]
-//! (the view page's security headers and the CORS headers among them) and
-//! its body (at most
-//! [`MAX_ANSWER`] bytes, within [`ANSWER_WITHIN`]). While it is relayed,
-//! the connection is being answered, and is never the one shed. A node
-//! that cannot be reached is a 502, one that does not answer in time a
-//! 504; the client is not told its address (the log is).
+//! the world's node the page's own would be another site's). `Host` names
+//! the world's node, and [`RELAYED`] tells it to answer itself, so a
+//! request is relayed once at most, even while the fleet's directory is
+//! behind. The answer comes back with its status, the headers of
+//! [`PASSED_BACK`] (the view page's security headers and the CORS headers
+//! among them) and its body (at most [`MAX_ANSWER`] bytes, within
+//! [`ANSWER_WITHIN`]). While it is relayed, the connection is being
+//! answered, and is never the one shed. A node that cannot be reached is a
+//! 502, one that does not answer in time a 504; the client is not told its
+//! address (the log is).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -79,9 +79,10 @@ pub(super) async fn relay(
     let (parts, body) = request.into_parts();
     let body = take_body(&parts, body, &state.limits).await?;
     let read = parts.method == Method::GET || parts.method == Method::HEAD;
-    let passed = [AUTHORIZATION, CONTENT_TYPE, ORIGIN]
+    let origin = read.then_some(ORIGIN);
+    let passed = [AUTHORIZATION, CONTENT_TYPE]
         .into_iter()
-        .filter(|name| read || *name != ORIGIN)
+        .chain(origin)
         .filter_map(|name| Some((name.clone(), parts.headers.get(&name)?.clone())))
         .collect();
     ask_node(
